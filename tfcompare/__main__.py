@@ -1,0 +1,3 @@
+from tfcompare.cli import main
+
+main()

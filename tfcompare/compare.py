@@ -1,0 +1,74 @@
+"""The side-by-side table: the one place that turns results into text for people."""
+
+from __future__ import annotations
+
+from tfcompare.results import RunResult
+
+__all__ = ["format_seconds", "format_bytes", "table", "markdown_table"]
+
+_COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1", "peak mem", "max err", "verdict", "noisy")
+
+
+def format_seconds(s: float | None) -> str:
+    if s is None:
+        return "-"
+    if s >= 1:
+        return f"{s:.2f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s * 1e6:.1f} µs"
+
+
+def format_bytes(n: int | None) -> str:
+    if n is None:
+        return "-"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def _rows(result: RunResult) -> list[tuple[str, ...]]:
+    rows = []
+    for r in result.results:
+        speed = f"{r.speedup_vs_tf1_graph:.2f}x" if r.speedup_vs_tf1_graph else "-"
+        err = f"{r.max_abs_err:.1e}" if r.max_abs_err is not None else "-"
+        noisy = "-" if r.noisy is None else ("NOISY" if r.noisy else "")
+        if r.retraces_during_timing:
+            noisy = f"RETRACED x{r.retraces_during_timing}"
+        rows.append((r.case, r.mode, format_seconds(r.first_call_s), format_seconds(r.step_median_s),
+                     format_seconds(r.step_iqr_s), speed, format_bytes(r.peak_memory_bytes), err, r.status, noisy))
+    return rows
+
+
+def table(result: RunResult) -> str:
+    """A fixed-width table, one row per case × mode, then the errors in full and the machine."""
+    rows = [_COLUMNS] + _rows(result)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    failed = [r for r in result.results if r.error]
+    if failed:
+        lines.append("")
+        lines += [f"{r.case}/{r.mode}: {r.status}: {r.error}" for r in failed]
+    env = result.environment
+    device = "GPU (TensorFlow sees one; used)" if env.get("gpu") else "CPU only (TensorFlow sees no GPU)"
+    lines.append("")
+    lines.append(f"TensorFlow {env.get('tf_version')} on {device}; {env.get('cpu_count')} CPUs; threads "
+                 f"intra={env.get('intra_op_threads')} inter={env.get('inter_op_threads')} for every mode; "
+                 f"'vs tf1' = tf1-graph median / mode median (>1 is faster); noisy = IQR/median > 10%.")
+    tolerances = sorted({r.tolerance for r in result.results if r.tolerance})
+    if tolerances:
+        lines.append(f"Equivalence vs tf1-graph (forward, gradients, K-step losses and weights): {'; '.join(tolerances)}")
+    if result.interrupted:
+        lines.append("Interrupted: only the cases above finished.")
+    return "\n".join(lines)
+
+
+def markdown_table(result: RunResult) -> str:
+    """The same table in Markdown (TensorBoard's text dashboard renders it)."""
+    rows = _rows(result)
+    out = ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
+    out += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows]
+    return "\n".join(out)

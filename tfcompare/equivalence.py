@@ -1,0 +1,101 @@
+"""Numerical equivalence of a mode against the `tf1-graph` reference, within dtype tolerances.
+
+What is compared (the migration guide's recipe): the forward output and the gradients on one
+batch from the shared initial weights, then the loss of every one of K training steps and the
+weights after them. An element passes when `|x - ref| <= atol + rtol * |ref|` (numpy.isclose).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Mapping
+
+import numpy as np
+
+__all__ = ["Tolerance", "TOLERANCES", "Check", "Equivalence", "compare", "snapshot"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+
+    def __str__(self):
+        return f"rtol={self.rtol:g} atol={self.atol:g}"
+
+
+# float32: kernels differ in summation order and XLA fuses and reassociates; a few ulps per op,
+# compounded over K steps, stays well inside 1e-4 relative. float64 gets the same budget scaled.
+TOLERANCES = {"float32": Tolerance(rtol=1e-4, atol=1e-5), "float64": Tolerance(rtol=1e-9, atol=1e-10)}
+
+
+@dataclasses.dataclass
+class Check:
+    """One compared quantity (e.g. `gradients['w0']`)."""
+
+    name: str
+    max_abs_err: float
+    max_rel_err: float
+    ok: bool
+
+
+@dataclasses.dataclass
+class Equivalence:
+    tolerance: Tolerance
+    checks: list[Check]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    @property
+    def max_abs_err(self) -> float:
+        return max((c.max_abs_err for c in self.checks), default=0.0)
+
+    @property
+    def max_rel_err(self) -> float:
+        return max((c.max_rel_err for c in self.checks), default=0.0)
+
+    def worst(self) -> Check | None:
+        failing = [c for c in self.checks if not c.ok] or self.checks
+        return max(failing, key=lambda c: c.max_abs_err, default=None)
+
+    def to_json(self) -> dict:
+        return {"tolerance": dataclasses.asdict(self.tolerance), "ok": self.ok,
+                "checks": [dataclasses.asdict(c) for c in self.checks]}
+
+
+def snapshot(runner, batch, batches) -> dict[str, np.ndarray]:
+    """Everything the equivalence check compares, from a runner reset to the initial weights."""
+    runner.reset()
+    out = {"forward": np.asarray(runner.forward(batch))}
+    out.update({f"gradients[{k!r}]": np.asarray(v) for k, v in runner.gradients(batch).items()})
+    out["losses"] = np.asarray(runner.train(batches))
+    out.update({f"weights[{k!r}]": np.asarray(v) for k, v in runner.weights().items()})
+    return out
+
+
+def _check(name, value, ref, tol: Tolerance) -> Check:
+    value, ref = np.asarray(value, np.float64), np.asarray(ref, np.float64)
+    if value.shape != ref.shape:
+        return Check(name, float("inf"), float("inf"), False)
+    diff = np.abs(value - ref)
+    finite = np.isfinite(value) == np.isfinite(ref)
+    # relative error where the reference is clearly non-zero; near zero only atol speaks
+    big = np.abs(ref) > tol.atol
+    rel = diff[big] / np.abs(ref[big]) if big.any() else np.zeros(1)
+    ok = bool(finite.all() and np.all(diff <= tol.atol + tol.rtol * np.abs(ref)))
+    return Check(name, float(np.nanmax(diff)) if diff.size else 0.0,
+                 float(np.nanmax(rel)) if rel.size else 0.0, ok)
+
+
+def compare(values: Mapping[str, np.ndarray], reference: Mapping[str, np.ndarray], dtype: str) -> Equivalence:
+    """Compare every quantity of `values` with `reference`; a missing or extra quantity fails."""
+    tol = TOLERANCES[dtype]
+    checks = []
+    for name in dict.fromkeys(list(reference) + list(values)):
+        if name not in values or name not in reference:
+            checks.append(Check(name, float("inf"), float("inf"), False))
+        else:
+            checks.append(_check(name, values[name], reference[name], tol))
+    return Equivalence(tol, checks)

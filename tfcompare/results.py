@@ -1,0 +1,105 @@
+"""Results are data: one `ModeResult` per case × mode, one `RunResult` per run, both JSON-ready."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ModeResult", "RunResult", "write_json_atomic", "STATUSES"]
+
+STATUSES = ("ok", "mismatch", "error", "skipped")
+
+
+@dataclasses.dataclass
+class ModeResult:
+    """One case in one mode. Times are seconds; `speedup_vs_tf1_graph` > 1 means faster than TF1."""
+
+    case: str
+    mode: str
+    status: str = "ok"
+    error: str | None = None
+    batch_size: int | None = None
+    build_s: float | None = None
+    first_call_s: float | None = None
+    step_median_s: float | None = None
+    step_iqr_s: float | None = None
+    step_q1_s: float | None = None
+    step_q3_s: float | None = None
+    samples: int = 0
+    calls_per_block: int | None = None
+    steps_per_call: int = 1
+    noisy: bool | None = None
+    traces: int = 0
+    retraces_during_timing: int = 0
+    peak_memory_bytes: int | None = None
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    tolerance: str | None = None
+    worst_check: str | None = None
+    speedup_vs_tf1_graph: float | None = None
+    step_times_s: list[float] = dataclasses.field(default_factory=list)
+    equivalence: dict[str, Any] | None = None
+
+    def fail(self, status: str, message: str) -> None:
+        """Mark this row failed; the first error wins (it is the cause, later ones are consequences)."""
+        if self.status in ("ok", "skipped") or self.error is None:
+            self.status, self.error = status, message
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass
+class RunResult:
+    run_name: str
+    run_dir: str
+    config: dict[str, Any]
+    environment: dict[str, Any]
+    results: list[ModeResult] = dataclasses.field(default_factory=list)
+    interrupted: bool = False
+    wall_s: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.interrupted and all(r.status in ("ok", "skipped") for r in self.results)
+
+    def find(self, case: str, mode: str) -> ModeResult | None:
+        return next((r for r in self.results if r.case == case and r.mode == mode), None)
+
+    def to_json(self) -> dict:
+        return {
+            "run_name": self.run_name,
+            "run_dir": self.run_dir,
+            "ok": self.ok,
+            "interrupted": self.interrupted,
+            "wall_s": self.wall_s,
+            "config": self.config,
+            "environment": self.environment,
+            "results": [r.to_json() for r in self.results],
+        }
+
+
+def write_json_atomic(path: str | Path, document: dict) -> Path:
+    """Write JSON to a temporary file beside `path`, then rename: a reader never sees half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(document, f, indent=2, allow_nan=False, default=_jsonable)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _jsonable(value):
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
