@@ -88,8 +88,9 @@ def list_(cases_file):
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: the start time.")
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases (CASES = [...]).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results.json document instead of the table.")
+@click.option("--profile", is_flag=True, help="Capture a tf.profiler trace per mode (extra 'profile' to view).")
 def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, seed, quick, logdir, run_name,
-        cases_file, as_json):
+        cases_file, as_json, profile):
     """Run cases in every mode: check equivalence with tf1-graph, time first call and steady state.
 
     Writes <logdir>/<run-name>/results.json and one TensorBoard run per case and mode. Exits 1 when
@@ -118,6 +119,7 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
         min_block_s=preset["min_block_s"],
         threads=threads,
         quick=quick,
+        profile=profile,
     )
     try:
         result = harness.run(config, registry, logdir, run_name,
@@ -131,6 +133,28 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
         click.echo(compare.table(result))
         click.echo(f"\nresults: {Path(result.run_dir) / 'results.json'}   TensorBoard: tensorboard --logdir {logdir}")
     sys.exit(0 if result.ok else 1)
+
+
+@cli.command()
+@click.option("--logdir", default="logs", show_default=True, help="The log directory to serve.")
+@click.option("--port", type=click.IntRange(0, 65535), default=6006, show_default=True,
+              help="Port on 127.0.0.1 (0: any free port).")
+def tensorboard(logdir, port):
+    """Start TensorBoard on the log directory, bound to 127.0.0.1 only; Ctrl-C stops it."""
+    from tfcompare.server import TensorBoard, TensorBoardError
+
+    try:
+        board = TensorBoard(logdir, port)
+        url = board.start()
+    except TensorBoardError as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(f"TensorBoard on {logdir} at {url}/  (Ctrl-C to stop)")
+    try:
+        board.proc.wait()
+    except KeyboardInterrupt:
+        click.echo("stopping TensorBoard")
+    finally:
+        board.stop()
 
 
 def main():

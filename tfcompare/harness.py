@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import importlib.util
 import math
 import os
 import time
@@ -21,7 +22,7 @@ from typing import Callable
 import numpy as np
 import tensorflow as tf
 
-from tfcompare import environment, equivalence, summaries
+from tfcompare import compare, environment, equivalence, summaries
 from tfcompare.cases import Case
 from tfcompare.modes import CORE_MODES, MODES, REFERENCE_MODE
 from tfcompare.results import ModeResult, RunResult, write_json_atomic
@@ -65,6 +66,8 @@ class RunConfig:
         loop_steps: steps per call in the looped modes.
         min_block_s: minimum length of one timed block.
         threads: intra- and inter-op threads for every mode.
+        quick: recorded in results.json (the caller chose shorter settings).
+        profile: capture a `tf.profiler` trace per mode (needs the profile plugin to view).
     """
 
     cases: tuple[str, ...]
@@ -77,6 +80,7 @@ class RunConfig:
     min_block_s: float = 0.03
     threads: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
     quick: bool = False
+    profile: bool = False
 
     def __post_init__(self):
         if not self.cases:
@@ -105,6 +109,15 @@ QUICK = {"steps": 3, "repeats": 7, "min_block_s": 0.01}
 
 def default_run_name() -> str:
     return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def _profile_plugin(progress) -> bool:
+    """Profiling needs TensorBoard's profile plugin to be viewed; without it say so once and go on."""
+    if importlib.util.find_spec("tensorboard_plugin_profile") or importlib.util.find_spec("xprof"):
+        return True
+    progress("--profile: the TensorBoard profile plugin is not installed (pip install 'tfcompare[profile]'); "
+             "running without profiler traces")
+    return False
 
 
 def _message(exc: BaseException) -> str:
@@ -235,18 +248,31 @@ class _CaseRun:
             if ref is not None and ref.step_median_s and row.step_median_s:
                 row.speedup_vs_tf1_graph = ref.step_median_s / row.step_median_s
 
-    def write(self, run_dir: Path) -> None:
+    def profile(self, run_dir: Path, steps: int = 5) -> None:
+        """A `tf.profiler` trace of a few steps per mode, into the mode's TensorBoard folder."""
+        for mode, runner in self.runners.items():
+            timed = runner.timed(self.batch, self.config.loop_steps)
+            tf.profiler.experimental.start(str(summaries.mode_dir(run_dir, self.case.name, mode)))
+            try:
+                for _ in range(steps):
+                    timed.fn()
+            finally:
+                tf.profiler.experimental.stop()
+
+    def write(self, run_dir: Path, result: RunResult) -> None:
         for mode, row in self.rows.items():
             runner = self.runners.get(mode)
-            graph_def, hlo = None, None
+            extras = {}
             if runner is not None:
                 try:
-                    graph_def = runner.graph_def(self.batch)
+                    extras["graph_def"] = runner.graph_def(self.batch)
+                    extras["optimized_graph"] = runner.optimized_graph(self.batch)
+                    extras["autograph"] = runner.autograph_code()
                     if MODES[mode].jit_compile:
-                        hlo = {stage: runner.hlo(self.batch, stage) for stage in ("hlo", "optimized_hlo")}
+                        extras["hlo"] = {stage: runner.hlo(self.batch, stage) for stage in ("hlo", "optimized_hlo")}
                 except Exception as exc:  # a missing graph must not lose the numbers
                     row.fail("error", f"graph export failed: {_message(exc)}")
-            summaries.write_mode(run_dir, row, graph_def, hlo)
+            summaries.write_mode(run_dir, row, hparams=summaries.hparams_for(result, row), **extras)
 
     def close(self) -> None:
         for runner in self.runners.values():
@@ -273,23 +299,26 @@ def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_na
     session_config = environment.session_config(intra, inter)
     started = time.perf_counter()
 
-    def save():
+    def save(final: bool = False):
         result.wall_s = time.perf_counter() - started
         write_json_atomic(run_dir / "results.json", result.to_json())
+        if final:
+            summaries.write_run(result, compare.markdown_table(result))
 
     try:
         with _QuietRetraceWarning():
             _run_cases(config, registry, run_dir, result, session_config, timer, progress, save)
     except KeyboardInterrupt:
         result.interrupted = True
-        save()
+        save(final=True)
         raise
-    save()
+    save(final=True)
     return result
 
 
 def _run_cases(config, registry, run_dir, result, session_config, timer, progress, save):
     """Each case in turn; `save` writes results.json after every case, so a kill keeps what finished."""
+    profiling = config.profile and _profile_plugin(progress)
     for index, name in enumerate(config.cases):
         case_run = _CaseRun(registry[name], config, session_config, index, timer, progress)
         try:
@@ -301,7 +330,9 @@ def _run_cases(config, registry, run_dir, result, session_config, timer, progres
             progress(f"[{index + 1}/{len(config.cases)}] {name}: timing {len(case_run.runners)} modes "
                      f"interleaved, {config.repeats} rounds")
             case_run.measure()
-            case_run.write(run_dir)
+            if profiling:
+                case_run.profile(run_dir)
+            case_run.write(run_dir, result)
         finally:
             case_run.close()
         result.results.extend(case_run.rows[m] for m in config.modes)

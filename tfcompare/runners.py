@@ -10,6 +10,7 @@ from typing import Callable
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.eager import context  # run metadata of tf.function calls (no public API)
 
 from tfcompare.cases import Case
 from tfcompare.modes import ExecutionOptions
@@ -47,6 +48,14 @@ class Runner:
 
     def hlo(self, batch: Batch, stage: str = "hlo") -> str | None:
         """XLA's HLO text for `batch` at `stage`, or None where nothing is XLA-compiled."""
+        return None
+
+    def optimized_graph(self, batch: Batch):
+        """The graph after Grappler, as the runtime executed it for one step, or None (eager)."""
+        return None
+
+    def autograph_code(self) -> str | None:
+        """AutoGraph's rewrite of the step, where the step is traced."""
         return None
 
     def close(self) -> None: ...
@@ -107,6 +116,13 @@ class _Tf1Runner(Runner):
 
     def graph_def(self, batch):
         return self.graph.as_graph_def()
+
+    def optimized_graph(self, batch):
+        """What the Session ran: its partition graph (after Grappler and placement) for one step."""
+        meta = tf1.RunMetadata()
+        self.sess.run([self.parts.train_op, self.parts.loss], self._feed(batch),
+                      options=tf1.RunOptions(output_partition_graphs=True), run_metadata=meta)
+        return max(meta.partition_graphs, key=lambda g: len(g.node)) if meta.partition_graphs else None
 
     def close(self):
         if self.sess is not None:
@@ -218,6 +234,25 @@ class _Tf2Runner(Runner):
         if self.options.kind == "eager":
             return None
         return self._concrete_for(batch).graph.as_graph_def()
+
+    def optimized_graph(self, batch):
+        """The step's graph after Grappler, from the runtime's run metadata for one call."""
+        if self.options.kind == "eager":
+            return None
+        timed = self.timed(batch, 1)
+        context.enable_run_metadata()
+        try:
+            timed.fn()
+            meta = context.export_run_metadata()
+        finally:
+            context.disable_run_metadata()
+        graphs = [g.post_optimization_graph for g in meta.function_graphs]
+        return max(graphs, key=lambda g: len(g.node)) if graphs else None
+
+    def autograph_code(self):
+        if self.options.kind == "eager":
+            return None
+        return tf.autograph.to_code(self._loop if self.options.loop else self.model.train_step)
 
     def hlo(self, batch, stage: str = "hlo"):
         if not self.options.jit_compile:

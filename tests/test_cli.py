@@ -1,0 +1,118 @@
+"""The command line: bad input is a usage error (exit 2) naming the value; good input runs."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tfcompare.cli import cli
+from tfcompare.modes import MODES
+from tfcompare.registry import CASES
+from tfcompare.server import TensorBoard
+
+QUICK = ["--quick", "--repeats", "3", "--steps", "2"]
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_list_shows_every_case_and_mode():
+    result = invoke("list")
+    assert result.exit_code == 0
+    for name, case in CASES.items():
+        assert f"{name}" in result.output and case.description in result.output
+    for name in MODES:
+        assert name in result.output
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["run", "--case", "nope"], "unknown case 'nope'; choose from linear, mlp, elementwise, matmul"),
+    (["run", "--mode", "tf3"], "'tf3' is not one of 'tf1-graph', 'tf2-eager'"),
+    (["run", "--steps", "0"], "Invalid value for '--steps': 0 is not in the range x>=1"),
+    (["run", "--batch-size", "-4"], "Invalid value for '--batch-size': -4 is not in the range x>=1"),
+    (["run", "--repeats", "0"], "Invalid value for '--repeats'"),
+    (["run", "--loop-steps", "0"], "Invalid value for '--loop-steps'"),
+    (["run", "--run-name", "a/b"], "must be a plain folder name"),
+    (["run", "--cases-file", "tests/data/missing.py"], "cases file 'tests/data/missing.py' does not exist"),
+    (["run", "--cases-file", "tests/data/no_cases.py"], "defines no Case"),
+    (["run", "--cases-file", "tests/data/bad_import.py"],
+     "failed to import: ModuleNotFoundError: No module named 'module_that_does_not_exist'"),
+])
+def test_bad_input_is_a_usage_error(args, needle):
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    assert needle in " ".join(result.output.split())
+    assert "Traceback" not in result.output
+
+
+def test_unwritable_logdir_fails_before_any_work(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = invoke("run", "--case", "linear", "--logdir", str(blocker / "logs"))
+    assert result.exit_code == 2
+    assert "cannot write to" in result.output and "--logdir" in result.output
+
+
+def test_run_json_and_cases_file(tmp_path):
+    result = invoke("run", "--cases-file", "tests/data/user_cases.py", "--case", "user-regression",
+                    "--case", "user-mismatch", "--mode", "tf1-graph", "--mode", "tf2-function",
+                    "--logdir", str(tmp_path), "--run-name", "r1", "--json", *QUICK)
+    assert result.exit_code == 1  # the mismatch case makes the run fail
+    doc = json.loads(result.stdout)
+    statuses = {(r["case"], r["mode"]): r["status"] for r in doc["results"]}
+    assert statuses == {("user-regression", "tf1-graph"): "ok", ("user-regression", "tf2-function"): "ok",
+                        ("user-mismatch", "tf1-graph"): "ok", ("user-mismatch", "tf2-function"): "mismatch"}
+    assert json.loads((tmp_path / "r1" / "results.json").read_text())["results"] == doc["results"]
+
+
+def test_table_output(tmp_path):
+    result = invoke("run", "--case", "linear", "--mode", "tf1-graph", "--mode", "tf2-eager",
+                    "--logdir", str(tmp_path), *QUICK)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:4] == ["case", "mode", "first", "call"]
+    assert lines[2].split()[:2] == ["linear", "tf1-graph"] and "1.00x" in lines[2]
+    assert lines[3].split()[:2] == ["linear", "tf2-eager"]
+    assert "CPU only" in result.stdout or "GPU" in result.stdout
+
+
+def test_ctrl_c_keeps_finished_cases(tmp_path):
+    """Interrupt a real run after its first case: exit 130, results.json holds that case, files load."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "tfcompare", "run", "--case", "linear", "--case", "matmul",
+           "--mode", "tf1-graph", "--mode", "tf2-eager", "--logdir", str(tmp_path), "--run-name", "int",
+           "--repeats", "400", "--steps", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    results = tmp_path / "int" / "results.json"
+    deadline = time.time() + 240
+    while not results.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    assert results.exists(), proc.stderr.read() if proc.poll() is not None else "no results.json in time"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    doc = json.loads(results.read_text())
+    assert doc["interrupted"] is True
+    assert [(r["case"], r["mode"]) for r in doc["results"]] == [("linear", "tf1-graph"), ("linear", "tf2-eager")]
+    assert all(r["status"] == "ok" for r in doc["results"])
+    assert list(Path(tmp_path, "int", "linear", "tf1-graph").glob("events.out.tfevents.*"))
+    # and the interrupted folder loads in a real TensorBoard, scalars and all
+    with TensorBoard(tmp_path / "int", reload_interval=1) as board:
+        deadline = time.time() + 60
+        runs = []
+        while time.time() < deadline and "linear/tf2-eager" not in runs:
+            time.sleep(0.5)
+            runs = json.loads(urllib.request.urlopen(f"{board.url}/data/runs", timeout=30).read())
+        assert {"linear/tf1-graph", "linear/tf2-eager"} <= set(runs)
+        query = urllib.parse.urlencode({"run": "linear/tf1-graph", "tag": "timing/step_median_s"})
+        series = json.loads(urllib.request.urlopen(f"{board.url}/data/plugin/scalars/scalars?{query}").read())
+        assert series[0][2] == pytest.approx(doc["results"][0]["step_median_s"], rel=1e-6)
