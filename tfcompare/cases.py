@@ -92,6 +92,8 @@ class Case:
         make_model: `weights -> tf.Module` with `variables_by_name`, `__call__`, `loss`, `train_step`.
         default_batch_size: used unless `--batch-size` is given.
         dtype: the dtype of the weights, which sets the equivalence tolerance.
+        unsupported_modes: mode name -> why this case cannot run in it (e.g. an op XLA cannot compile);
+            such rows are skipped with the reason, and asking for one explicitly is a usage error.
     """
 
     name: str
@@ -103,6 +105,7 @@ class Case:
     make_model: Callable[[dict[str, np.ndarray]], Any]
     default_batch_size: int = 32
     dtype: str = "float32"
+    unsupported_modes: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):

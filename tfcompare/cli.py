@@ -103,6 +103,12 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
     if unknown:
         raise click.BadParameter(f"unknown case {unknown[0]!r}; choose from {', '.join(registry)}",
                                  param_hint="'--case'")
+    for mode in modes:  # asked for explicitly, both of them: say no now; otherwise the row is skipped
+        for name in cases:
+            why = registry[name].unsupported_modes.get(mode)
+            if why:
+                raise click.BadParameter(f"case {name!r} does not support mode {mode!r}: {why}",
+                                         param_hint="'--mode'")
     _check_writable(logdir)
     chosen_modes = tuple(dict.fromkeys(modes or CORE_MODES))
     if levers:
@@ -131,6 +137,11 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
         click.echo(json.dumps(result.to_json(), indent=2))
     else:
         click.echo(compare.table(result))
+        if levers or any(m in LEVER_MODES for m in chosen_modes):
+            from tfcompare.levers import lever_report
+
+            click.echo("\nLevers: how far each TF2 mode takes the step relative to tf1-graph\n")
+            click.echo(compare.lever_table(lever_report(result)))
         click.echo(f"\nresults: {Path(result.run_dir) / 'results.json'}   TensorBoard: tensorboard --logdir {logdir}")
     sys.exit(0 if result.ok else 1)
 

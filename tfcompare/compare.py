@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from tfcompare.levers import TARGET_RATIO, LeverRow
 from tfcompare.results import RunResult
 
-__all__ = ["format_seconds", "format_bytes", "table", "markdown_table"]
+__all__ = ["format_seconds", "format_bytes", "table", "markdown_table", "lever_table"]
 
 _COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1", "peak mem", "max err", "verdict", "noisy")
 
@@ -72,3 +73,38 @@ def markdown_table(result: RunResult) -> str:
     out = ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
     out += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows]
     return "\n".join(out)
+
+
+def _missing_lever(case: str, rows: list[LeverRow]) -> str:
+    """Why no lever reached the target, read off the same run's numbers."""
+    by_mode = {r.mode: r for r in rows if r.case == case}
+    eager = by_mode.get("tf2-eager")
+    if eager is not None and eager.ratio_to_tf1 is not None and eager.ratio_to_tf1 < 2:
+        xla = by_mode.get("tf2-xla")
+        xla_note = f"; XLA's fusion gained {xla.gain_vs_parent:.2f}x" if xla and xla.gain_vs_parent else ""
+        return (f"even eager is only {eager.ratio_to_tf1:.2f}x tf1 time, so per-op dispatch is a small share of "
+                f"this step and the rest is kernel time (compute-bound), which no dispatch lever removes{xla_note}")
+    return "dispatch is a large share of this step, but none of the measured levers removed enough of it"
+
+
+def lever_table(rows: list[LeverRow]) -> str:
+    """Per case: each TF2 mode's step time as a fraction of tf1-graph's and what its lever bought."""
+    head = ("case", "mode", "step", "x tf1 time", "lever (over parent)", "gain", "")
+    body = []
+    for r in rows:
+        ratio = f"{r.ratio_to_tf1:.2f}" if r.ratio_to_tf1 is not None else "-"
+        gain = f"{r.gain_vs_parent:.2f}x" if r.gain_vs_parent is not None else "-"
+        lever = f"{r.lever} (over {r.parent})" if r.parent else r.lever
+        mark = ("BEST" + ("" if r.meets_target is None else (" <= target" if r.meets_target else " > target"))
+                if r.best else "") + (" noisy" if r.noisy else "")
+        body.append((r.case, r.mode, format_seconds(r.step_s), ratio, lever, gain, mark.strip()))
+    widths = [max(len(row[i]) for row in [head] + body) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head] + body]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.append(f"x tf1 time = mode step / tf1-graph step (< 1 is faster); target: best TF2 mode <= {TARGET_RATIO}. "
+                 "gain = parent step / mode step, from the same interleaved run.")
+    for r in rows:
+        if r.best and r.meets_target is False:
+            lines.append(f"{r.case}: best TF2 mode {r.mode} at {r.ratio_to_tf1:.2f}x tf1 time, short of the "
+                         f"{TARGET_RATIO} target: {_missing_lever(r.case, rows)}.")
+    return "\n".join(lines)

@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 import tensorflow as tf
 
-from tfcompare import compare, environment, equivalence, summaries
+from tfcompare import compare, environment, equivalence, levers, summaries
 from tfcompare.cases import Case
 from tfcompare.modes import CORE_MODES, MODES, REFERENCE_MODE
 from tfcompare.results import ModeResult, RunResult, write_json_atomic
@@ -149,6 +149,10 @@ class _CaseRun:
                                    steps_per_call=config.loop_steps if MODES[m].loop else 1)
                      for m in config.modes}
         self.runners: dict[str, Runner] = {}
+        for mode, why in case.unsupported_modes.items():
+            if mode in self.rows:
+                self.rows[mode].status, self.rows[mode].error = "skipped", f"not supported by this case: {why}"
+                self.order.remove(mode)
 
     def _runner(self, mode: str) -> Runner:
         return make_runner(mode, MODES[mode], self.case, self.weights, self.session_config)
@@ -301,6 +305,7 @@ def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_na
 
     def save(final: bool = False):
         result.wall_s = time.perf_counter() - started
+        result.levers = [row.to_json() for row in levers.lever_report(result)]
         write_json_atomic(run_dir / "results.json", result.to_json())
         if final:
             summaries.write_run(result, compare.markdown_table(result))

@@ -62,6 +62,7 @@ class RunResult:
     results: list[ModeResult] = dataclasses.field(default_factory=list)
     interrupted: bool = False
     wall_s: float | None = None
+    levers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -80,6 +81,7 @@ class RunResult:
             "config": self.config,
             "environment": self.environment,
             "results": [r.to_json() for r in self.results],
+            "levers": self.levers,
         }
 
 

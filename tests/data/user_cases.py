@@ -54,3 +54,6 @@ CASES = [
     Case("user-eager-breaks", "fails in tf2-eager only", _INPUTS, _weights, _batch, _graph, BreaksWhenEager, 8),
     Case("user-mismatch", "TF2 rewrite off by 1%", _INPUTS, _weights, _batch, _graph, OffByOnePercent, 8),
 ]
+
+CASES.append(Case("user-no-xla", "pretends XLA cannot compile it", _INPUTS, _weights, _batch, _graph, Regression, 8,
+                  unsupported_modes={"tf2-xla": "uses an op with no XLA kernel"}))
