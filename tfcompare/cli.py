@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -64,6 +65,12 @@ def list_(cases_file):
     width = max(len(n) for n in registry)
     for name, case in registry.items():
         click.echo(f"  {name.ljust(width)}  {case.description}")
+    click.echo("audit scenarios (tfcompare audit --scenario NAME):")
+    from eager_models.retracing_scenarios import SCENARIOS
+
+    width = max(len(n) for n in SCENARIOS)
+    for name, scenario in SCENARIOS.items():
+        click.echo(f"  {name.ljust(width)}  {scenario.description} ({scenario.traces} traces expected)")
     click.echo("modes:")
     width = max(len(n) for n in MODES)
     for name, opts in MODES.items():
@@ -144,6 +151,66 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
             click.echo(compare.lever_table(lever_report(result)))
         click.echo(f"\nresults: {Path(result.run_dir) / 'results.json'}   TensorBoard: tensorboard --logdir {logdir}")
     sys.exit(0 if result.ok else 1)
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("target", required=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--scenario", metavar="NAME", help="Audit a built-in scenario instead (see `tfcompare list`).")
+@click.option("--static", "static_path", type=click.Path(exists=True),
+              help="Only read this file or folder for hazards; run nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--max-traces", type=_POSITIVE, help="Exit 1 when any function traces more often than this.")
+@click.option("--fail-on-retrace", is_flag=True, help="Exit 1 on any avoidable retrace.")
+@click.option("--logdir", help="Also write per-function trace counts and tracing time to TensorBoard here.")
+@click.option("--overhead", is_flag=True, help="With --scenario: time it plain and audited, interleaved.")
+def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retrace, logdir, overhead):
+    """Explain every tf.function retrace of TARGET: argument, cause, cost, fix; and the hazards TF never warns about.
+
+    TARGET is a script (run as __main__ with ARGS after `--`) or package.module:function (called with no
+    arguments). Exit codes: 0 fine, 1 a --max-traces/--fail-on-retrace gate failed, 2 usage error,
+    3 the target itself failed (its traceback is shown, and the traces seen until then are reported).
+    """
+    from tfcompare import audit as audit_lib
+    from tfcompare import compare
+
+    chosen = [x for x in (target, scenario, static_path) if x]
+    if len(chosen) != 1:
+        raise click.UsageError("give exactly one of TARGET, --scenario NAME or --static PATH")
+    if overhead and not scenario:
+        raise click.UsageError("--overhead goes with --scenario")
+    if static_path:
+        from tfcompare.hazards import scan_path
+
+        report = audit_lib.AuditReport(target=static_path, hazards=scan_path(static_path))
+    elif scenario:
+        from eager_models.retracing_scenarios import SCENARIOS
+
+        if scenario not in SCENARIOS:
+            raise click.BadParameter(f"unknown scenario {scenario!r}; choose from {', '.join(SCENARIOS)}",
+                                     param_hint="'--scenario'")
+        if overhead:
+            figures = audit_lib.measure_overhead(SCENARIOS[scenario].run)
+            click.echo(json.dumps(figures, indent=2) if as_json else
+                       f"{scenario}: plain {figures['plain_s']:.3f} s, audited {figures['audited_s']:.3f} s "
+                       f"(medians of {figures['repeats']}, interleaved): {figures['ratio']:.2f}x")
+            return
+        report = audit_lib.audit_callable(SCENARIOS[scenario].run, f"scenario {scenario}", static=False)
+    else:
+        # the target's own prints go to stderr when stdout carries the JSON document
+        with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
+            report = audit_lib.audit_target(target, tuple(args))
+    text = compare.audit_text(report)
+    if logdir:
+        from tfcompare import summaries
+
+        summaries.write_audit(Path(logdir) / "audit", report, text)
+    click.echo(json.dumps(report.to_json(), indent=2) if as_json else text)
+    if report.status == "failed":
+        sys.exit(3)
+    too_many = max_traces is not None and any(f.traces > max_traces for f in report.functions)
+    retraced = fail_on_retrace and any(f.avoidable_retraces for f in report.functions)
+    sys.exit(1 if too_many or retraced else 0)
 
 
 @cli.command()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from tfcompare.audit import AuditReport
 from tfcompare.levers import TARGET_RATIO, LeverRow
 from tfcompare.results import RunResult
 
-__all__ = ["format_seconds", "format_bytes", "table", "markdown_table", "lever_table"]
+__all__ = ["format_seconds", "format_bytes", "table", "markdown_table", "lever_table", "audit_text"]
 
 _COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1", "peak mem", "max err", "verdict", "noisy")
 
@@ -107,4 +108,37 @@ def lever_table(rows: list[LeverRow]) -> str:
         if r.best and r.meets_target is False:
             lines.append(f"{r.case}: best TF2 mode {r.mode} at {r.ratio_to_tf1:.2f}x tf1 time, short of the "
                          f"{TARGET_RATIO} target: {_missing_lever(r.case, rows)}.")
+    return "\n".join(lines)
+
+
+def audit_text(report: AuditReport) -> str:
+    """The audit, grouped by function, worst first: every retrace with its argument, cause, cost and fix."""
+    lines = [f"tfcompare audit: {report.target}"]
+    if report.status == "failed":
+        lines.append(f"TARGET FAILED: {report.error}")
+        if report.traceback:
+            lines.append(report.traceback.rstrip())
+        lines.append("(the traces observed before the failure follow)")
+    if report.exit_code not in (None, 0):
+        lines.append(f"the target called sys.exit({report.exit_code})")
+    if report.note:
+        lines.append(f"note: {report.note}")
+    if not report.functions:
+        lines.append("no tf.function was traced")
+    for f in report.functions:
+        lines.append("")
+        objects = f" from {f.function_objects} tf.function objects" if f.function_objects > 1 else ""
+        lines.append(f"{f.name}  ({f.file}:{f.line})")
+        lines.append(f"  {f.calls} calls, {f.traces} traces{objects}, {format_seconds(f.tracing_s)} tracing; "
+                     f"{f.avoidable_retraces} avoidable retraces")
+        for r in f.retraces:
+            cost = f", {format_seconds(r.tracing_s)}" if r.tracing_s is not None else ""
+            flag = "  (expected)" if r.harmless else ""
+            lines.append(f"  trace #{r.trace} at {r.call_site}{cost}{flag}")
+            lines.append(f"    why: {r.cause}: {r.argument}: {r.detail}")
+            lines.append(f"    fix: {r.suggestion}")
+    if report.hazards:
+        lines.append("")
+        lines.append("hazards TensorFlow does not warn about:")
+        lines += [f"  {h.file}:{h.line}: {h.kind}: {h.message}" for h in report.hazards]
     return "\n".join(lines)

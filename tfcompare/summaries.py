@@ -19,7 +19,7 @@ from tensorboard.plugins.hparams import api as hp
 from tfcompare.results import ModeResult, RunResult
 
 __all__ = ["SCALAR_TAGS", "STEP_TAG", "HPARAM_METRICS", "OPTIMIZED_GRAPH_TAG", "mode_scalars", "write_mode",
-           "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for"]
+           "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for", "write_audit"]
 
 OPTIMIZED_GRAPH_TAG = "optimized"  # the graph after Grappler (what the Session / runtime really ran)
 
@@ -143,3 +143,20 @@ def write_run(result: RunResult, table_markdown: str) -> None:
             tf.summary.text("comparison", table_markdown, step=0)
     finally:
         writer.close()
+
+
+def write_audit(logdir: str | Path, report, text: str) -> Path:
+    """Per function: traces, calls and tracing time as scalars; the whole report as text."""
+    path = Path(logdir)
+    writer = tf.summary.create_file_writer(str(path))
+    try:
+        with writer.as_default():
+            for f in report.functions:
+                name = f.name.replace("<", "").replace(">", "")
+                tf.summary.scalar(f"audit/{name}/traces", f.traces, step=0)
+                tf.summary.scalar(f"audit/{name}/calls", f.calls, step=0)
+                tf.summary.scalar(f"audit/{name}/tracing_s", f.tracing_s, step=0)
+            tf.summary.text("audit/report", f"```\n{text}\n```", step=0)
+    finally:
+        writer.close()
+    return path
