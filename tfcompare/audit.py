@@ -31,7 +31,7 @@ from typing import Any, Callable
 import tensorflow as tf
 
 __all__ = ["Retrace", "FunctionAudit", "Hazard", "AuditReport", "Auditor", "TRACE_MESSAGE", "TargetError",
-           "audit_target", "audit_callable", "measure_overhead"]
+           "audit_target", "audit_callable", "measure_overhead", "QuietRetraceWarning"]
 
 TRACE_MESSAGE = "Creating new FuncGraph for Python function"
 _SKIP_FRAMES = (os.sep + "tensorflow" + os.sep, os.sep + "logging" + os.sep, os.sep + "keras" + os.sep,
@@ -464,6 +464,24 @@ def _graph_building_counter() -> Callable[[], int] | None:
         return cell.value
     except Exception:
         return None
+
+
+class QuietRetraceWarning:
+    """Drop TensorFlow's "N out of the last M calls ... retracing" warning while the harness runs.
+
+    The harness and the demonstrations create `tf.function`s on purpose, which TF's detector (keyed by
+    source code) takes for retracing; real retraces are counted exactly and reported instead.
+    """
+
+    def filter(self, record):
+        return "triggered tf.function retracing" not in record.getMessage()
+
+    def __enter__(self):
+        tf.get_logger().addFilter(self)
+        return self
+
+    def __exit__(self, *exc):
+        tf.get_logger().removeFilter(self)
 
 
 # -- running what the user named -------------------------------------------------------------------------

@@ -94,6 +94,12 @@ class Case:
         dtype: the dtype of the weights, which sets the equivalence tolerance.
         unsupported_modes: mode name -> why this case cannot run in it (e.g. an op XLA cannot compile);
             such rows are skipped with the reason, and asking for one explicitly is a usage error.
+        tolerances: mode name -> (rtol, atol, why) replacing the dtype's tolerance for that mode, for a
+            computation whose float error is known to be larger there; printed with the verdict.
+        make_varied_batch: `(rng, batch_size, length) -> batch` with the varying dim at `length`, for
+            cases with varying dims (`tfcompare run --seq-lens`).
+        options: the case's options and their defaults (positive integers, e.g. `{"depth": 2}`).
+        configure: `(**options) -> Case`, how a case with options is rebuilt for other values.
     """
 
     name: str
@@ -106,6 +112,23 @@ class Case:
     default_batch_size: int = 32
     dtype: str = "float32"
     unsupported_modes: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    tolerances: Mapping[str, tuple[float, float, str]] = dataclasses.field(default_factory=dict)
+    make_varied_batch: Callable[[np.random.Generator, int, int], dict[str, np.ndarray]] | None = None
+    options: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    configure: Callable[..., "Case"] | None = None
+
+    def with_options(self, **values: int) -> "Case":
+        """This case rebuilt with some options changed; unknown names and non-positive values are refused."""
+        unknown = sorted(set(values) - set(self.options))
+        if unknown:
+            allowed = ", ".join(self.options) or "none"
+            raise CaseError(f"case {self.name!r} has no option {unknown[0]!r} (its options: {allowed})")
+        for key, value in values.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise CaseError(f"case {self.name!r}: option {key}={value!r} must be a positive integer")
+        if not values or self.configure is None:
+            return self
+        return self.configure(**{**self.options, **values})
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):

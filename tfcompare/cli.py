@@ -33,6 +33,27 @@ def _registry(cases_file: str | None) -> dict:
     return registry
 
 
+def _apply_options(registry: dict, names, options: dict) -> dict:
+    """Rebuild the named cases that declare these options; an option no named case has is a usage error."""
+    if not options:
+        return registry
+    from tfcompare.cases import CaseError
+
+    registry = dict(registry)
+    for key in options:
+        if not any(key in registry[n].options for n in names):
+            known = sorted({f"{n}: {k}" for n in names for k in registry[n].options})
+            raise click.BadParameter(f"no chosen case has option {key!r}; options: {', '.join(known) or 'none'}",
+                                     param_hint="'--option'")
+    for name in names:
+        mine = {k: v for k, v in options.items() if k in registry[name].options}
+        try:
+            registry[name] = registry[name].with_options(**mine)
+        except CaseError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--option'") from None
+    return registry
+
+
 def _check_writable(logdir: str) -> Path:
     path = Path(logdir)
     try:
@@ -42,6 +63,35 @@ def _check_writable(logdir: str) -> Path:
     except OSError as exc:
         raise click.BadParameter(f"cannot write to {logdir!r}: {exc.strerror or exc}", param_hint="'--logdir'")
     return path
+
+
+def _case_options(ctx, param, values):
+    """`--option depth=3` -> {"depth": 3}; the value must be a positive integer."""
+    out = {}
+    for item in values:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE (e.g. depth=3)")
+        try:
+            value = int(raw)
+        except ValueError:
+            value = None
+        if value is None or value < 1:
+            raise click.BadParameter(f"{key}={raw!r}: the value must be a positive integer")
+        out[key] = value
+    return out
+
+
+def _lengths(ctx, param, value):
+    if value is None:
+        return ()
+    try:
+        out = tuple(int(x) for x in value.split(","))
+    except ValueError:
+        out = ()
+    if not out or any(n < 1 for n in out):
+        raise click.BadParameter(f"{value!r} must be comma-separated positive integers, e.g. 7,13,20,31")
+    return out
 
 
 def _run_name(ctx, param, value):
@@ -64,7 +114,9 @@ def list_(cases_file):
     click.echo("cases:")
     width = max(len(n) for n in registry)
     for name, case in registry.items():
-        click.echo(f"  {name.ljust(width)}  {case.description}")
+        extra = "".join(f"  [--option {k}={v}]" for k, v in case.options.items())
+        extra += "  [--seq-lens]" if case.make_varied_batch else ""
+        click.echo(f"  {name.ljust(width)}  {case.description}{extra}")
     click.echo("audit scenarios (tfcompare audit --scenario NAME):")
     from eager_models.retracing_scenarios import SCENARIOS
 
@@ -94,10 +146,14 @@ def list_(cases_file):
 @click.option("--logdir", default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: the start time.")
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases (CASES = [...]).")
+@click.option("--option", "options", multiple=True, callback=_case_options, metavar="KEY=VALUE",
+              help="A case option for the cases that have it, e.g. depth=3 for resnet (repeatable).")
+@click.option("--seq-lens", callback=_lengths, metavar="N,N,...",
+              help="Stream batches with these lengths through the tf.function variants (cases with varying dims).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results.json document instead of the table.")
 @click.option("--profile", is_flag=True, help="Capture a tf.profiler trace per mode (extra 'profile' to view).")
 def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, seed, quick, logdir, run_name,
-        cases_file, as_json, profile):
+        cases_file, options, seq_lens, as_json, profile):
     """Run cases in every mode: check equivalence with tf1-graph, time first call and steady state.
 
     Writes <logdir>/<run-name>/results.json and one TensorBoard run per case and mode. Exits 1 when
@@ -110,19 +166,25 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
     if unknown:
         raise click.BadParameter(f"unknown case {unknown[0]!r}; choose from {', '.join(registry)}",
                                  param_hint="'--case'")
+    registry = _apply_options(registry, cases or tuple(registry), options)
     for mode in modes:  # asked for explicitly, both of them: say no now; otherwise the row is skipped
         for name in cases:
             why = registry[name].unsupported_modes.get(mode)
             if why:
                 raise click.BadParameter(f"case {name!r} does not support mode {mode!r}: {why}",
                                          param_hint="'--mode'")
+    chosen_cases = tuple(dict.fromkeys(cases)) or tuple(registry)
+    if seq_lens and not any(registry[n].make_varied_batch for n in chosen_cases):
+        varying = [n for n, c in registry.items() if c.make_varied_batch]
+        raise click.BadParameter(f"none of the chosen cases has a varying dim; cases that do: {', '.join(varying)}",
+                                 param_hint="'--seq-lens'")
     _check_writable(logdir)
     chosen_modes = tuple(dict.fromkeys(modes or CORE_MODES))
     if levers:
         chosen_modes = tuple(dict.fromkeys(chosen_modes + LEVER_MODES))
     preset = harness.QUICK if quick else harness.DEFAULTS
     config = harness.RunConfig(
-        cases=tuple(dict.fromkeys(cases)) or tuple(registry),
+        cases=chosen_cases,
         modes=chosen_modes,
         batch_size=batch_size,
         steps=steps or preset["steps"],
@@ -133,6 +195,7 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
         threads=threads,
         quick=quick,
         profile=profile,
+        seq_lens=seq_lens,
     )
     try:
         result = harness.run(config, registry, logdir, run_name,
@@ -149,8 +212,53 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
 
             click.echo("\nLevers: how far each TF2 mode takes the step relative to tf1-graph\n")
             click.echo(compare.lever_table(lever_report(result)))
+        if result.variable_shapes:
+            click.echo("\nVariable lengths: tf.function variants on the same stream\n")
+            click.echo(compare.variants_table(result.variable_shapes))
         click.echo(f"\nresults: {Path(result.run_dir) / 'results.json'}   TensorBoard: tensorboard --logdir {logdir}")
     sys.exit(0 if result.ok else 1)
+
+
+@cli.command()
+@click.argument("case_name", metavar="CASE")
+@click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases.")
+def autograph(case_name, cases_file):
+    """Show AutoGraph's rewrite of CASE's TF2 step and the control-flow ops of its TF1 and tf.function graphs."""
+    from tfcompare.autograph import autograph_view
+
+    registry = _registry(cases_file)
+    if case_name not in registry:
+        raise click.BadParameter(f"unknown case {case_name!r}; choose from {', '.join(registry)}",
+                                 param_hint="'CASE'")
+    view = autograph_view(registry[case_name])
+    click.echo(view.code)
+
+    def ops(counts):
+        return ", ".join(f"{k} x{v}" for k, v in counts.items()) or "none"
+
+    click.echo(f"control flow in tf1-graph ({view.tf1_ops} ops): {ops(view.tf1_control_flow)}")
+    click.echo(f"control flow in tf2-function ({view.tf2_ops} ops): {ops(view.tf2_control_flow)}")
+
+
+@cli.command()
+@click.option("--only", multiple=True, metavar="NAME", help="Run only this demonstration (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
+def pitfalls(only, as_json):
+    """Run small self-checking demonstrations of what tracing does to Python code, with measured counts."""
+    from tfcompare.pitfalls import PITFALLS, run_pitfalls
+
+    unknown = [n for n in only if n not in PITFALLS]
+    if unknown:
+        raise click.BadParameter(f"unknown demonstration {unknown[0]!r}; choose from {', '.join(PITFALLS)}",
+                                 param_hint="'--only'")
+    found = run_pitfalls(only or None)
+    if as_json:
+        click.echo(json.dumps([p.to_json() for p in found], indent=2))
+    else:
+        for p in found:
+            verdict = "error: " + p.error if p.error else ("shown" if p.holds else "NOT as described here")
+            click.echo(f"{p.name}: {p.shows} [{verdict}]")
+    sys.exit(0 if all(p.holds and not p.error for p in found) else 1)
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})

@@ -6,7 +6,7 @@ from tfcompare.audit import AuditReport
 from tfcompare.levers import TARGET_RATIO, LeverRow
 from tfcompare.results import RunResult
 
-__all__ = ["format_seconds", "format_bytes", "table", "markdown_table", "lever_table", "audit_text"]
+__all__ = ["format_seconds", "format_bytes", "table", "markdown_table", "lever_table", "audit_text", "variants_table"]
 
 _COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1", "peak mem", "max err", "verdict", "noisy")
 
@@ -141,4 +141,18 @@ def audit_text(report: AuditReport) -> str:
         lines.append("")
         lines.append("hazards TensorFlow does not warn about:")
         lines += [f"  {h.file}:{h.line}: {h.kind}: {h.message}" for h in report.hazards]
+    return "\n".join(lines)
+
+
+def variants_table(rows: list[dict]) -> str:
+    """The variable-shape stream per variant: traces, total time with tracing, steady-state step."""
+    head = ("case", "variant", "traces", "total (with tracing)", "first pass", "steady step", "error")
+    body = [(r["case"], r["variant"], str(r["traces"]), format_seconds(r["total_s"]), format_seconds(r["first_pass_s"]),
+             format_seconds(r["step_median_s"]), r["error"] or "") for r in rows]
+    widths = [max(len(row[i]) for row in [head] + body) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head] + body]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    if rows:
+        lines.append(f"lengths streamed: {rows[0]['lengths']}; passes interleaved across variants; "
+                     "the first pass carries every trace")
     return "\n".join(lines)

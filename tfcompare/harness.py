@@ -22,7 +22,8 @@ from typing import Callable
 import numpy as np
 import tensorflow as tf
 
-from tfcompare import compare, environment, equivalence, levers, summaries
+from tfcompare import compare, environment, equivalence, levers, shapes, summaries
+from tfcompare.audit import QuietRetraceWarning
 from tfcompare.cases import Case
 from tfcompare.modes import CORE_MODES, MODES, REFERENCE_MODE
 from tfcompare.results import ModeResult, RunResult, write_json_atomic
@@ -32,24 +33,6 @@ from tfcompare.timing import Timer, interleave
 __all__ = ["RunConfig", "run", "default_run_name", "QUICK", "DEFAULTS"]
 
 _MEMORY_WARMUP_STEPS = 3
-
-
-class _QuietRetraceWarning:
-    """Drop TensorFlow's "N out of the last M calls ... retracing" warning while the harness runs.
-
-    The harness creates one `tf.function` per mode on purpose, which TF's detector (keyed by
-    source code) takes for retracing; real retraces are counted exactly and reported instead.
-    """
-
-    def filter(self, record):
-        return "triggered tf.function retracing" not in record.getMessage()
-
-    def __enter__(self):
-        tf.get_logger().addFilter(self)
-        return self
-
-    def __exit__(self, *exc):
-        tf.get_logger().removeFilter(self)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,6 +51,8 @@ class RunConfig:
         threads: intra- and inter-op threads for every mode.
         quick: recorded in results.json (the caller chose shorter settings).
         profile: capture a `tf.profiler` trace per mode (needs the profile plugin to view).
+        seq_lens: lengths of the varying dim to stream through the `tf.function` variants (see `shapes`).
+        shape_passes: passes over that stream (the first carries the tracing).
     """
 
     cases: tuple[str, ...]
@@ -81,6 +66,8 @@ class RunConfig:
     threads: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
     quick: bool = False
     profile: bool = False
+    seq_lens: tuple[int, ...] = ()
+    shape_passes: int = 3
 
     def __post_init__(self):
         if not self.cases:
@@ -96,6 +83,8 @@ class RunConfig:
                 raise ValueError(f"`{name}` must be a positive integer, got {value!r}")
         if self.batch_size is not None and (not isinstance(self.batch_size, int) or self.batch_size < 1):
             raise ValueError(f"`batch_size` must be a positive integer, got {self.batch_size!r}")
+        if any(not isinstance(n, int) or n < 1 for n in self.seq_lens):
+            raise ValueError(f"`seq_lens` must be positive integers, got {self.seq_lens!r}")
         if not self.min_block_s > 0:
             raise ValueError(f"`min_block_s` must be positive, got {self.min_block_s!r}")
 
@@ -206,7 +195,7 @@ class _CaseRun:
                 row = self.rows[mode]
                 try:
                     eq = equivalence.compare(equivalence.snapshot(runner, self.batch, self.batches), ref,
-                                             self.case.dtype)
+                                             self.case.dtype, self.case.tolerances.get(mode))
                 except Exception as exc:
                     row.fail("error", _message(exc))
                     continue
@@ -311,7 +300,7 @@ def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_na
             summaries.write_run(result, compare.markdown_table(result))
 
     try:
-        with _QuietRetraceWarning():
+        with QuietRetraceWarning():
             _run_cases(config, registry, run_dir, result, session_config, timer, progress, save)
     except KeyboardInterrupt:
         result.interrupted = True
@@ -338,6 +327,15 @@ def _run_cases(config, registry, run_dir, result, session_config, timer, progres
             if profiling:
                 case_run.profile(run_dir)
             case_run.write(run_dir, result)
+            case = registry[name]
+            if config.seq_lens and case.make_varied_batch is not None:
+                progress(f"[{index + 1}/{len(config.cases)}] {name}: variable lengths {list(config.seq_lens)} "
+                         f"through {len(shapes.VARIANTS)} variants")
+                rng = np.random.default_rng(config.seed + 1)
+                found = shapes.run_variants(
+                    case, case_run.weights, lambda n: case.make_varied_batch(rng, case_run.batch_size, n),
+                    list(config.seq_lens), passes=config.shape_passes, session_config=session_config, timer=timer)
+                result.variable_shapes.extend(v.to_json() for v in found)
         finally:
             case_run.close()
         result.results.extend(case_run.rows[m] for m in config.modes)

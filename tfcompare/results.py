@@ -63,6 +63,7 @@ class RunResult:
     interrupted: bool = False
     wall_s: float | None = None
     levers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    variable_shapes: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -82,6 +83,7 @@ class RunResult:
             "environment": self.environment,
             "results": [r.to_json() for r in self.results],
             "levers": self.levers,
+            "variable_shapes": self.variable_shapes,
         }
 
 

@@ -6,6 +6,7 @@ in `tf.function` (or not, or with XLA, or in a K-step loop) according to its `Ex
 
 from __future__ import annotations
 
+import inspect
 from typing import Callable
 
 import numpy as np
@@ -250,9 +251,13 @@ class _Tf2Runner(Runner):
         return max(graphs, key=lambda g: len(g.node)) if graphs else None
 
     def autograph_code(self):
+        """AutoGraph's rewrite of the step and of every method the case's model class defines itself."""
         if self.options.kind == "eager":
             return None
-        return tf.autograph.to_code(self._loop if self.options.loop else self.model.train_step)
+        own = [getattr(self.model, name) for name, value in vars(type(self.model)).items()
+               if inspect.isfunction(value) and (name == "__call__" or not name.startswith("_"))]
+        entry = self._loop if self.options.loop else self.model.train_step
+        return "\n\n".join(tf.autograph.to_code(fn) for fn in [entry] + own)
 
     def hlo(self, batch, stage: str = "hlo"):
         if not self.options.jit_compile:

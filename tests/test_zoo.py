@@ -1,0 +1,119 @@
+"""Model zoo: structure that matters (convolution, recurrence, data-dependent control flow), variable
+shapes and the tf.function variants, AutoGraph's conversion, and the pitfalls demonstrations."""
+
+import json
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from click.testing import CliRunner
+
+from tfcompare.autograph import autograph_view, op_counts
+from tfcompare.cli import cli
+from tfcompare.environment import session_config
+from tfcompare.modes import MODES
+from tfcompare.pitfalls import CALLS, run_pitfalls
+from tfcompare.registry import CASES, rnn_batch
+from tfcompare.runners import make_runner
+from tfcompare.shapes import bucket_length, run_variants
+
+
+def test_rnn_batches_mix_lengths_and_padding_never_reaches_the_loss():
+    case = CASES["rnn"]
+    batch = case.make_batch(np.random.default_rng(3), 16)
+    assert len(set(batch["lengths"].tolist())) > 3  # mixed lengths in one batch
+    noisy = dict(batch, x=batch["x"].copy())
+    for i, n in enumerate(batch["lengths"]):
+        noisy["x"][i, n:] = 1e3  # garbage in the padding
+    weights = case.init_weights(np.random.default_rng(0))
+    for mode in ("tf1-graph", "tf2-function"):
+        runner = make_runner(mode, MODES[mode], case, weights, session_config(2, 2))
+        runner.build()
+        runner.first_call(batch)
+        runner.reset()
+        clean, dirty = runner.forward(batch), runner.forward(noisy)
+        runner.close()
+        np.testing.assert_array_equal(clean, dirty)
+
+
+def test_control_flow_is_converted_not_unrolled():
+    view = autograph_view(CASES["control_flow"])
+    assert "ag__.while_stmt" in view.code and "ag__.if_stmt" in view.code
+    assert {"While", "If"} <= set(view.tf2_control_flow) or {"StatelessWhile", "StatelessIf"} <= set(
+        view.tf2_control_flow)
+    model = CASES["control_flow"].make_model(CASES["control_flow"].init_weights(np.random.default_rng(0)))
+    solve = tf.function(model.solve)
+    batch = CASES["control_flow"].make_batch(np.random.default_rng(1), 16)
+    x = tf.constant(batch["x"])
+    _, iterations = solve(x)
+    _, iterations_loose = tf.function(lambda t: model.solve(t))(x * 0.1)
+    graph = solve.get_concrete_function(x).graph.as_graph_def()
+    per_iteration = 5  # matmul, add, tanh, sub/abs/max: at least five ops a step if it were unrolled
+    assert int(iterations) >= 8
+    assert int(iterations) != int(iterations_loose)  # the count depends on the data...
+    assert sum(op_counts(graph, library=False).values()) < per_iteration * int(iterations)  # ...the graph does not
+
+
+def test_cnn_graph_has_convolutions_and_resnet_depth_option():
+    view = autograph_view(CASES["cnn"])
+    assert view.tf1_control_flow == {} and view.tf2_control_flow == {}
+    deeper = CASES["resnet"].with_options(depth=3)
+    weights = deeper.init_weights(np.random.default_rng(0))
+    assert sum(k.startswith("b") and k[1].isdigit() for k in weights) == 3 * 2 * 3  # 3 blocks x 2 convs x (c, g, o)
+    assert deeper.options == {"depth": 3} and CASES["resnet"].options == {"depth": 2}
+
+
+def test_variable_length_variants_trace_exactly():
+    case = CASES["rnn"]
+    lengths = [7, 13, 20, 31, 7]
+    rng = np.random.default_rng(0)
+    found = run_variants(case, case.init_weights(np.random.default_rng(0)),
+                         lambda n: rnn_batch(rng, 4, steps=n), lengths, passes=2, bucket=16,
+                         session_config=session_config(2, 2))
+    traces = {v.variant: v.traces for v in found}
+    assert traces == {"tf1-graph": 0, "no-signature": 4, "none-signature": 1, "reduce-retracing": 2,
+                      "buckets": len({bucket_length(n, 16) for n in lengths})}
+    assert all(v.error is None and v.step_median_s > 0 and v.total_s >= v.first_pass_s for v in found)
+    assert bucket_length(13, 16) == 16 and bucket_length(31, 16) == 32 and bucket_length(32, 16) == 32
+
+
+def test_seq_lens_in_run_and_bad_lengths(tmp_path):
+    ok = CliRunner().invoke(cli, ["run", "--case", "rnn", "--mode", "tf1-graph", "--mode", "tf2-function",
+                                  "--seq-lens", "5,9", "--quick", "--repeats", "3", "--logdir", str(tmp_path),
+                                  "--run-name", "s"])
+    assert ok.exit_code == 0, ok.output
+    doc = json.loads((tmp_path / "s" / "results.json").read_text())
+    assert {v["variant"]: v["traces"] for v in doc["variable_shapes"]}["no-signature"] == 2
+    for args, needle in [(["--seq-lens", "5,0"], "must be comma-separated positive integers"),
+                         (["--seq-lens", "a"], "must be comma-separated positive integers"),
+                         (["--case", "mlp", "--seq-lens", "5"], "none of the chosen cases has a varying dim"),
+                         (["--option", "depth=0"], "must be a positive integer"),
+                         (["--option", "width=3"], "no chosen case has option 'width'"),
+                         (["--case", "mlp", "--option", "depth=3"], "no chosen case has option 'depth'")]:
+        bad = CliRunner().invoke(cli, ["run", *args])
+        assert bad.exit_code == 2 and needle in bad.output, (args, bad.output)
+
+
+def test_autograph_command():
+    result = CliRunner().invoke(cli, ["autograph", "control_flow"])
+    assert result.exit_code == 0
+    assert "ag__.while_stmt" in result.output
+    assert "control flow in tf2-function" in result.output and "While" in result.output
+    assert CliRunner().invoke(cli, ["autograph", "nope"]).exit_code == 2
+
+
+def test_pitfalls_measure_what_they_claim():
+    found = {p.name: p for p in run_pitfalls()}
+    assert all(p.holds and p.error is None for p in found.values()), {n: p.shows for n, p in found.items()}
+    assert found["print"].measured == {"calls": CALLS, "python_print": 1, "tf_print": CALLS, "traces": 1}
+    assert found["python-branch-and-global"].measured["flag_traces"] == 2
+    assert found["python-branch-and-global"].measured["global_result_after"] == 3.0
+    assert found["np-random"].measured["distinct_in_function"] == 1
+    assert found["python-numbers"].measured["traces_for_ints"] == CALLS
+    assert found["python-numbers"].measured["traces_for_1_1.0_True"] == 1
+    assert found["python-numbers"].measured["result_dtypes"]["1.0"] == "int32"
+    shape = found["shape-error"].measured
+    assert shape["tf1-graph"].startswith("graph construction") and "inside product()" in shape["tf2-function"]
+    cli_run = CliRunner().invoke(cli, ["pitfalls", "--only", "np-random"])
+    assert cli_run.exit_code == 0 and "1 distinct value over 5 calls" in cli_run.output
+    assert CliRunner().invoke(cli, ["pitfalls", "--only", "nope"]).exit_code == 2
