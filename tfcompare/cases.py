@@ -98,6 +98,7 @@ class Case:
             computation whose float error is known to be larger there; printed with the verdict.
         make_varied_batch: `(rng, batch_size, length) -> batch` with the varying dim at `length`, for
             cases with varying dims (`tfcompare run --seq-lens`).
+        features: the inputs the forward pass reads (the serving signature of an export); empty: all.
         options: the case's options and their defaults (positive integers, e.g. `{"depth": 2}`).
         configure: `(**options) -> Case`, how a case with options is rebuilt for other values.
     """
@@ -114,6 +115,7 @@ class Case:
     unsupported_modes: Mapping[str, str] = dataclasses.field(default_factory=dict)
     tolerances: Mapping[str, tuple[float, float, str]] = dataclasses.field(default_factory=dict)
     make_varied_batch: Callable[[np.random.Generator, int, int], dict[str, np.ndarray]] | None = None
+    features: tuple[str, ...] = ()
     options: Mapping[str, int] = dataclasses.field(default_factory=dict)
     configure: Callable[..., "Case"] | None = None
 
@@ -130,6 +132,9 @@ class Case:
             return self
         return self.configure(**{**self.options, **values})
 
+    def feature_specs(self) -> tuple[InputSpec, ...]:
+        return tuple(i for i in self.inputs if not self.features or i.name in self.features)
+
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
             raise CaseError(f"case name {self.name!r} must match {_NAME_RE.pattern}")
@@ -140,6 +145,9 @@ class Case:
             raise CaseError(f"case {self.name!r}: inputs must be a non-empty tuple of InputSpec")
         if not isinstance(self.default_batch_size, int) or self.default_batch_size <= 0:
             raise CaseError(f"case {self.name!r}: default_batch_size must be a positive integer")
+        unknown = sorted(set(self.features) - {i.name for i in self.inputs})
+        if unknown:
+            raise CaseError(f"case {self.name!r}: features {unknown} are not inputs")
         if self.dtype not in ("float32", "float64"):
             raise CaseError(f"case {self.name!r}: dtype {self.dtype!r} is not float32 or float64")
 

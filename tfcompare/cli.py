@@ -240,6 +240,78 @@ def autograph(case_name, cases_file):
     click.echo(f"control flow in tf2-function ({view.tf2_ops} ops): {ops(view.tf2_control_flow)}")
 
 
+def _grappler_items(ctx, param, values):
+    out = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE (e.g. remapping=off)")
+        out[key] = value
+    return out
+
+
+@cli.command()
+@click.argument("case_name", metavar="CASE")
+@click.option("--mode", "modes", multiple=True, type=click.Choice(["tf1-graph", "tf2-function", "tf2-xla"]),
+              help="A graph mode to inspect (repeatable). Default: all three.")
+@click.option("--no-remapping", is_flag=True, help="Also run with Grappler's remapper (op fusion) off.")
+@click.option("--no-constant-folding", is_flag=True, help="Also run with Grappler's constant folding off.")
+@click.option("--grappler", "grappler_items", multiple=True, callback=_grappler_items, metavar="KEY=on|off",
+              help="Also run with this Grappler option (repeatable), e.g. arithmetic_optimization=off.")
+@click.option("--repeats", type=_POSITIVE, default=10, show_default=True, help="Timed rounds per variant.")
+@click.option("--logdir", default="logs", show_default=True, help="TensorBoard log directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print the inspection as JSON.")
+@click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases.")
+def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items, repeats, logdir, as_json,
+            cases_file):
+    """What Grappler and XLA did to CASE: graphs before/after, fused kernels, HLO; the time it bought."""
+    from tfcompare import compare, summaries
+    from tfcompare.compiler import inspect_case, parse_grappler
+
+    registry = _registry(cases_file)
+    if case_name not in registry:
+        raise click.BadParameter(f"unknown case {case_name!r}; choose from {', '.join(registry)}", param_hint="'CASE'")
+    items = dict(grappler_items)
+    if no_remapping:
+        items["remapping"] = "off"
+    if no_constant_folding:
+        items["constant_folding"] = "off"
+    try:
+        options = parse_grappler(items)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--grappler'") from None
+    _check_writable(logdir)
+    found = inspect_case(registry[case_name], tuple(modes) or ("tf1-graph", "tf2-function", "tf2-xla"), options,
+                         repeats=repeats)
+    summaries.write_inspection(Path(logdir) / "inspect" / case_name, found)
+    click.echo(json.dumps(found.to_json(), indent=2) if as_json else compare.inspection_text(found))
+
+
+@cli.command()
+@click.argument("case_name", metavar="CASE")
+@click.option("--to", "dest", help="Export folder. Default: exports/<case>.")
+@click.option("--overwrite", is_flag=True, help="Replace a folder that exists and is not empty.")
+@click.option("--no-tflite", is_flag=True, help="SavedModels only.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases.")
+def export(case_name, dest, overwrite, no_tflite, as_json, cases_file):
+    """Export CASE as SavedModel (TF2 and TF1) and TFLite (float, dynamic-range quantised); reload each
+    without the model's code and compare it with the original. Exits 1 if any format fails or disagrees."""
+    from tfcompare import compare
+    from tfcompare.export import ExportError, export_case
+
+    registry = _registry(cases_file)
+    if case_name not in registry:
+        raise click.BadParameter(f"unknown case {case_name!r}; choose from {', '.join(registry)}", param_hint="'CASE'")
+    try:
+        report = export_case(registry[case_name], dest or Path("exports") / case_name, overwrite=overwrite,
+                             tflite=not no_tflite)
+    except ExportError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--to'") from None
+    click.echo(json.dumps(report.to_json(), indent=2) if as_json else compare.export_text(report))
+    sys.exit(0 if report.ok else 1)
+
+
 @cli.command()
 @click.option("--only", multiple=True, metavar="NAME", help="Run only this demonstration (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")

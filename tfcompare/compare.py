@@ -6,7 +6,8 @@ from tfcompare.audit import AuditReport
 from tfcompare.levers import TARGET_RATIO, LeverRow
 from tfcompare.results import RunResult
 
-__all__ = ["format_seconds", "format_bytes", "table", "markdown_table", "lever_table", "audit_text", "variants_table"]
+__all__ = ["format_seconds", "format_bytes", "table", "markdown_table", "lever_table", "audit_text", "variants_table",
+           "inspection_text", "export_text"]
 
 _COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1", "peak mem", "max err", "verdict", "noisy")
 
@@ -155,4 +156,56 @@ def variants_table(rows: list[dict]) -> str:
     if rows:
         lines.append(f"lengths streamed: {rows[0]['lengths']}; passes interleaved across variants; "
                      "the first pass carries every trace")
+    return "\n".join(lines)
+
+
+def inspection_text(found) -> str:
+    """Graphs before and after optimisation, fused kernels, HLO counts, and step times per variant."""
+    from tfcompare.compiler import fused_summary
+
+    lines = [f"tfcompare inspect {found.case}", ""]
+    head = ("graph", "nodes built", "nodes run", "fused kernels (ops absorbed)", "constants folded")
+    body = [(g.mode, str(g.nodes_before), str(g.nodes_after), fused_summary(g), str(g.constants_folded))
+            for g in found.graphs]
+    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head] + body]
+    lines.insert(3, "  ".join("-" * w for w in widths))
+    lines.append("nodes run: TF1 = the Session's partition graph; tf.function = the post-optimisation graph "
+                 "(oneDNN builds show _MklNative* kernels in TF1)")
+    if found.hlo:
+        lines.append(f"XLA: {found.hlo.instructions_before} HLO instructions in ENTRY before optimisation, "
+                     f"{found.hlo.instructions_after} after; {found.hlo.fusions} fusions")
+    lines.append("")
+    lines.append("step time (interleaved):")
+    base = {k: v for k, v in found.step_s.items() if "[" not in k}
+    for key, value in found.step_s.items():
+        ratio = ""
+        if "[" in key:
+            plain = base.get(key.split(" [")[0])
+            if plain:
+                ratio = f"  ({value / plain:.2f}x the time with every optimisation on)"
+        noisy = "  noisy" if found.noisy.get(key) else ""
+        lines.append(f"  {key:45s} {format_seconds(value)}{ratio}{noisy}")
+    return "\n".join(lines)
+
+
+def export_text(report) -> str:
+    lines = [f"tfcompare export {report.case} -> {report.dir}", ""]
+    head = ("format", "status", "size", "max err", "load", "first call", "steady", "original steady")
+    body = []
+    for f in report.formats:
+        err = "-" if f.max_abs_err is None else (f"{f.max_abs_err:.1e}" + (f" ({f.max_rel_err:.1e} of range)"
+                                                                             if f.max_rel_err is not None else ""))
+        body.append((f.format, f.status, format_bytes(f.size_bytes), err, format_seconds(f.load_s),
+                     format_seconds(f.first_call_s), format_seconds(f.steady_s), format_seconds(f.original_steady_s)))
+    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head] + body]
+    lines.insert(3, "  ".join("-" * w for w in widths))
+    lines.append(f"inputs checked: {report.batch_shapes}")
+    if report.reload_imported is not None:
+        lines.append("SavedModels reloaded in a fresh Python process that imported "
+                     + ("no model code" if not report.reload_imported else f"{report.reload_imported} (!)"))
+    if report.interpreter:
+        lines.append(f"TFLite interpreter: {report.interpreter}")
+    lines += [f"{f.format}: {f.error}" for f in report.formats if f.error]
     return "\n".join(lines)

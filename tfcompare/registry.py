@@ -156,7 +156,7 @@ register(Case(
     inputs=(InputSpec("x", (20,)), InputSpec("y", (1,))),
     init_weights=_linear_weights, make_batch=_linear_batch,
     build_graph=legacy_graphs.linear.build, make_model=eager_models.linear.Linear,
-    default_batch_size=64,
+    default_batch_size=64, features=("x",),
 ))
 register(Case(
     name="mlp",
@@ -164,7 +164,7 @@ register(Case(
     inputs=(InputSpec("x", (64,)), InputSpec("y", (10,))),
     init_weights=_mlp_weights, make_batch=_mlp_batch,
     build_graph=legacy_graphs.mlp.build, make_model=eager_models.mlp.MLP,
-    default_batch_size=64,
+    default_batch_size=64, features=("x",),
 ))
 register(Case(
     name="elementwise",
@@ -172,7 +172,7 @@ register(Case(
     inputs=(InputSpec("x", (32,)), InputSpec("target", (32,))),
     init_weights=_elementwise_weights, make_batch=_elementwise_batch,
     build_graph=legacy_graphs.elementwise.build, make_model=eager_models.elementwise.Elementwise,
-    default_batch_size=16,
+    default_batch_size=16, features=("x",),
 ))
 register(Case(
     name="matmul",
@@ -180,7 +180,7 @@ register(Case(
     inputs=(InputSpec("x", (1024,)), InputSpec("target", (1024,))),
     init_weights=_matmul_weights, make_batch=_matmul_batch,
     build_graph=legacy_graphs.matmul.build, make_model=eager_models.matmul.Matmul,
-    default_batch_size=256,
+    default_batch_size=256, features=("x",),
 ))
 register(Case(
     name="cnn",
@@ -188,7 +188,7 @@ register(Case(
     inputs=(InputSpec("x", (16, 16, 3)), InputSpec("y", (10,))),
     init_weights=_cnn_weights, make_batch=_cnn_batch,
     build_graph=legacy_graphs.cnn.build, make_model=eager_models.cnn.CNN,
-    default_batch_size=16,
+    default_batch_size=16, features=("x",),
 ))
 
 
@@ -206,7 +206,7 @@ def _resnet(depth: int = 2) -> Case:
         init_weights=functools.partial(_resnet_weights, depth=depth), make_batch=_resnet_batch,
         build_graph=functools.partial(legacy_graphs.resnet.build, depth=depth),
         make_model=functools.partial(eager_models.resnet.ResNet, depth=depth),
-        default_batch_size=16, options={"depth": depth}, configure=_resnet,
+        default_batch_size=16, features=("x",), options={"depth": depth}, configure=_resnet,
         tolerances={m: _BN_XLA_TOLERANCE for m in ("tf2-xla", "tf2-xla-loop")},
     )
 
@@ -220,7 +220,7 @@ register(Case(
     init_weights=_rnn_weights, make_batch=rnn_batch,
     make_varied_batch=lambda rng, n, length: rnn_batch(rng, n, steps=length),
     build_graph=legacy_graphs.rnn.build, make_model=eager_models.rnn.RNN,
-    default_batch_size=16,
+    default_batch_size=16, features=("x", "lengths"),
 ))
 register(Case(
     name="control_flow",
@@ -228,5 +228,5 @@ register(Case(
     inputs=(InputSpec("x", (16,)), InputSpec("y", (16,))),
     init_weights=_control_weights, make_batch=_control_batch,
     build_graph=legacy_graphs.control_flow.build, make_model=eager_models.control_flow.ControlFlow,
-    default_batch_size=16,
+    default_batch_size=16, features=("x",),
 ))

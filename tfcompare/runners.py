@@ -237,13 +237,23 @@ class _Tf2Runner(Runner):
         return self._concrete_for(batch).graph.as_graph_def()
 
     def optimized_graph(self, batch):
-        """The step's graph after Grappler, from the runtime's run metadata for one call."""
+        """The step's graph after Grappler, from run metadata of a fresh instantiation of the same step.
+
+        The runtime records a function's optimised graph when it instantiates it (its first call), so a
+        new `tf.function` of the same step is instantiated under run metadata; it runs one step.
+        """
         if self.options.kind == "eager":
             return None
-        timed = self.timed(batch, 1)
+        if self.options.loop:
+            spec = {s.name: tf.TensorSpec((None,) + s.signature_shape(), s.dtype) for s in self.case.inputs}
+            fresh, arg = self._wrap(self._loop, input_signature=[spec]), self._stack([batch])
+        else:
+            fresh, arg = self._wrap(self.model.train_step), _to_tensors(batch)
+        concrete = fresh.get_concrete_function(arg)
         context.enable_run_metadata()
         try:
-            timed.fn()
+            context.export_run_metadata()  # drop anything recorded before
+            concrete(arg)
             meta = context.export_run_metadata()
         finally:
             context.disable_run_metadata()

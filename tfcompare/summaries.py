@@ -19,7 +19,7 @@ from tensorboard.plugins.hparams import api as hp
 from tfcompare.results import ModeResult, RunResult
 
 __all__ = ["SCALAR_TAGS", "STEP_TAG", "HPARAM_METRICS", "OPTIMIZED_GRAPH_TAG", "mode_scalars", "write_mode",
-           "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for", "write_audit"]
+           "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for", "write_audit", "write_inspection"]
 
 OPTIMIZED_GRAPH_TAG = "optimized"  # the graph after Grappler (what the Session / runtime really ran)
 
@@ -160,3 +160,24 @@ def write_audit(logdir: str | Path, report, text: str) -> Path:
     finally:
         writer.close()
     return path
+
+
+def write_inspection(logdir: str | Path, found) -> None:
+    """Per inspected graph: the graph as built (run-level) and as run (tag `optimized`), one run each."""
+    from tfcompare.compare import inspection_text
+
+    for view in found.graphs:
+        run = Path(logdir) / view.mode.replace(" [", "_").replace("]", "").replace(", ", "_").replace("=", "-")
+        writer = tf.summary.create_file_writer(str(run))
+        try:
+            with writer.as_default():
+                tf.summary.graph(view.graph_before)
+                _tagged_graph(OPTIMIZED_GRAPH_TAG, view.graph_after)
+        finally:
+            writer.close()
+    writer = tf.summary.create_file_writer(str(logdir))
+    try:
+        with writer.as_default():
+            tf.summary.text("inspect", f"```\n{inspection_text(found)}\n```", step=0)
+    finally:
+        writer.close()
