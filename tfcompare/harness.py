@@ -259,7 +259,8 @@ class _CaseRun:
             if runner is not None:
                 try:
                     extras["graph_def"] = runner.graph_def(self.batch)
-                    extras["optimized_graph"] = runner.optimized_graph(self.batch)
+                    if not MODES[mode].jit_compile:  # XLA's optimised program is the HLO below
+                        extras["optimized_graph"] = runner.optimized_graph(self.batch)
                     extras["autograph"] = runner.autograph_code()
                     if MODES[mode].jit_compile:
                         extras["hlo"] = {stage: runner.hlo(self.batch, stage) for stage in ("hlo", "optimized_hlo")}
