@@ -313,6 +313,39 @@ def export(case_name, dest, overwrite, no_tflite, as_json, cases_file):
 
 
 @cli.command()
+@click.option("--claim", "numbers", multiple=True, type=int, metavar="N", help="Run only claim N (repeatable).")
+@click.option("--quick", is_flag=True, help="Fewer sizes and samples: about 2 minutes on 2 cores, noisier.")
+@click.option("--logdir", default="logs", show_default=True, help="Where the claims folder goes.")
+@click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: claims-<start time>.")
+@click.option("--json", "as_json", is_flag=True, help="Print claims.json instead of the table.")
+def claims(numbers, quick, logdir, run_name, as_json):
+    """Measure the textbook claims about static vs dynamic graphs on this machine and give each a verdict.
+
+    Writes claims.md, claims.json and plots to <logdir>/<run-name>/, and TensorBoard text and images.
+    Exits 1 if an experiment failed (its verdict is `error`; the others still run).
+    """
+    from tfcompare import harness
+    from tfcompare.claims import CLAIMS, ERROR, run_claims
+
+    bad = [n for n in numbers if n not in CLAIMS]
+    if bad:
+        raise click.BadParameter(f"no claim {bad[0]}; valid claims: {', '.join(map(str, CLAIMS))}",
+                                 param_hint="'--claim'")
+    _check_writable(logdir)
+    run_dir = Path(logdir) / (run_name or f"claims-{harness.default_run_name()}")
+    found = run_claims(list(dict.fromkeys(numbers)) or list(CLAIMS), run_dir, quick=quick,
+                       progress=lambda line: click.echo(line, err=True))
+    if as_json:
+        click.echo((run_dir / "claims.json").read_text())
+    else:
+        for r in found:
+            click.echo(f"{r.number:>2}. {r.statement}\n    measured: {r.measured or r.error}\n"
+                       f"    threshold: {r.threshold}\n    verdict: {r.verdict.upper()}")
+        click.echo(f"\nreport: {run_dir / 'claims.md'}")
+    sys.exit(1 if any(r.verdict == ERROR for r in found) else 0)
+
+
+@cli.command()
 @click.option("--only", multiple=True, metavar="NAME", help="Run only this demonstration (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
 def pitfalls(only, as_json):

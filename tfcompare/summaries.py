@@ -19,7 +19,7 @@ from tensorboard.plugins.hparams import api as hp
 from tfcompare.results import ModeResult, RunResult
 
 __all__ = ["SCALAR_TAGS", "STEP_TAG", "HPARAM_METRICS", "OPTIMIZED_GRAPH_TAG", "mode_scalars", "write_mode",
-           "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for", "write_audit", "write_inspection"]
+           "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for", "write_audit", "write_inspection", "write_claims"]
 
 OPTIMIZED_GRAPH_TAG = "optimized"  # the graph after Grappler (what the Session / runtime really ran)
 
@@ -179,5 +179,20 @@ def write_inspection(logdir: str | Path, found) -> None:
     try:
         with writer.as_default():
             tf.summary.text("inspect", f"```\n{inspection_text(found)}\n```", step=0)
+    finally:
+        writer.close()
+
+
+def write_claims(logdir: str | Path, results, markdown_text: str) -> None:
+    """The claims table as text and every plot as an image, in one TensorBoard run."""
+    writer = tf.summary.create_file_writer(str(logdir))
+    try:
+        with writer.as_default():
+            tf.summary.text("claims", markdown_text, step=0)
+            for r in results:
+                tf.summary.text(f"claim{r.number}/verdict", f"**{r.verdict}**: {r.measured or r.error}", step=0)
+                if r.plot and Path(r.plot).exists():
+                    image = tf.image.decode_png(tf.io.read_file(r.plot), channels=4)
+                    tf.summary.image(f"claim{r.number}/plot", image[tf.newaxis], step=0)
     finally:
         writer.close()
