@@ -89,8 +89,11 @@ class _Context:
         self.run_dir, self.quick, self.seed = run_dir, quick, seed
         self.cache: dict = {}
 
-    def harness(self, key: str, cases, modes, **kw):
-        """A quick interleaved harness run (cached by key); returns {(case, mode): stats}."""
+    def harness(self, key: str, cases, modes, *, accept=("ok",), **kw):
+        """A quick interleaved harness run (cached by key); returns {(case, mode): stats}.
+
+        A row whose status is not in `accept` raises (a claim about timing may accept `mismatch`).
+        """
         if key not in self.cache:
             from tfcompare import harness
             from tfcompare.registry import CASES
@@ -103,12 +106,12 @@ class _Context:
             settings.update(kw)
             config = harness.RunConfig(cases=tuple(cases), modes=tuple(modes), **settings)
             result = harness.run(config, registry, self.run_dir / "runs", key)
-            self.cache[key] = {(r.case, r.mode): _stats(r) for r in result.results}
+            self.cache[key] = {(r.case, r.mode): _stats(r, accept) for r in result.results}
         return self.cache[key]
 
 
-def _stats(row) -> dict:
-    if row.status not in ("ok",):
+def _stats(row, accept=("ok",)) -> dict:
+    if row.status not in accept:
         raise RuntimeError(f"{row.case}/{row.mode} {row.status}: {row.error}")
     return {"median": row.step_median_s, "iqr": row.step_iqr_s, "first_call": row.first_call_s,
             "memory": row.peak_memory_bytes, "noisy": row.noisy}
@@ -241,8 +244,10 @@ def _m6(ctx):
     out = {}
     for depth in _depths(ctx):
         case = CASES["resnet"].with_options(depth=depth)
+        # first-call time is what this claim needs; a deeper resnet's XLA gradients may exceed the
+        # equivalence tolerance (reported by `tfcompare run`), which does not change its compile time
         runs = ctx.harness(f"c6-depth{depth}", ["resnet"], ["tf1-graph", "tf2-function", "tf2-xla"], repeats=2,
-                           min_block_s=0.005, registry={"resnet": case})
+                           min_block_s=0.005, registry={"resnet": case}, accept=("ok", "mismatch"))
         out[depth] = {m: runs[("resnet", m)]["first_call"] for m in ("tf1-graph", "tf2-function", "tf2-xla")}
     return out
 
