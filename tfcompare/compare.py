@@ -32,6 +32,14 @@ def format_bytes(n: int | None) -> str:
     return f"{n} B"
 
 
+def _grid(head, body) -> list[str]:
+    """Fixed-width columns: the header, a rule, then one line per row."""
+    widths = [max(len(row[i]) for row in [head] + list(body)) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head] + list(body)]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines
+
+
 def _rows(result: RunResult) -> list[tuple[str, ...]]:
     rows = []
     for r in result.results:
@@ -47,10 +55,7 @@ def _rows(result: RunResult) -> list[tuple[str, ...]]:
 
 def table(result: RunResult) -> str:
     """A fixed-width table, one row per case × mode, then the errors in full and the machine."""
-    rows = [_COLUMNS] + _rows(result)
-    widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines = _grid(_COLUMNS, _rows(result))
     failed = [r for r in result.results if r.error]
     if failed:
         lines.append("")
@@ -100,9 +105,7 @@ def lever_table(rows: list[LeverRow]) -> str:
         mark = ("BEST" + ("" if r.meets_target is None else (" <= target" if r.meets_target else " > target"))
                 if r.best else "") + (" noisy" if r.noisy else "")
         body.append((r.case, r.mode, format_seconds(r.step_s), ratio, lever, gain, mark.strip()))
-    widths = [max(len(row[i]) for row in [head] + body) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head] + body]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines = _grid(head, body)
     lines.append(f"x tf1 time = mode step / tf1-graph step (< 1 is faster); target: best TF2 mode <= {TARGET_RATIO}. "
                  "gain = parent step / mode step, from the same interleaved run.")
     for r in rows:
@@ -150,9 +153,7 @@ def variants_table(rows: list[dict]) -> str:
     head = ("case", "variant", "traces", "total (with tracing)", "first pass", "steady step", "error")
     body = [(r["case"], r["variant"], str(r["traces"]), format_seconds(r["total_s"]), format_seconds(r["first_pass_s"]),
              format_seconds(r["step_median_s"]), r["error"] or "") for r in rows]
-    widths = [max(len(row[i]) for row in [head] + body) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head] + body]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines = _grid(head, body)
     if rows:
         lines.append(f"lengths streamed: {rows[0]['lengths']}; passes interleaved across variants; "
                      "the first pass carries every trace")
@@ -167,9 +168,7 @@ def inspection_text(found) -> str:
     head = ("graph", "nodes built", "nodes run", "fused kernels (ops absorbed)", "constants folded")
     body = [(g.mode, str(g.nodes_before), str(g.nodes_after), fused_summary(g), str(g.constants_folded))
             for g in found.graphs]
-    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head] + body]
-    lines.insert(3, "  ".join("-" * w for w in widths))
+    lines += _grid(head, body)
     lines.append("nodes run: TF1 = the Session's partition graph; tf.function = the post-optimisation graph "
                  "(oneDNN builds show _MklNative* kernels in TF1)")
     if found.hlo:
@@ -198,9 +197,7 @@ def export_text(report) -> str:
                                                                              if f.max_rel_err is not None else ""))
         body.append((f.format, f.status, format_bytes(f.size_bytes), err, format_seconds(f.load_s),
                      format_seconds(f.first_call_s), format_seconds(f.steady_s), format_seconds(f.original_steady_s)))
-    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head] + body]
-    lines.insert(3, "  ".join("-" * w for w in widths))
+    lines += _grid(head, body)
     lines.append(f"inputs checked: {report.batch_shapes}")
     if report.reload_imported is not None:
         lines.append("SavedModels reloaded in a fresh Python process that imported "
