@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from tfcompare.cases import GraphParts, InputSpec
 
-__all__ = ["tf1", "placeholders", "graph_parts"]
+__all__ = ["tf1", "placeholders", "graph_parts", "weight_loader"]
 
 tf1 = tf.compat.v1
 
@@ -25,3 +25,13 @@ def graph_parts(inputs, output, loss, optimizer, variables) -> GraphParts:
     """Close a builder: `optimizer.minimize(loss)` over `variables`, in name order."""
     train_op = optimizer.minimize(loss, var_list=list(variables.values()))
     return GraphParts(inputs=inputs, output=output, loss=loss, train_op=train_op, variables=variables)
+
+
+def weight_loader(variables: dict):
+    """An op that assigns every variable from a placeholder, and those placeholders by name.
+
+    The harness and the exporter load the shared NumPy weights through it (a constant initialiser would
+    copy large weights into the GraphDef).
+    """
+    feeds = {n: tf1.placeholder(v.dtype.base_dtype, v.shape) for n, v in variables.items()}
+    return tf.group(*[variables[n].assign(p) for n, p in feeds.items()]), feeds

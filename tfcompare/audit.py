@@ -20,6 +20,7 @@ import itertools
 import logging
 import os
 import runpy
+import statistics
 import sys
 import threading
 import time
@@ -580,8 +581,6 @@ def measure_overhead(fn: Callable[[], None], repeats: int = 5) -> dict:
             fn()
         auditor.report("overhead")
         audited.append(time.perf_counter() - t0)
-    import statistics
-
     p, a = statistics.median(plain), statistics.median(audited)
     return {"plain_s": p, "audited_s": a, "ratio": a / p, "repeats": repeats, "plain_samples": plain,
             "audited_samples": audited}

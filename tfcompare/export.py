@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
+from legacy_graphs import weight_loader
 from tfcompare.cases import Case
 
 __all__ = ["ExportError", "FormatResult", "ExportReport", "export_case", "TFLITE_TOLERANCE"]
@@ -131,8 +132,7 @@ def _save_tf1(case: Case, weights: dict, path: Path, batches: list[dict]) -> tup
     graph = tf1.Graph()
     with graph.as_default():
         parts = case.build_graph(case.inputs)
-        feeds = {n: tf1.placeholder(v.dtype.base_dtype, v.shape) for n, v in parts.variables.items()}
-        load = tf.group(*[parts.variables[n].assign(p) for n, p in feeds.items()])
+        load, feeds = weight_loader(parts.variables)
         init = tf1.global_variables_initializer()
         with tf1.Session(graph=graph) as sess:
             sess.run(init)

@@ -121,12 +121,10 @@ def _finite(x):
 class _CaseRun:
     """The state of one case while its modes are built, checked and timed."""
 
-    def __init__(self, case: Case, config: RunConfig, session_config, index: int, timer: Timer,
-                 progress: Callable[[str], None]):
-        self.case, self.config, self.timer, self.progress = case, config, timer, progress
+    def __init__(self, case: Case, config: RunConfig, session_config, index: int, timer: Timer):
+        self.case, self.config, self.timer = case, config, timer
         self.batch_size = config.batch_size or case.default_batch_size
-        weights_rng = np.random.default_rng(config.seed)
-        self.weights = case.init_weights(weights_rng)
+        self.weights = case.init_weights(np.random.default_rng(config.seed))
         self.batch = case.make_batch(np.random.default_rng(config.seed + 1), self.batch_size)
         self.batches = [case.make_batch(np.random.default_rng(config.seed + 2 + i), self.batch_size)
                         for i in range(config.steps)]
@@ -315,7 +313,7 @@ def _run_cases(config, registry, run_dir, result, session_config, timer, progres
     """Each case in turn; `save` writes results.json after every case, so a kill keeps what finished."""
     profiling = config.profile and _profile_plugin(progress)
     for index, name in enumerate(config.cases):
-        case_run = _CaseRun(registry[name], config, session_config, index, timer, progress)
+        case_run = _CaseRun(registry[name], config, session_config, index, timer)
         try:
             progress(f"[{index + 1}/{len(config.cases)}] {name}: building and first calls")
             for mode in case_run.order:

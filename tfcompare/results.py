@@ -9,9 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ModeResult", "RunResult", "write_json_atomic", "STATUSES"]
-
-STATUSES = ("ok", "mismatch", "error", "skipped")
+__all__ = ["ModeResult", "RunResult", "write_json_atomic"]
 
 
 @dataclasses.dataclass
@@ -20,7 +18,7 @@ class ModeResult:
 
     case: str
     mode: str
-    status: str = "ok"
+    status: str = "ok"  # ok / mismatch / error / skipped
     error: str | None = None
     batch_size: int | None = None
     build_s: float | None = None

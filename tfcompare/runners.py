@@ -13,6 +13,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager import context  # run metadata of tf.function calls (no public API)
 
+from legacy_graphs import weight_loader
 from tfcompare.cases import Case
 from tfcompare.modes import ExecutionOptions
 from tfcompare.timing import Timed
@@ -82,8 +83,7 @@ class _Tf1Runner(Runner):
             self._vars = [self.parts.variables[n] for n in self._names]
             self._grads = tf1.gradients(self.parts.loss, self._vars)
             self._init = tf1.global_variables_initializer()
-            self._load_feeds = [tf1.placeholder(v.dtype.base_dtype, v.shape) for v in self._vars]
-            self._load = tf.group(*[v.assign(p) for v, p in zip(self._vars, self._load_feeds)])
+            self._load, self._load_feeds = weight_loader(self.parts.variables)
         self.graph.finalize()
 
     def _feed(self, batch):
@@ -91,7 +91,7 @@ class _Tf1Runner(Runner):
 
     def reset(self):
         self.sess.run(self._init)
-        self.sess.run(self._load, {p: self._weights0[n] for p, n in zip(self._load_feeds, self._names)})
+        self.sess.run(self._load, {p: self._weights0[n] for n, p in self._load_feeds.items()})
 
     def first_call(self, batch):
         self.sess = tf1.Session(graph=self.graph, config=self._config)
