@@ -6,8 +6,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import pytest  # noqa: E402
 
-from tfcompare import harness  # noqa: E402
-from tfcompare.modes import MODES  # noqa: E402
+from tfcompare.run import harness  # noqa: E402
+from tfcompare.core.modes import MODES  # noqa: E402
 from tfcompare.registry import CASES  # noqa: E402
 
 QUICK_TEST = dict(steps=3, repeats=3, min_block_s=0.002, loop_steps=4, threads=2)

@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from tfcompare.cli import cli
-from tfcompare.modes import MODES
+from tfcompare.core.modes import MODES
 from tfcompare.registry import CASES
-from tfcompare.server import TensorBoard
+from tfcompare.report.server import TensorBoard
 
 QUICK = ["--quick", "--repeats", "3", "--steps", "2"]
 

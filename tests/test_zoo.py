@@ -8,14 +8,15 @@ import pytest
 import tensorflow as tf
 from click.testing import CliRunner
 
-from tfcompare.autograph import autograph_view, op_counts
+from tfcompare.core.graphs import op_counts
+from tfcompare.tools.autograph import autograph_view
 from tfcompare.cli import cli
-from tfcompare.environment import session_config
-from tfcompare.modes import MODES
-from tfcompare.pitfalls import CALLS, run_pitfalls
+from tfcompare.core.environment import session_config
+from tfcompare.core.modes import MODES
+from tfcompare.tools.pitfalls import CALLS, run_pitfalls
 from tfcompare.registry import CASES, rnn_batch
-from tfcompare.runners import make_runner
-from tfcompare.shapes import bucket_length, run_variants
+from tfcompare.core.runners import make_runner
+from tfcompare.run.shapes import bucket_length, run_variants
 
 
 def test_rnn_batches_mix_lengths_and_padding_never_reaches_the_loss():

@@ -1,9 +1,50 @@
-"""tfcompare: one model written for TF1 and TF2, run side by side, compared, timed and logged."""
+"""tfcompare: one model written for TF1 and TF2, run side by side, compared, timed and logged.
 
+The case-writing API, from one import root:
+
+    from tfcompare import Case, InputSpec, placeholders, graph_parts, tf1, StepModule, SGD, Momentum
+
+Names are resolved on first use, so `import tfcompare` (and `tfcompare --help`) does not import
+TensorFlow until a name that needs it is asked for.
+"""
+
+import importlib as _importlib
 import os as _os
 
 # TensorFlow's C++ start-up chatter (oneDNN notices, CUDA probes) buries the results; keep warnings.
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# Peak memory is read from the allocator's statistics. TF's default CPU allocator keeps none unless
+# oneDNN is on (it is by default only on CPUs with AVX-512 VNNI and newer); the BFC allocator keeps them.
+# Set before TensorFlow starts, and only when the user has not chosen.
+_os.environ.setdefault("TF_CPU_ALLOCATOR_USE_BFC", "true")
 
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+
+# public name -> the module that defines it
+_PUBLIC = {
+    "Case": "tfcompare.core.cases",
+    "InputSpec": "tfcompare.core.cases",
+    "GraphParts": "tfcompare.core.cases",
+    "CaseError": "tfcompare.core.cases",
+    "load_cases_file": "tfcompare.core.cases",
+    "tf1": "tfcompare.core.graph_builder",
+    "placeholders": "tfcompare.core.graph_builder",
+    "graph_parts": "tfcompare.core.graph_builder",
+    "weight_loader": "tfcompare.core.graph_builder",
+    "StepModule": "tfcompare.core.step_module",
+    "SGD": "tfcompare.core.optimizers",
+    "Momentum": "tfcompare.core.optimizers",
+}
+__all__ = ["__version__", *_PUBLIC]
+
+
+def __getattr__(name):
+    if name in _PUBLIC:
+        value = getattr(_importlib.import_module(_PUBLIC[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tfcompare' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_PUBLIC))

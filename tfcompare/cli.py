@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from tfcompare.modes import CORE_MODES, LEVER_MODES, MODES
+from tfcompare.core.modes import CORE_MODES, LEVER_MODES, MODES
 
 __all__ = ["main", "cli"]
 
@@ -20,7 +20,7 @@ _POSITIVE = click.IntRange(min=1)
 
 def _registry(cases_file: str | None) -> dict:
     """The built-in cases plus the user's `--cases-file` cases (imported only when named)."""
-    from tfcompare.cases import CaseError, load_cases_file
+    from tfcompare.core.cases import CaseError, load_cases_file
     from tfcompare.registry import CASES
 
     registry = dict(CASES)
@@ -33,11 +33,21 @@ def _registry(cases_file: str | None) -> dict:
     return registry
 
 
+def _case(registry: dict, name: str, hint: str = "'CASE'"):
+    """The named case, or the one usage error that lists the choices."""
+    from tfcompare.core.cases import CaseError, find_case
+
+    try:
+        return find_case(registry, name)
+    except CaseError as exc:
+        raise click.BadParameter(str(exc), param_hint=hint) from None
+
+
 def _apply_options(registry: dict, names, options: dict) -> dict:
     """Rebuild the named cases that declare these options; an option no named case has is a usage error."""
     if not options:
         return registry
-    from tfcompare.cases import CaseError
+    from tfcompare.core.cases import CaseError
 
     registry = dict(registry)
     for key in options:
@@ -159,13 +169,12 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
     Writes <logdir>/<run-name>/results.json and one TensorBoard run per case and mode. Exits 1 when
     any case × mode disagrees with tf1-graph or fails, 130 when interrupted (what finished is kept).
     """
-    from tfcompare import compare, harness
+    from tfcompare.report import tables
+    from tfcompare.run import harness
 
     registry = _registry(cases_file)
-    unknown = [c for c in cases if c not in registry]
-    if unknown:
-        raise click.BadParameter(f"unknown case {unknown[0]!r}; choose from {', '.join(registry)}",
-                                 param_hint="'--case'")
+    for name in cases:
+        _case(registry, name, "'--case'")
     registry = _apply_options(registry, cases or tuple(registry), options)
     for mode in modes:  # asked for explicitly, both of them: say no now; otherwise the row is skipped
         for name in cases:
@@ -206,15 +215,17 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:
-        click.echo(compare.table(result))
+        click.echo(tables.table(result))
         if levers or any(m in LEVER_MODES for m in chosen_modes):
-            from tfcompare.levers import lever_report
+            from tfcompare.run.levers import lever_report, lever_table
 
             click.echo("\nLevers: how far each TF2 mode takes the step relative to tf1-graph\n")
-            click.echo(compare.lever_table(lever_report(result)))
+            click.echo(lever_table(lever_report(result)))
         if result.variable_shapes:
+            from tfcompare.run.shapes import variants_table
+
             click.echo("\nVariable lengths: tf.function variants on the same stream\n")
-            click.echo(compare.variants_table(result.variable_shapes))
+            click.echo(variants_table(result.variable_shapes))
         click.echo(f"\nresults: {Path(result.run_dir) / 'results.json'}   TensorBoard: tensorboard --logdir {logdir}")
     sys.exit(0 if result.ok else 1)
 
@@ -224,20 +235,9 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases.")
 def autograph(case_name, cases_file):
     """Show AutoGraph's rewrite of CASE's TF2 step and the control-flow ops of its TF1 and tf.function graphs."""
-    from tfcompare.autograph import autograph_view
+    from tfcompare.tools.autograph import autograph_view
 
-    registry = _registry(cases_file)
-    if case_name not in registry:
-        raise click.BadParameter(f"unknown case {case_name!r}; choose from {', '.join(registry)}",
-                                 param_hint="'CASE'")
-    view = autograph_view(registry[case_name])
-    click.echo(view.code)
-
-    def ops(counts):
-        return ", ".join(f"{k} x{v}" for k, v in counts.items()) or "none"
-
-    click.echo(f"control flow in tf1-graph ({view.tf1_ops} ops): {ops(view.tf1_control_flow)}")
-    click.echo(f"control flow in tf2-function ({view.tf2_ops} ops): {ops(view.tf2_control_flow)}")
+    click.echo(autograph_view(_case(_registry(cases_file), case_name)).text())
 
 
 def _grappler_items(ctx, param, values):
@@ -265,12 +265,10 @@ def _grappler_items(ctx, param, values):
 def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items, repeats, logdir, as_json,
             cases_file):
     """What Grappler and XLA did to CASE: graphs before/after, fused kernels, HLO; the time it bought."""
-    from tfcompare import compare, summaries
-    from tfcompare.compiler import inspect_case, parse_grappler
+    from tfcompare.report.tensorboard import write_inspection
+    from tfcompare.tools.inspect import inspect_case, parse_grappler
 
-    registry = _registry(cases_file)
-    if case_name not in registry:
-        raise click.BadParameter(f"unknown case {case_name!r}; choose from {', '.join(registry)}", param_hint="'CASE'")
+    case = _case(_registry(cases_file), case_name)
     items = dict(grappler_items)
     if no_remapping:
         items["remapping"] = "off"
@@ -281,10 +279,10 @@ def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items,
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--grappler'") from None
     _check_writable(logdir)
-    found = inspect_case(registry[case_name], tuple(modes) or ("tf1-graph", "tf2-function", "tf2-xla"), options,
-                         repeats=repeats)
-    summaries.write_inspection(Path(logdir) / "inspect" / case_name, found)
-    click.echo(json.dumps(found.to_json(), indent=2) if as_json else compare.inspection_text(found))
+    found = inspect_case(case, tuple(modes) or ("tf1-graph", "tf2-function", "tf2-xla"), options, repeats=repeats)
+    text = found.text()
+    write_inspection(Path(logdir) / "inspect" / case_name, found, text)
+    click.echo(json.dumps(found.to_json(), indent=2) if as_json else text)
 
 
 @cli.command()
@@ -297,18 +295,15 @@ def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items,
 def export(case_name, dest, overwrite, no_tflite, as_json, cases_file):
     """Export CASE as SavedModel (TF2 and TF1) and TFLite (float, dynamic-range quantised); reload each
     without the model's code and compare it with the original. Exits 1 if any format fails or disagrees."""
-    from tfcompare import compare
-    from tfcompare.export import ExportError, export_case
+    from tfcompare.tools.export import ExportError, export_case
 
-    registry = _registry(cases_file)
-    if case_name not in registry:
-        raise click.BadParameter(f"unknown case {case_name!r}; choose from {', '.join(registry)}", param_hint="'CASE'")
+    case = _case(_registry(cases_file), case_name)
     try:
-        report = export_case(registry[case_name], dest or Path("exports") / case_name, overwrite=overwrite,
+        report = export_case(case, dest or Path("exports") / case_name, overwrite=overwrite,
                              tflite=not no_tflite)
     except ExportError as exc:
         raise click.BadParameter(str(exc), param_hint="'--to'") from None
-    click.echo(json.dumps(report.to_json(), indent=2) if as_json else compare.export_text(report))
+    click.echo(json.dumps(report.to_json(), indent=2) if as_json else report.text())
     sys.exit(0 if report.ok else 1)
 
 
@@ -324,8 +319,8 @@ def claims(numbers, quick, logdir, run_name, as_json):
     Writes claims.md, claims.json and plots to <logdir>/<run-name>/, and TensorBoard text and images.
     Exits 1 if an experiment failed (its verdict is `error`; the others still run).
     """
-    from tfcompare import harness
-    from tfcompare.claims import CLAIMS, ERROR, run_claims
+    from tfcompare.claims import CLAIMS, ERROR, run_claims, text
+    from tfcompare.run import harness
 
     bad = [n for n in numbers if n not in CLAIMS]
     if bad:
@@ -338,10 +333,7 @@ def claims(numbers, quick, logdir, run_name, as_json):
     if as_json:
         click.echo((run_dir / "claims.json").read_text())
     else:
-        for r in found:
-            click.echo(f"{r.number:>2}. {r.statement}\n    measured: {r.measured or r.error}\n"
-                       f"    threshold: {r.threshold}\n    verdict: {r.verdict.upper()}")
-        click.echo(f"\nreport: {run_dir / 'claims.md'}")
+        click.echo(text(found, run_dir))
     sys.exit(1 if any(r.verdict == ERROR for r in found) else 0)
 
 
@@ -350,7 +342,7 @@ def claims(numbers, quick, logdir, run_name, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
 def pitfalls(only, as_json):
     """Run small self-checking demonstrations of what tracing does to Python code, with measured counts."""
-    from tfcompare.pitfalls import PITFALLS, run_pitfalls
+    from tfcompare.tools.pitfalls import PITFALLS, run_pitfalls
 
     unknown = [n for n in only if n not in PITFALLS]
     if unknown:
@@ -361,8 +353,7 @@ def pitfalls(only, as_json):
         click.echo(json.dumps([p.to_json() for p in found], indent=2))
     else:
         for p in found:
-            verdict = "error: " + p.error if p.error else ("shown" if p.holds else "NOT as described here")
-            click.echo(f"{p.name}: {p.shows} [{verdict}]")
+            click.echo(p.text())
     sys.exit(0 if all(p.holds and not p.error for p in found) else 1)
 
 
@@ -384,8 +375,7 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
     arguments). Exit codes: 0 fine, 1 a --max-traces/--fail-on-retrace gate failed, 2 usage error,
     3 the target itself failed (its traceback is shown, and the traces seen until then are reported).
     """
-    from tfcompare import audit as audit_lib
-    from tfcompare import compare
+    from tfcompare.tools import audit as audit_lib
 
     chosen = [x for x in (target, scenario, static_path) if x]
     if len(chosen) != 1:
@@ -393,9 +383,7 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
     if overhead and not scenario:
         raise click.UsageError("--overhead goes with --scenario")
     if static_path:
-        from tfcompare.hazards import scan_path
-
-        report = audit_lib.AuditReport(target=static_path, hazards=scan_path(static_path))
+        report = audit_lib.AuditReport(target=static_path, hazards=audit_lib.scan_path(static_path))
     elif scenario:
         from eager_models.retracing_scenarios import SCENARIOS
 
@@ -413,11 +401,11 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
         # the target's own prints go to stderr when stdout carries the JSON document
         with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
             report = audit_lib.audit_target(target, tuple(args))
-    text = compare.audit_text(report)
+    text = report.text()
     if logdir:
-        from tfcompare import summaries
+        from tfcompare.report.tensorboard import write_audit
 
-        summaries.write_audit(Path(logdir) / "audit", report, text)
+        write_audit(Path(logdir) / "audit", report, text)
     click.echo(json.dumps(report.to_json(), indent=2) if as_json else text)
     if report.status == "failed":
         sys.exit(3)
@@ -432,7 +420,7 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
               help="Port on 127.0.0.1 (0: any free port).")
 def tensorboard(logdir, port):
     """Start TensorBoard on the log directory, bound to 127.0.0.1 only; Ctrl-C stops it."""
-    from tfcompare.server import TensorBoard, TensorBoardError
+    from tfcompare.report.server import TensorBoard, TensorBoardError
 
     try:
         board = TensorBoard(logdir, port)

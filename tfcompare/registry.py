@@ -22,9 +22,9 @@ import legacy_graphs.matmul
 import legacy_graphs.mlp
 import legacy_graphs.resnet
 import legacy_graphs.rnn
-from tfcompare.cases import Case, CaseError, InputSpec
+from tfcompare.core.cases import Case, CaseError, InputSpec
 
-__all__ = ["CASES", "get_case", "register"]
+__all__ = ["CASES", "register", "rnn_batch"]
 
 
 def _normal(rng, shape, scale):
@@ -143,11 +143,7 @@ def register(case: Case, *, replace: bool = False) -> Case:
     return case
 
 
-def get_case(name: str) -> Case:
-    try:
-        return CASES[name]
-    except KeyError:
-        raise CaseError(f"unknown case {name!r}; choose from {', '.join(sorted(CASES))}") from None
+
 
 
 register(Case(

@@ -1,0 +1,79 @@
+"""The lever report's arithmetic on injected timings, and modes a case cannot run."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tfcompare.run import harness
+from tfcompare.run.levers import lever_table
+from tfcompare.core.cases import load_cases_file
+from tfcompare.cli import cli
+from tfcompare.run.levers import lever_report
+from tfcompare.core.results import ModeResult, RunResult
+
+from conftest import QUICK_TEST
+
+
+def _result(case, medians, **extra):
+    rows = [ModeResult(case=case, mode=m, step_median_s=s, noisy=False, **extra) for m, s in medians.items()]
+    return RunResult(run_name="t", run_dir="/tmp/t", config={}, environment={}, results=rows)
+
+
+def test_ratios_gains_and_best_mode():
+    result = _result("c", {"tf1-graph": 100e-6, "tf2-eager": 1000e-6, "tf2-function": 200e-6,
+                           "tf2-concrete": 160e-6, "tf2-xla": 100e-6, "tf2-loop": 50e-6, "tf2-xla-loop": 40e-6})
+    rows = {r.mode: r for r in lever_report(result)}
+    assert "tf1-graph" not in rows
+    assert rows["tf2-eager"].ratio_to_tf1 == pytest.approx(10.0)
+    assert rows["tf2-eager"].gain_vs_parent is None
+    assert rows["tf2-function"].gain_vs_parent == pytest.approx(5.0)  # 1000 / 200
+    assert rows["tf2-concrete"].gain_vs_parent == pytest.approx(1.25)  # 200 / 160
+    assert rows["tf2-xla"].gain_vs_parent == pytest.approx(2.0)  # over tf2-function
+    assert rows["tf2-loop"].ratio_to_tf1 == pytest.approx(0.5)
+    assert rows["tf2-xla-loop"].gain_vs_parent == pytest.approx(1.25)  # 50 / 40, over tf2-loop
+    assert [m for m, r in rows.items() if r.best] == ["tf2-xla-loop"]
+    assert rows["tf2-xla-loop"].meets_target is True  # 0.4 <= 0.8
+    assert rows["tf2-loop"].meets_target is None  # only the best row carries the verdict
+
+
+def test_compute_bound_case_misses_the_target_and_says_why():
+    result = _result("mm", {"tf1-graph": 3.0e-3, "tf2-eager": 4.2e-3, "tf2-function": 3.1e-3, "tf2-xla": 3.5e-3,
+                            "tf2-loop": 2.9e-3})
+    rows = lever_report(result)
+    best = next(r for r in rows if r.best)
+    assert best.mode == "tf2-loop" and best.ratio_to_tf1 == pytest.approx(2.9 / 3.0)
+    assert best.meets_target is False
+    text = lever_table(rows)
+    assert "mm: best TF2 mode tf2-loop at 0.97x tf1 time" in text
+    assert "even eager is only 1.40x tf1 time" in text and "compute-bound" in text
+
+
+def test_failed_rows_do_not_enter_the_report():
+    result = _result("c", {"tf1-graph": 1e-4, "tf2-function": 2e-4})
+    result.results[1].status = "mismatch"
+    assert lever_report(result) == []
+
+
+def test_unsupported_mode_is_skipped_unless_asked_for(tmp_path):
+    registry = {c.name: c for c in load_cases_file("tests/data/user_cases.py")}
+    config = harness.RunConfig(cases=("user-no-xla",), modes=("tf1-graph", "tf2-function", "tf2-xla"), **QUICK_TEST)
+    result = harness.run(config, registry, tmp_path, "skip")
+    assert [r.status for r in result.results] == ["ok", "ok", "skipped"]
+    assert "no XLA kernel" in result.results[2].error
+    assert result.ok
+    explicit = CliRunner().invoke(cli, ["run", "--cases-file", "tests/data/user_cases.py", "--case", "user-no-xla",
+                                        "--mode", "tf2-xla", "--logdir", str(tmp_path)])
+    assert explicit.exit_code == 2
+    assert "case 'user-no-xla' does not support mode 'tf2-xla': uses an op with no XLA kernel" in explicit.output
+
+
+def test_levers_flag_prints_the_report_and_json_carries_it(tmp_path):
+    out = CliRunner().invoke(cli, ["run", "--case", "linear", "--levers", "--quick", "--repeats", "3",
+                                   "--loop-steps", "3", "--logdir", str(tmp_path), "--run-name", "lv"])
+    assert out.exit_code == 0, out.output
+    assert "Levers:" in out.stdout and "steps per call (over tf2-function)" in out.stdout
+    doc = json.loads((tmp_path / "lv" / "results.json").read_text())
+    assert {r["mode"] for r in doc["levers"]} == {"tf2-eager", "tf2-function", "tf2-xla", "tf2-concrete",
+                                                  "tf2-loop", "tf2-xla-loop"}
+    assert sum(r["best"] for r in doc["levers"]) == 1

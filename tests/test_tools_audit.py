@@ -1,0 +1,147 @@
+"""The retracing audit on real tf.functions: exact trace counts, causes, hazards, exit codes."""
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+import tensorflow as tf
+from click.testing import CliRunner
+from tensorboard.backend.event_processing import event_accumulator
+
+from eager_models.retracing_scenarios import LENGTHS, SCENARIOS
+from tfcompare.tools import audit
+from tfcompare.cli import cli
+from tfcompare.tools.audit.hazards import scan_path
+
+TARGET = "tests/data/audit_target.py"
+EXPECTED_HAZARDS = [("literal_collision", 37), ("literal_collision", 38), ("print", 14), ("np_random", 15),
+                    ("time", 16), ("container_mutation", 17), ("unrolled_loop", 18), ("global_read", 20),
+                    ("variable_in_body", 25), ("function_in_loop", 41)]
+
+
+def _function(report, name):
+    return next(f for f in report.functions if f.name == name)
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_scenario_trace_counts_and_causes(name):
+    scenario = SCENARIOS[name]
+    report = audit.audit_callable(scenario.run, name, static=False)
+    assert report.explanations and report.status == "ok"
+    fn = _function(report, scenario.function)
+    assert fn.traces == scenario.traces
+    assert len(fn.retraces) == scenario.traces - 1
+    assert {r.cause for r in fn.retraces} == ({scenario.cause} if scenario.cause else set())
+
+
+def test_variable_lengths_names_the_argument_the_dim_and_the_signature():
+    report = audit.audit_callable(SCENARIOS["variable-lengths"].run, "v", static=False)
+    fn = _function(report, "_encode")
+    assert fn.calls == len(LENGTHS)
+    assert [(r.argument, r.detail) for r in fn.retraces] == [("x", "dim 1: 7 -> 13"), ("x", "dim 1: 7 -> 20"),
+                                                             ("x", "dim 1: 7 -> 31")]
+    assert all("input_signature=[tf.TensorSpec(shape=[4, None, 8], dtype=tf.float32)]" in r.suggestion
+               for r in fn.retraces)
+    assert all(r.call_site.endswith("retracing_scenarios.py:34") for r in fn.retraces)
+    assert all(r.tracing_s > 0 for r in fn.retraces)
+
+
+def test_step_counter_flag_and_recreated_function():
+    counter = _function(audit.audit_callable(SCENARIOS["python-step-counter"].run, "c", static=False), "_scaled")
+    assert [(r.argument, r.detail) for r in counter.retraces][:2] == [("step", "0 -> 1"), ("step", "0 -> 2")]
+    assert "tf.constant" in counter.retraces[0].suggestion and not counter.retraces[0].harmless
+    flag = _function(audit.audit_callable(SCENARIOS["training-flag"].run, "t", static=False), "_dropout_like")
+    assert flag.calls == 6 and flag.avoidable_retraces == 0 and flag.retraces[0].harmless
+    loop = _function(audit.audit_callable(SCENARIOS["new-function-per-iteration"].run, "n", static=False), "_double")
+    assert loop.function_objects == 5 and "hoist" in loop.retraces[0].suggestion
+
+
+def test_the_trace_message_is_pinned_to_the_installed_tensorflow():
+    from tensorflow.python.eager.polymorphic_function import tracing_compilation
+
+    assert audit.TRACE_MESSAGE in Path(tracing_compilation.__file__).read_text(), tf.__version__
+
+
+def test_without_the_message_it_falls_back_to_public_counts(monkeypatch):
+    monkeypatch.setattr(audit.observer, "TRACE_MESSAGE", "a message this TensorFlow never logs")
+    report = audit.audit_callable(SCENARIOS["variable-lengths"].run, "v", static=False)
+    assert not report.explanations and "cannot be explained" in report.note
+    assert sum(f.traces for f in report.functions) == 4
+
+
+def test_literal_collision_and_static_hazards_at_their_lines():
+    report = audit.audit_target(TARGET)
+    assert [(h.kind, h.line) for h in report.hazards] == EXPECTED_HAZARDS
+    assert _function(report, "add").traces == 2  # 1, 1.0 and True shared one trace; 2 retraced
+    assert [(h.kind, h.line) for h in scan_path(TARGET)] == EXPECTED_HAZARDS[2:]
+
+
+def test_logging_is_restored_even_when_the_target_fails():
+    logger = tf.get_logger()
+    before = (logger.level, list(logger.filters), [h.level for h in logger.handlers])
+    report = audit.audit_target(TARGET, ("--raise",))
+    assert report.status == "failed" and report.error == "ValueError: the user's code failed"
+    assert 'audit_target.py", line 43' in report.traceback
+    assert _function(report, "add").traces == 2  # what was traced before the failure is still there
+    assert (logger.level, list(logger.filters), [h.level for h in logger.handlers]) == before
+    assert not logger.isEnabledFor(1)
+
+
+@pytest.mark.parametrize("args,code", [
+    ([TARGET], 0),
+    ([TARGET, "--", "--exit"], 0),  # sys.exit(0) is a normal end
+    ([TARGET, "--fail-on-retrace"], 1),
+    ([TARGET, "--max-traces", "3"], 0),
+    ([TARGET, "--max-traces", "2"], 1),  # the lambda traced 3 times
+    ([TARGET, "--", "--raise"], 3),
+    (["tests/data/nope.py"], 3),
+    (["--scenario", "none-signature", "--fail-on-retrace"], 0),
+    (["--scenario", "variable-lengths", "--fail-on-retrace"], 1),
+    (["--scenario", "training-flag", "--fail-on-retrace"], 0),  # expected retraces do not fail the gate
+])
+def test_exit_codes(args, code):
+    result = CliRunner().invoke(cli, ["audit", *args])
+    assert result.exit_code == code, result.output
+
+
+def test_usage_errors():
+    assert CliRunner().invoke(cli, ["audit"]).exit_code == 2
+    bad = CliRunner().invoke(cli, ["audit", "--scenario", "nope"])
+    assert bad.exit_code == 2 and "unknown scenario 'nope'; choose from variable-lengths" in bad.output
+
+
+def test_json_schema_and_tensorboard(tmp_path):
+    result = CliRunner().invoke(cli, ["audit", TARGET, "--json", "--logdir", str(tmp_path)])
+    doc = json.loads(result.stdout)
+    assert set(doc) >= {"functions", "hazards"}
+    for f in doc["functions"]:
+        assert set(f) >= {"name", "file", "line", "calls", "traces", "tracing_s", "retraces"}
+        for r in f["retraces"]:
+            assert set(r) >= {"argument", "cause", "detail", "call_site", "suggestion"}
+    for h in doc["hazards"]:
+        assert set(h) == {"kind", "file", "line", "message"}
+    acc = event_accumulator.EventAccumulator(str(tmp_path / "audit"), size_guidance={"tensors": 0})
+    acc.Reload()
+    assert float(tf.make_ndarray(acc.Tensors("audit/add/traces")[0].tensor_proto)) == 2.0
+
+
+def test_static_only_on_a_folder_runs_nothing(tmp_path):
+    (tmp_path / "a.py").write_text("import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n")
+    result = CliRunner().invoke(cli, ["audit", "--static", str(tmp_path), "--json"])
+    doc = json.loads(result.stdout)
+    assert [(h["kind"], h["line"]) for h in doc["hazards"]] == [("print", 5)]
+    assert doc["functions"] == []
+
+
+def test_a_logging_filter_of_the_user_survives():
+    class Mine(logging.Filter):
+        pass
+
+    mine = Mine()
+    tf.get_logger().addFilter(mine)
+    try:
+        audit.audit_callable(SCENARIOS["none-signature"].run, "n", static=False)
+        assert mine in tf.get_logger().filters
+    finally:
+        tf.get_logger().removeFilter(mine)

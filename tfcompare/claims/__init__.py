@@ -1,0 +1,16 @@
+"""`tfcompare claims`: the textbook statements about static and dynamic graphs, measured here.
+
+Each claim is a module named for what it measures, holding its experiment (`measure`, which runs
+TensorFlow), its judgement (`judge`, a pure function of the measurements that states its threshold)
+and, where a picture helps, its `plot`. A verdict is `holds`, `does not hold`, or `inconclusive` when
+the noise is larger than the distance to the threshold; an experiment that fails is `error`.
+Nothing here states a verdict in advance: every verdict is computed from this run's numbers.
+"""
+
+from tfcompare.claims.catalogue import CLAIMS
+from tfcompare.claims.claim import Claim, ClaimResult
+from tfcompare.claims.report import run_claims, text
+from tfcompare.claims.verdicts import ERROR, FAILS, HOLDS, INCONCLUSIVE, at_least, at_most, ratio_noise
+
+__all__ = ["Claim", "ClaimResult", "CLAIMS", "at_least", "at_most", "ratio_noise", "run_claims", "text", "HOLDS",
+           "FAILS", "INCONCLUSIVE", "ERROR"]

@@ -1,0 +1,46 @@
+"""Claim 7: the static-graph advantage weakens below batch size 8."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfcompare.claims.claim import Claim, plot_lines
+from tfcompare.claims.verdicts import INCONCLUSIVE, at_least, ratio_noise
+
+__all__ = ["CLAIM"]
+
+
+def _batches(ctx):
+    return (1, 8, 128) if ctx.quick else (1, 4, 8, 32, 128, 512)
+
+
+def measure(ctx):
+    out = {}
+    for bs in _batches(ctx):
+        runs = ctx.harness(f"c7-batch{bs}", ["mlp"], ["tf1-graph", "tf2-eager", "tf2-function"], batch_size=bs)
+        out[bs] = {m: runs[("mlp", m)] for m in ("tf1-graph", "tf2-eager", "tf2-function")}
+    return out
+
+
+def judge(m):
+    sizes = sorted(m, key=int)
+    speed = {bs: m[bs]["tf2-eager"]["median"] / m[bs]["tf2-function"]["median"] for bs in sizes}
+    small = [speed[b] for b in sizes if int(b) < 8]
+    large = [speed[b] for b in sizes if int(b) >= 8]
+    if not small or not large:
+        return INCONCLUSIVE, "need batch sizes on both sides of 8", "speedup below batch 8 < speedup at >= 8"
+    ratio = np.mean(large) / np.mean(small)  # > 1 means the advantage is weaker at small batch, as claimed
+    noise = ratio * np.mean([ratio_noise(m[b]["tf2-eager"], m[b]["tf2-function"]) for b in sizes])
+    trend = ", ".join(f"batch {b}: {speed[b]:.1f}x" for b in sizes)
+    return at_least(ratio, 1.1, noise), f"tf.function speedup over eager by batch size: {trend}", \
+        "the speedup at batch >= 8 is >= 1.1x the speedup below 8 (the claimed weakening), beyond noise"
+
+
+def plot(m, path):
+    sizes = sorted(m, key=int)
+    plot_lines(path, "speedup over eager vs batch size (mlp)", "batch size", "eager step / mode step",
+                {mode: ([int(b) for b in sizes], [m[b]["tf2-eager"]["median"] / m[b][mode]["median"] for b in sizes])
+                 for mode in ("tf1-graph", "tf2-function")}, logx=True)
+
+
+CLAIM = Claim(7, "The static-graph advantage weakens below batch size 8", measure, judge, plot)

@@ -1,0 +1,37 @@
+"""The TF1 half of the case contract: helpers a TF1 builder closes its graph with.
+
+Every builder is called by the harness inside `with tf.compat.v1.Graph().as_default()`; nothing
+here switches eager execution off for the process, so TF1 graphs and TF2 models share one process.
+TF1 symbols come through the single alias `tf1`.
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from tfcompare.core.cases import GraphParts, InputSpec
+
+__all__ = ["tf1", "placeholders", "graph_parts", "weight_loader"]
+
+tf1 = tf.compat.v1
+
+
+def placeholders(specs: tuple[InputSpec, ...]) -> dict:
+    """One placeholder per input, `None` on the batch dim and on every varying dim."""
+    return {s.name: tf1.placeholder(s.dtype, shape=s.signature_shape(), name=s.name) for s in specs}
+
+
+def graph_parts(inputs, output, loss, optimizer, variables) -> GraphParts:
+    """Close a builder: `optimizer.minimize(loss)` over `variables`, in name order."""
+    train_op = optimizer.minimize(loss, var_list=list(variables.values()))
+    return GraphParts(inputs=inputs, output=output, loss=loss, train_op=train_op, variables=variables)
+
+
+def weight_loader(variables: dict):
+    """An op that assigns every variable from a placeholder, and those placeholders by name.
+
+    The harness and the exporter load the shared NumPy weights through it (a constant initialiser would
+    copy large weights into the GraphDef).
+    """
+    feeds = {n: tf1.placeholder(v.dtype.base_dtype, v.shape) for n, v in variables.items()}
+    return tf.group(*[variables[n].assign(p) for n, p in feeds.items()]), feeds

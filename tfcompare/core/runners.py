@@ -1,0 +1,284 @@
+"""One runner per execution mode: the same small interface over a TF1 Session and a TF2 module.
+
+The harness, not the model, decides how a step runs: a runner wraps the model's `train_step`
+in `tf.function` (or not, or with XLA, or in a K-step loop) according to its `ExecutionOptions`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Callable
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.eager import context  # run metadata of tf.function calls (no public API)
+
+from tfcompare.core.cases import Case
+from tfcompare.core.graph_builder import weight_loader
+from tfcompare.core.modes import ExecutionOptions
+from tfcompare.core.timing import Timed
+
+__all__ = ["Runner", "make_runner"]
+
+tf1 = tf.compat.v1
+
+Batch = dict[str, np.ndarray]
+
+
+class Runner:
+    """Interface shared by every mode. `build` then `first_call` must come first, in that order."""
+
+    name: str
+    options: ExecutionOptions
+
+    def build(self) -> None: ...
+    def first_call(self, batch: Batch) -> float: ...
+    def reset(self) -> None: ...
+    def forward(self, batch: Batch) -> np.ndarray: ...
+    def gradients(self, batch: Batch) -> dict[str, np.ndarray]: ...
+    def train(self, batches: list[Batch]) -> list[float]: ...
+    def weights(self) -> dict[str, np.ndarray]: ...
+    def timed(self, batch: Batch, loop_steps: int) -> Timed: ...
+
+    def traces(self) -> int:
+        """How many times the step function was traced (0 where nothing is traced)."""
+        return 0
+
+    def graph_def(self, batch: Batch):
+        """The GraphDef this mode runs for `batch`, or None (eager builds no graph)."""
+        return None
+
+    def hlo(self, batch: Batch, stage: str = "hlo") -> str | None:
+        """XLA's HLO text for `batch` at `stage`, or None where nothing is XLA-compiled."""
+        return None
+
+    def optimized_graph(self, batch: Batch):
+        """The graph after Grappler, as the runtime executed it for one step, or None (eager)."""
+        return None
+
+    def autograph_code(self) -> str | None:
+        """AutoGraph's rewrite of the step, where the step is traced."""
+        return None
+
+    def close(self) -> None: ...
+
+
+class _Tf1Runner(Runner):
+    """Session.run on a `tf.compat.v1.Graph`, feeding numpy through `feed_dict` as TF1 code does."""
+
+    def __init__(self, name: str, options: ExecutionOptions, case: Case, weights: dict, config):
+        self.name, self.options, self.case = name, options, case
+        self._weights0 = weights
+        self._config = config
+        self.sess = None
+
+    def build(self):
+        self.graph = tf1.Graph()
+        with self.graph.as_default():
+            self.parts = self.case.build_graph(self.case.inputs)
+            missing = set(self._weights0) ^ set(self.parts.variables)
+            if missing:
+                raise ValueError(f"TF1 graph variables and init_weights differ in names: {sorted(missing)}")
+            self._names = list(self._weights0)
+            self._vars = [self.parts.variables[n] for n in self._names]
+            self._grads = tf1.gradients(self.parts.loss, self._vars)
+            self._init = tf1.global_variables_initializer()
+            self._load, self._load_feeds = weight_loader(self.parts.variables)
+        self.graph.finalize()
+
+    def _feed(self, batch):
+        return {self.parts.inputs[k]: v for k, v in batch.items()}
+
+    def reset(self):
+        self.sess.run(self._init)
+        self.sess.run(self._load, {p: self._weights0[n] for n, p in self._load_feeds.items()})
+
+    def first_call(self, batch):
+        self.sess = tf1.Session(graph=self.graph, config=self._config)
+        self.reset()
+        return float(self.sess.run([self.parts.train_op, self.parts.loss], self._feed(batch))[1])
+
+    def forward(self, batch):
+        return self.sess.run(self.parts.output, self._feed(batch))
+
+    def gradients(self, batch):
+        return dict(zip(self._names, self.sess.run(self._grads, self._feed(batch))))
+
+    def train(self, batches):
+        fetches = [self.parts.train_op, self.parts.loss]
+        return [float(self.sess.run(fetches, self._feed(b))[1]) for b in batches]
+
+    def weights(self):
+        return dict(zip(self._names, self.sess.run(self._vars)))
+
+    def timed(self, batch, loop_steps):
+        fetches, feed = [self.parts.train_op, self.parts.loss], self._feed(batch)
+        return Timed(lambda: self.sess.run(fetches, feed))
+
+    def graph_def(self, batch):
+        return self.graph.as_graph_def()
+
+    def optimized_graph(self, batch):
+        """What the Session ran: its partition graph (after Grappler and placement) for one step."""
+        meta = tf1.RunMetadata()
+        self.sess.run([self.parts.train_op, self.parts.loss], self._feed(batch),
+                      options=tf1.RunOptions(output_partition_graphs=True), run_metadata=meta)
+        return max(meta.partition_graphs, key=lambda g: len(g.node)) if meta.partition_graphs else None
+
+    def close(self):
+        if self.sess is not None:
+            self.sess.close()
+            self.sess = None
+
+
+def _to_tensors(batch: Batch) -> dict[str, tf.Tensor]:
+    return {k: tf.constant(v) for k, v in batch.items()}
+
+
+class _Tf2Runner(Runner):
+    """A TF2 module; the step runs eagerly, in `tf.function`, with XLA, as a concrete function or in a loop."""
+
+    def __init__(self, name: str, options: ExecutionOptions, case: Case, weights: dict):
+        self.name, self.options, self.case = name, options, case
+        self._weights0 = weights
+
+    def _wrap(self, fn: Callable, **kwargs) -> Callable:
+        if not self.options.traced:
+            return fn
+        return tf.function(fn, jit_compile=self.options.jit_compile or None, **kwargs)
+
+    def build(self):
+        self.model = self.case.make_model(self._weights0)
+        names = getattr(self.model, "variables_by_name", None)
+        if names is None or set(names) != set(self._weights0):
+            raise ValueError("TF2 model must expose variables_by_name with the same names as init_weights")
+        self._names = list(self._weights0)
+        self._all_vars = list(self.model.variables)
+        self._snapshot = [v.numpy() for v in self._all_vars]  # weights and optimizer slots
+        self._step = self._wrap(self.model.train_step)
+        self._forward = self._wrap(self.model.__call__)
+        self._grad = self._wrap(self._gradients)
+        self._concrete = None
+        if self.options.loop:
+            self._step = self._wrap(self._loop, input_signature=self._loop_signature())
+
+    def _loop_signature(self) -> list:
+        """K stacked batches: one leading dim more than the case's inputs, None wherever they vary."""
+        return [{s.name: tf.TensorSpec((None,) + s.signature_shape(), s.dtype) for s in self.case.inputs}]
+
+    def _gradients(self, inputs):
+        trainables = [self.model.variables_by_name[n] for n in self._names]
+        with tf.GradientTape() as tape:
+            loss = self.model.loss(inputs)
+        return tape.gradient(loss, trainables)
+
+    def _loop(self, stacked):
+        """K training steps in one call: AutoGraph turns this `for` over `tf.range` into a While op."""
+        k = tf.shape(next(iter(stacked.values())))[0]
+        losses = tf.TensorArray(tf.float32, size=k)
+        for i in tf.range(k):
+            loss = self.model.train_step({name: t[i] for name, t in stacked.items()})
+            losses = losses.write(i, tf.cast(loss, tf.float32))
+        return losses.stack()
+
+    def _call_step(self, tensors):
+        if self.options.concrete:
+            if self._concrete is None:
+                self._concrete = self._step.get_concrete_function(tensors)
+            return self._concrete(tensors)
+        return self._step(tensors)
+
+    def _stack(self, batches):
+        return {k: tf.constant(np.stack([b[k] for b in batches])) for k in batches[0]}
+
+    def first_call(self, batch):
+        if self.options.loop:
+            return float(self._step(self._stack([batch]))[0])
+        return float(self._call_step(_to_tensors(batch)))
+
+    def reset(self):
+        for v, value in zip(self._all_vars, self._snapshot):
+            v.assign(value)
+
+    def forward(self, batch):
+        return self._forward(_to_tensors(batch)).numpy()
+
+    def gradients(self, batch):
+        return {n: g.numpy() for n, g in zip(self._names, self._grad(_to_tensors(batch)))}
+
+    def train(self, batches):
+        if self.options.loop:
+            return [float(x) for x in self._step(self._stack(batches)).numpy()]
+        return [float(self._call_step(_to_tensors(b))) for b in batches]
+
+    def weights(self):
+        return {n: self.model.variables_by_name[n].numpy() for n in self._names}
+
+    def timed(self, batch, loop_steps):
+        if self.options.loop:
+            stacked = self._stack([batch] * loop_steps)
+            return Timed(lambda: self._step(stacked).numpy(), steps_per_call=loop_steps)
+        tensors = _to_tensors(batch)
+        if self.options.concrete:
+            fn = self._concrete or self._step.get_concrete_function(tensors)
+            return Timed(lambda: fn(tensors).numpy())
+        return Timed(lambda: self._step(tensors).numpy())
+
+    def traces(self):
+        if not self.options.traced:
+            return 0
+        return self._step.experimental_get_tracing_count()
+
+    def _concrete_for(self, batch):
+        if self.options.loop:
+            return self._step.get_concrete_function()
+        return self._step.get_concrete_function(_to_tensors(batch))
+
+    def graph_def(self, batch):
+        if not self.options.traced:
+            return None
+        return self._concrete_for(batch).graph.as_graph_def()
+
+    def optimized_graph(self, batch):
+        """The step's graph after Grappler, from run metadata of a fresh instantiation of the same step.
+
+        The runtime records a function's optimised graph when it instantiates it (its first call), so a
+        new `tf.function` of the same step is instantiated under run metadata; it runs one step.
+        """
+        if not self.options.traced:
+            return None
+        if self.options.loop:
+            fresh, arg = self._wrap(self._loop, input_signature=self._loop_signature()), self._stack([batch])
+        else:
+            fresh, arg = self._wrap(self.model.train_step), _to_tensors(batch)
+        concrete = fresh.get_concrete_function(arg)
+        context.enable_run_metadata()
+        try:
+            context.export_run_metadata()  # drop anything recorded before
+            concrete(arg)
+            meta = context.export_run_metadata()
+        finally:
+            context.disable_run_metadata()
+        graphs = [g.post_optimization_graph for g in meta.function_graphs]
+        return max(graphs, key=lambda g: len(g.node)) if graphs else None
+
+    def autograph_code(self):
+        """AutoGraph's rewrite of the step and of every method the case's model class defines itself."""
+        if not self.options.traced:
+            return None
+        own = [getattr(self.model, name) for name, value in vars(type(self.model)).items()
+               if inspect.isfunction(value) and (name == "__call__" or not name.startswith("_"))]
+        entry = self._loop if self.options.loop else self.model.train_step
+        return "\n\n".join(tf.autograph.to_code(fn) for fn in [entry] + own)
+
+    def hlo(self, batch, stage: str = "hlo"):
+        if not self.options.jit_compile:
+            return None
+        arg = self._stack([batch]) if self.options.loop else _to_tensors(batch)
+        return self._step.experimental_get_compiler_ir(arg)(stage=stage)
+
+
+def make_runner(name: str, options: ExecutionOptions, case: Case, weights: dict, session_config) -> Runner:
+    if options.kind == "tf1-graph":
+        return _Tf1Runner(name, options, case, weights, session_config)
+    return _Tf2Runner(name, options, case, weights)

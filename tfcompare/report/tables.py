@@ -1,0 +1,56 @@
+"""The side-by-side run table: a `RunResult` as fixed-width text for the terminal and Markdown for TensorBoard.
+
+Other result types render themselves (the lever report, the audit, the inspection, the export, the
+claims) from the same vocabulary in `report.format`.
+"""
+
+from __future__ import annotations
+
+from tfcompare.core.results import RunResult
+from tfcompare.report.format import format_bytes, format_seconds, grid
+
+__all__ = ["table", "markdown_table"]
+
+_COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1", "peak mem", "max err", "verdict", "noisy")
+
+
+def _rows(result: RunResult) -> list[tuple[str, ...]]:
+    rows = []
+    for r in result.results:
+        speed = f"{r.speedup_vs_tf1_graph:.2f}x" if r.speedup_vs_tf1_graph else "-"
+        err = f"{r.max_abs_err:.1e}" if r.max_abs_err is not None else "-"
+        noisy = "-" if r.noisy is None else ("NOISY" if r.noisy else "")
+        if r.retraces_during_timing:
+            noisy = f"RETRACED x{r.retraces_during_timing}"
+        rows.append((r.case, r.mode, format_seconds(r.first_call_s), format_seconds(r.step_median_s),
+                     format_seconds(r.step_iqr_s), speed, format_bytes(r.peak_memory_bytes), err, r.status, noisy))
+    return rows
+
+
+def table(result: RunResult) -> str:
+    """A fixed-width table, one row per case × mode, then the errors in full and the machine."""
+    lines = grid(_COLUMNS, _rows(result))
+    failed = [r for r in result.results if r.error]
+    if failed:
+        lines.append("")
+        lines += [f"{r.case}/{r.mode}: {r.status}: {r.error}" for r in failed]
+    env = result.environment
+    device = "GPU (TensorFlow sees one; used)" if env.get("gpu") else "CPU only (TensorFlow sees no GPU)"
+    lines.append("")
+    lines.append(f"TensorFlow {env.get('tf_version')} on {device}; {env.get('cpu_count')} CPUs; threads "
+                 f"intra={env.get('intra_op_threads')} inter={env.get('inter_op_threads')} for every mode; "
+                 f"'vs tf1' = tf1-graph median / mode median (>1 is faster); noisy = IQR/median > 10%.")
+    tolerances = sorted({r.tolerance for r in result.results if r.tolerance})
+    if tolerances:
+        lines.append(f"Equivalence vs tf1-graph (forward, gradients, K-step losses and weights): {'; '.join(tolerances)}")
+    if result.interrupted:
+        lines.append("Interrupted: only the cases above finished.")
+    return "\n".join(lines)
+
+
+def markdown_table(result: RunResult) -> str:
+    """The same table in Markdown (TensorBoard's text dashboard renders it)."""
+    rows = _rows(result)
+    out = ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
+    out += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows]
+    return "\n".join(out)

@@ -1,0 +1,338 @@
+"""The paired-run harness: every selected case in every selected mode, compared and timed.
+
+Per case: build each mode and time its first call (the order of modes rotates from case to case,
+so process-wide one-time start-up does not always fall on the same mode); check each mode against
+`tf1-graph` on the same seeded weights and batches; then time the modes' steady state together,
+interleaved (see `timing`); finally write each mode's TensorBoard folder and `results.json`.
+A mode that fails is recorded with its error and the rest of the run goes on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import importlib.util
+import math
+import os
+import time
+import traceback
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import tensorflow as tf
+
+from tfcompare.core import environment, equivalence
+from tfcompare.core.cases import Case, find_case
+from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
+from tfcompare.core.results import ModeResult, RunResult, write_json_atomic
+from tfcompare.core.runners import Runner, make_runner
+from tfcompare.core.timing import Timer, interleave, rotated
+from tfcompare.core.trace_log import QuietRetraceWarning
+from tfcompare.report import tables
+from tfcompare.report import tensorboard as summaries
+from tfcompare.run import levers, shapes
+
+__all__ = ["RunConfig", "run", "default_run_name", "QUICK", "DEFAULTS"]
+
+_MEMORY_WARMUP_STEPS = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+    """What to run and how hard to measure. Validated at construction, naming the bad value.
+
+    Args:
+        cases: case names (from the registry the caller passes to `run`).
+        modes: mode names from `modes.MODES`.
+        batch_size: overrides every case's default batch size when set.
+        steps: K, the training steps compared for equivalence.
+        repeats: timed rounds (samples per mode).
+        seed: seeds weights and batches; every mode gets the same ones.
+        loop_steps: steps per call in the looped modes.
+        min_block_s: minimum length of one timed block.
+        threads: intra- and inter-op threads for every mode.
+        quick: recorded in results.json (the caller chose shorter settings).
+        profile: capture a `tf.profiler` trace per mode (needs the profile plugin to view).
+        seq_lens: lengths of the varying dim to stream through the `tf.function` variants (see `shapes`).
+        shape_passes: passes over that stream (the first carries the tracing).
+    """
+
+    cases: tuple[str, ...]
+    modes: tuple[str, ...] = CORE_MODES
+    batch_size: int | None = None
+    steps: int = 5
+    repeats: int = 20
+    seed: int = 0
+    loop_steps: int = 10
+    min_block_s: float = 0.03
+    threads: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
+    quick: bool = False
+    profile: bool = False
+    seq_lens: tuple[int, ...] = ()
+    shape_passes: int = 3
+
+    def __post_init__(self):
+        if not self.cases:
+            raise ValueError("`cases` is empty: choose at least one case")
+        if not self.modes:
+            raise ValueError("`modes` is empty: choose at least one mode")
+        unknown = [m for m in self.modes if m not in MODES]
+        if unknown:
+            raise ValueError(f"unknown mode(s) {', '.join(unknown)}; choose from {', '.join(MODES)}")
+        for name in ("steps", "repeats", "loop_steps", "threads"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"`{name}` must be a positive integer, got {value!r}")
+        if self.batch_size is not None and (not isinstance(self.batch_size, int) or self.batch_size < 1):
+            raise ValueError(f"`batch_size` must be a positive integer, got {self.batch_size!r}")
+        if any(not isinstance(n, int) or n < 1 for n in self.seq_lens):
+            raise ValueError(f"`seq_lens` must be positive integers, got {self.seq_lens!r}")
+        if not self.min_block_s > 0:
+            raise ValueError(f"`min_block_s` must be positive, got {self.min_block_s!r}")
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+DEFAULTS = {"steps": 5, "repeats": 20, "min_block_s": 0.03}
+QUICK = {"steps": 3, "repeats": 7, "min_block_s": 0.01}
+
+
+def default_run_name() -> str:
+    return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def _profile_plugin(progress) -> bool:
+    """Profiling needs TensorBoard's profile plugin to be viewed; without it say so once and go on."""
+    if importlib.util.find_spec("tensorboard_plugin_profile") or importlib.util.find_spec("xprof"):
+        return True
+    progress("--profile: the TensorBoard profile plugin is not installed (pip install 'tfcompare[profile]'); "
+             "running without profiler traces")
+    return False
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".strip()
+
+
+def _finite(x):
+    return x if x is None or math.isfinite(x) else None
+
+
+class _CaseRun:
+    """The state of one case while its modes are built, checked and timed."""
+
+    def __init__(self, case: Case, config: RunConfig, session_config, index: int, timer: Timer):
+        self.case, self.config, self.timer = case, config, timer
+        self.batch_size = config.batch_size or case.default_batch_size
+        self.weights = case.init_weights(np.random.default_rng(config.seed))
+        self.batch = case.make_batch(np.random.default_rng(config.seed + 1), self.batch_size)
+        self.batches = [case.make_batch(np.random.default_rng(config.seed + 2 + i), self.batch_size)
+                        for i in range(config.steps)]
+        self.session_config = session_config
+        self.order = rotated(list(config.modes), index)
+        self.rows = {m: ModeResult(case=case.name, mode=m, batch_size=self.batch_size,
+                                   steps_per_call=config.loop_steps if MODES[m].loop else 1)
+                     for m in config.modes}
+        self.runners: dict[str, Runner] = {}
+        for mode, why in case.unsupported_modes.items():
+            if mode in self.rows:
+                self.rows[mode].status, self.rows[mode].error = "skipped", f"not supported by this case: {why}"
+                self.order.remove(mode)
+
+    def _runner(self, mode: str) -> Runner:
+        return make_runner(mode, MODES[mode], self.case, self.weights, self.session_config)
+
+    def start(self, mode: str) -> None:
+        """Build the mode and time its first call; measure the allocator peak over it and a few steps."""
+        row = self.rows[mode]
+        runner = self._runner(mode)
+        try:
+            t0 = self.timer.clock()
+            runner.build()
+            row.build_s = self.timer.clock() - t0
+            with environment.PeakMemory() as memory:
+                row.first_call_s, _ = self.timer.first_call(lambda: runner.first_call(self.batch))
+                runner.train([self.batch] * _MEMORY_WARMUP_STEPS)
+            row.peak_memory_bytes = memory.bytes
+            self.runners[mode] = runner
+        except Exception as exc:
+            row.fail("error", _message(exc))
+            row.equivalence = {"traceback": traceback.format_exc()}
+            runner.close()
+
+    def check(self) -> None:
+        """Compare each mode with the tf1-graph reference (built untimed if it was not selected)."""
+        reference = self.runners.get(REFERENCE_MODE)
+        extra, why = None, None
+        if reference is None and REFERENCE_MODE not in self.rows:
+            extra = self._runner(REFERENCE_MODE)
+            try:
+                extra.build()
+                extra.first_call(self.batch)
+                reference = extra
+            except Exception as exc:
+                reference, why = None, f"reference {REFERENCE_MODE} failed: {_message(exc)}"
+        elif reference is None:
+            why = f"reference {REFERENCE_MODE} failed: {self.rows[REFERENCE_MODE].error}"
+        try:
+            if reference is None:
+                for mode, runner in self.runners.items():
+                    self.rows[mode].fail("error", f"no equivalence check: {why}")
+                return
+            try:
+                ref = equivalence.snapshot(reference, self.batch, self.batches)
+            except Exception as exc:
+                for mode in self.runners:
+                    self.rows[mode].fail("error", f"{REFERENCE_MODE} equivalence run failed: {_message(exc)}")
+                return
+            for mode, runner in list(self.runners.items()):
+                row = self.rows[mode]
+                try:
+                    eq = equivalence.compare(equivalence.snapshot(runner, self.batch, self.batches), ref,
+                                             self.case.dtype, self.case.tolerances.get(mode))
+                except Exception as exc:
+                    row.fail("error", _message(exc))
+                    continue
+                row.equivalence = eq.to_json()
+                row.max_abs_err, row.max_rel_err = _finite(eq.max_abs_err), _finite(eq.max_rel_err)
+                row.tolerance = str(eq.tolerance)
+                worst = eq.worst()
+                row.worst_check = worst.name if worst else None
+                if not eq.ok:
+                    row.fail("mismatch", f"{worst.name} differs from {REFERENCE_MODE}: max abs err "
+                                         f"{worst.max_abs_err:.3g}, max rel err {worst.max_rel_err:.3g} ({eq.tolerance})")
+        finally:
+            if extra is not None:
+                extra.close()
+
+    def measure(self) -> None:
+        """Time the steady state of every live mode, interleaved, and check nothing retraced meanwhile."""
+        timed, before = {}, {}
+        for mode, runner in self.runners.items():
+            try:
+                timed[mode] = runner.timed(self.batch, self.config.loop_steps)
+                before[mode] = runner.traces()
+            except Exception as exc:
+                self.rows[mode].fail("error", _message(exc))
+
+        def dropped(mode, exc):
+            self.rows[mode].fail("error", f"failed while timing: {_message(exc)}")
+
+        measured = interleave(self.timer, timed, self.config.repeats, on_error=dropped)
+        for mode, m in measured.items():
+            row, runner = self.rows[mode], self.runners[mode]
+            row.step_times_s = list(m.samples)
+            row.samples = len(m.samples)
+            row.calls_per_block = m.calls_per_block
+            row.step_median_s, row.step_iqr_s, row.step_q1_s, row.step_q3_s = m.median, m.iqr, m.q1, m.q3
+            row.noisy = m.noisy
+            row.traces = runner.traces()
+            row.retraces_during_timing = row.traces - before[mode]
+            if row.retraces_during_timing:
+                row.noisy = True
+        ref = self.rows.get(REFERENCE_MODE)
+        for row in self.rows.values():
+            if ref is not None and ref.step_median_s and row.step_median_s:
+                row.speedup_vs_tf1_graph = ref.step_median_s / row.step_median_s
+
+    def profile(self, run_dir: Path, steps: int = 5) -> None:
+        """A `tf.profiler` trace of a few steps per mode, into the mode's TensorBoard folder."""
+        for mode, runner in self.runners.items():
+            timed = runner.timed(self.batch, self.config.loop_steps)
+            tf.profiler.experimental.start(str(summaries.mode_dir(run_dir, self.case.name, mode)))
+            try:
+                for _ in range(steps):
+                    timed.fn()
+            finally:
+                tf.profiler.experimental.stop()
+
+    def write(self, run_dir: Path, result: RunResult) -> None:
+        for mode, row in self.rows.items():
+            runner = self.runners.get(mode)
+            extras = {}
+            if runner is not None:
+                try:
+                    extras["graph_def"] = runner.graph_def(self.batch)
+                    if not MODES[mode].jit_compile:  # XLA's optimised program is the HLO below
+                        extras["optimized_graph"] = runner.optimized_graph(self.batch)
+                    extras["autograph"] = runner.autograph_code()
+                    if MODES[mode].jit_compile:
+                        extras["hlo"] = {stage: runner.hlo(self.batch, stage) for stage in ("hlo", "optimized_hlo")}
+                except Exception as exc:  # a missing graph must not lose the numbers
+                    row.fail("error", f"graph export failed: {_message(exc)}")
+            summaries.write_mode(run_dir, row, hparams=summaries.hparams_for(result, row), **extras)
+
+    def close(self) -> None:
+        for runner in self.runners.values():
+            runner.close()
+
+
+def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_name: str | None = None, *,
+        timer: Timer | None = None, progress: Callable[[str], None] = lambda line: None) -> RunResult:
+    """Run every case × mode of `config`, write TensorBoard folders and `results.json`, return the results.
+
+    On KeyboardInterrupt the cases that finished are kept, `results.json` is written with
+    `interrupted: true`, and the interrupt is raised again for the caller to exit.
+    """
+    cases = [find_case(registry, name) for name in config.cases]
+    run_name = run_name or default_run_name()
+    run_dir = Path(logdir) / run_name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    timer = timer or Timer(min_block_s=config.min_block_s)
+    intra, inter = environment.configure_threads(config.threads, config.threads)
+    env = environment.describe(intra, inter, timer.name, timer.overhead())
+    result = RunResult(run_name=run_name, run_dir=str(run_dir), config=config.to_json(), environment=env.to_json())
+    session_config = environment.session_config(intra, inter)
+    started = time.perf_counter()
+
+    def save(final: bool = False):
+        result.wall_s = time.perf_counter() - started
+        result.levers = [row.to_json() for row in levers.lever_report(result)]
+        write_json_atomic(run_dir / "results.json", result.to_json())
+        if final:
+            summaries.write_run(result, tables.markdown_table(result))
+
+    try:
+        with QuietRetraceWarning():
+            _run_cases(config, cases, run_dir, result, session_config, timer, progress, save)
+    except KeyboardInterrupt:
+        result.interrupted = True
+        save(final=True)
+        raise
+    save(final=True)
+    return result
+
+
+def _run_cases(config, cases, run_dir, result, session_config, timer, progress, save):
+    """Each case in turn; `save` writes results.json after every case, so a kill keeps what finished."""
+    profiling = config.profile and _profile_plugin(progress)
+    for index, case in enumerate(cases):
+        name = case.name
+        case_run = _CaseRun(case, config, session_config, index, timer)
+        try:
+            progress(f"[{index + 1}/{len(config.cases)}] {name}: building and first calls")
+            for mode in case_run.order:
+                case_run.start(mode)
+            progress(f"[{index + 1}/{len(config.cases)}] {name}: equivalence over {config.steps} steps")
+            case_run.check()
+            progress(f"[{index + 1}/{len(config.cases)}] {name}: timing {len(case_run.runners)} modes "
+                     f"interleaved, {config.repeats} rounds")
+            case_run.measure()
+            if profiling:
+                case_run.profile(run_dir)
+            case_run.write(run_dir, result)
+            if config.seq_lens and case.make_varied_batch is not None:
+                progress(f"[{index + 1}/{len(config.cases)}] {name}: variable lengths {list(config.seq_lens)} "
+                         f"through {len(shapes.VARIANTS)} variants")
+                rng = np.random.default_rng(config.seed + 1)
+                found = shapes.run_variants(
+                    case, case_run.weights, lambda n: case.make_varied_batch(rng, case_run.batch_size, n),
+                    list(config.seq_lens), passes=config.shape_passes, session_config=session_config, timer=timer)
+                result.variable_shapes.extend(v.to_json() for v in found)
+        finally:
+            case_run.close()
+        result.results.extend(case_run.rows[m] for m in config.modes)
+        save()
