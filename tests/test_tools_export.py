@@ -38,9 +38,16 @@ def test_export_refuses_a_non_empty_folder_and_overwrites_on_request(tmp_path):
     refused = CliRunner().invoke(cli, ["export", "linear", "--to", str(dest), "--no-tflite"])
     assert refused.exit_code == 2 and "exists and is not empty; pass --overwrite" in refused.output
     assert [p.name for p in dest.iterdir()] == ["keep.txt"]
-    done = CliRunner().invoke(cli, ["export", "linear", "--to", str(dest), "--no-tflite", "--overwrite"])
+    not_ours = CliRunner().invoke(cli, ["export", "linear", "--to", str(dest), "--no-tflite", "--overwrite"])
+    assert not_ours.exit_code == 2 and "is not a tfcompare export (it has no .tfcompare-export file)" in not_ours.output
+    assert [p.name for p in dest.iterdir()] == ["keep.txt"]  # --overwrite never deletes a folder we did not write
+    ours = tmp_path / "ours"
+    assert CliRunner().invoke(cli, ["export", "linear", "--to", str(ours), "--no-tflite"]).exit_code == 0
+    done = CliRunner().invoke(cli, ["export", "linear", "--to", str(ours), "--no-tflite", "--overwrite"])
     assert done.exit_code == 0, done.output
-    assert sorted(p.name for p in dest.iterdir()) == ["report.json", "savedmodel-tf1", "savedmodel-tf2"]
+    assert sorted(p.name for p in ours.iterdir()) == [".tfcompare-export", "report.json", "savedmodel-tf1",
+                                                     "savedmodel-tf2"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".ours.")] == []  # no temporary folder left
     blocker = tmp_path / "file"
     blocker.write_text("x")
     unwritable = CliRunner().invoke(cli, ["export", "linear", "--to", str(blocker / "sub" / "out")])

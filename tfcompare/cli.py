@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from tfcompare.core.modes import CORE_MODES, LEVER_MODES, MODES
+from tfcompare.core.results import json_text
 
 __all__ = ["main", "cli"]
 
@@ -213,7 +214,7 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
         click.echo("Interrupted: the finished cases are in results.json.", err=True)
         sys.exit(130)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
+        click.echo(json_text(result.to_json()))
     else:
         click.echo(tables.table(result))
         if levers or any(m in LEVER_MODES for m in chosen_modes):
@@ -282,7 +283,7 @@ def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items,
     found = inspect_case(case, tuple(modes) or ("tf1-graph", "tf2-function", "tf2-xla"), options, repeats=repeats)
     text = found.text()
     write_inspection(Path(logdir) / "inspect" / case_name, found, text)
-    click.echo(json.dumps(found.to_json(), indent=2) if as_json else text)
+    click.echo(json_text(found.to_json()) if as_json else text)
 
 
 @cli.command()
@@ -303,7 +304,7 @@ def export(case_name, dest, overwrite, no_tflite, as_json, cases_file):
                              tflite=not no_tflite)
     except ExportError as exc:
         raise click.BadParameter(str(exc), param_hint="'--to'") from None
-    click.echo(json.dumps(report.to_json(), indent=2) if as_json else report.text())
+    click.echo(json_text(report.to_json()) if as_json else report.text())
     sys.exit(0 if report.ok else 1)
 
 
@@ -350,7 +351,7 @@ def pitfalls(only, as_json):
                                  param_hint="'--only'")
     found = run_pitfalls(only or None)
     if as_json:
-        click.echo(json.dumps([p.to_json() for p in found], indent=2))
+        click.echo(json_text([p.to_json() for p in found]))
     else:
         for p in found:
             click.echo(p.text())
@@ -392,7 +393,7 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
                                      param_hint="'--scenario'")
         if overhead:
             figures = audit_lib.measure_overhead(SCENARIOS[scenario].run)
-            click.echo(json.dumps(figures, indent=2) if as_json else
+            click.echo(json_text(figures) if as_json else
                        f"{scenario}: plain {figures['plain_s']:.3f} s, audited {figures['audited_s']:.3f} s "
                        f"(medians of {figures['repeats']}, interleaved): {figures['ratio']:.2f}x")
             return
@@ -406,7 +407,7 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
         from tfcompare.report.tensorboard import write_audit
 
         write_audit(Path(logdir) / "audit", report, text)
-    click.echo(json.dumps(report.to_json(), indent=2) if as_json else text)
+    click.echo(json_text(report.to_json()) if as_json else text)
     if report.status == "failed":
         sys.exit(3)
     too_many = max_traces is not None and any(f.traces > max_traces for f in report.functions)

@@ -12,6 +12,8 @@ from typing import Mapping
 
 import numpy as np
 
+from tfcompare.core.modes import REFERENCE_MODE as REFERENCE
+
 __all__ = ["Tolerance", "TOLERANCES", "Check", "Equivalence", "compare", "snapshot"]
 
 
@@ -38,6 +40,7 @@ class Check:
     max_abs_err: float
     max_rel_err: float
     ok: bool
+    detail: str = ""  # what the numbers cannot say: shapes that differ, values that are not finite
 
 
 @dataclasses.dataclass
@@ -51,19 +54,28 @@ class Equivalence:
 
     @property
     def max_abs_err(self) -> float:
-        return max((c.max_abs_err for c in self.checks), default=0.0)
+        return _worst(c.max_abs_err for c in self.checks)
 
     @property
     def max_rel_err(self) -> float:
-        return max((c.max_rel_err for c in self.checks), default=0.0)
+        return _worst(c.max_rel_err for c in self.checks)
 
     def worst(self) -> Check | None:
         failing = [c for c in self.checks if not c.ok] or self.checks
-        return max(failing, key=lambda c: c.max_abs_err, default=None)
+        return max(failing, key=lambda c: (bool(c.detail), c.max_abs_err if c.max_abs_err == c.max_abs_err else 0.0),
+                   default=None)
 
     def to_json(self) -> dict:
         return {"tolerance": dataclasses.asdict(self.tolerance), "ok": self.ok,
                 "checks": [dataclasses.asdict(c) for c in self.checks]}
+
+
+def _worst(errors) -> float:
+    """The largest error, NaN if any is NaN (NaN is larger than every number here)."""
+    errors = list(errors)
+    if any(e != e for e in errors):
+        return float("nan")
+    return max(errors, default=0.0)
 
 
 def snapshot(runner, batch, batches) -> dict[str, np.ndarray]:
@@ -79,15 +91,22 @@ def snapshot(runner, batch, batches) -> dict[str, np.ndarray]:
 def _check(name, value, ref, tol: Tolerance) -> Check:
     value, ref = np.asarray(value, np.float64), np.asarray(ref, np.float64)
     if value.shape != ref.shape:
-        return Check(name, float("inf"), float("inf"), False)
-    diff = np.abs(value - ref)
-    finite = np.isfinite(value) == np.isfinite(ref)
+        return Check(name, float("inf"), float("inf"), False, f"shape {value.shape} vs {ref.shape} in {REFERENCE}")
+    both = np.isfinite(value) & np.isfinite(ref)
+    # a non-finite value agrees only with the same non-finite value (inf with inf, NaN with NaN)
+    same = ~both & ((value == ref) | (np.isnan(value) & np.isnan(ref)))
+    odd = ~both & ~same
+    diff = np.where(both, np.abs(value - ref), 0.0)
     # relative error where the reference is clearly non-zero; near zero only atol speaks
-    big = np.abs(ref) > tol.atol
+    big = both & (np.abs(ref) > tol.atol)
     rel = diff[big] / np.abs(ref[big]) if big.any() else np.zeros(1)
-    ok = bool(finite.all() and np.all(diff <= tol.atol + tol.rtol * np.abs(ref)))
-    return Check(name, float(np.nanmax(diff)) if diff.size else 0.0,
-                 float(np.nanmax(rel)) if rel.size else 0.0, ok)
+    if odd.any():  # NaN or inf on one side only: no finite error describes it
+        mine = int((~np.isfinite(value) & np.isfinite(ref)).sum())
+        detail = (f"{mine} NaN/inf values where {REFERENCE} has finite ones" if mine else
+                  f"{int(odd.sum())} NaN/inf values in {REFERENCE} where this mode differs")
+        return Check(name, float("nan"), float("nan"), False, detail)
+    ok = bool(np.all(diff <= tol.atol + tol.rtol * np.abs(np.where(both, ref, 0.0))))
+    return Check(name, float(diff.max()) if diff.size else 0.0, float(rel.max()) if rel.size else 0.0, ok)
 
 
 def compare(values: Mapping[str, np.ndarray], reference: Mapping[str, np.ndarray], dtype: str,
@@ -100,7 +119,8 @@ def compare(values: Mapping[str, np.ndarray], reference: Mapping[str, np.ndarray
     checks = []
     for name in dict.fromkeys(list(reference) + list(values)):
         if name not in values or name not in reference:
-            checks.append(Check(name, float("inf"), float("inf"), False))
+            side = "this mode" if name not in values else REFERENCE
+            checks.append(Check(name, float("inf"), float("inf"), False, f"missing in {side}"))
         else:
             checks.append(_check(name, values[name], reference[name], tol))
     return Equivalence(tol, checks)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ModeResult", "RunResult", "write_json_atomic"]
+from tfcompare.core.files import shared_permissions
+
+__all__ = ["ModeResult", "RunResult", "write_json_atomic", "json_text", "finite_safe"]
 
 
 @dataclasses.dataclass
@@ -85,15 +88,41 @@ class RunResult:
         }
 
 
+def finite_safe(value):
+    """`value` with every non-finite float replaced by the string "inf", "-inf" or "nan".
+
+    JSON has no infinity or NaN, and a mismatch row is exactly where they appear (a NaN loss, a shape
+    that differs), so they are written as strings rather than lose the document.
+    """
+    if isinstance(value, dict):
+        return {k: finite_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # numpy scalars
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def json_text(document: dict) -> str:
+    """The one way tfcompare turns a document into JSON text: finite-safe, strict, indented."""
+    return json.dumps(finite_safe(document), indent=2, allow_nan=False, default=_jsonable)
+
+
 def write_json_atomic(path: str | Path, document: dict) -> Path:
-    """Write JSON to a temporary file beside `path`, then rename: a reader never sees half a file."""
+    """Write JSON to a temporary file beside `path`, then rename: a reader never sees half a file.
+
+    The file gets the permissions a plain `open` would give (mkstemp's are private).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(document, f, indent=2, allow_nan=False, default=_jsonable)
+            f.write(json_text(document))
             f.write("\n")
+        shared_permissions(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -117,8 +117,7 @@ def _message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}".strip()
 
 
-def _finite(x):
-    return x if x is None or math.isfinite(x) else None
+
 
 
 class _CaseRun:
@@ -197,13 +196,14 @@ class _CaseRun:
                     row.fail("error", _message(exc))
                     continue
                 row.equivalence = eq.to_json()
-                row.max_abs_err, row.max_rel_err = _finite(eq.max_abs_err), _finite(eq.max_rel_err)
+                row.max_abs_err, row.max_rel_err = eq.max_abs_err, eq.max_rel_err
                 row.tolerance = str(eq.tolerance)
                 worst = eq.worst()
                 row.worst_check = worst.name if worst else None
                 if not eq.ok:
-                    row.fail("mismatch", f"{worst.name} differs from {REFERENCE_MODE}: max abs err "
-                                         f"{worst.max_abs_err:.3g}, max rel err {worst.max_rel_err:.3g} ({eq.tolerance})")
+                    what = worst.detail or (f"max abs err {worst.max_abs_err:.3g}, max rel err "
+                                            f"{worst.max_rel_err:.3g}")
+                    row.fail("mismatch", f"{worst.name} differs from {REFERENCE_MODE}: {what} ({eq.tolerance})")
         finally:
             if extra is not None:
                 extra.close()

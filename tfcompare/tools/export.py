@@ -21,11 +21,18 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.core.cases import Case
+from tfcompare.core.children import die_with_parent
+from tfcompare.core.files import pid_temp_dir, remove_dead_temp_dirs, shared_permissions
 from tfcompare.core.graph_builder import weight_loader
+from tfcompare.core.results import json_text
 from tfcompare.core.timing import median_time
 from tfcompare.report.format import format_bytes, format_seconds, grid
 
-__all__ = ["ExportError", "FormatResult", "ExportReport", "export_case", "TFLITE_TOLERANCE"]
+__all__ = ["ExportError", "FormatResult", "ExportReport", "export_case", "TFLITE_TOLERANCE", "MARKER"]
+
+MARKER = ".tfcompare-export"  # written into every export: --overwrite replaces only a folder that has it
+_MAX_NAME = 200  # the temporary folder's name adds ~30 characters; most file systems stop at 255
+_RELOAD_TIMEOUT_S = 600
 
 tf1 = tf.compat.v1
 _REPEATS = 20
@@ -97,10 +104,22 @@ class ExportReport:
 
 
 def _check_destination(dest: Path, overwrite: bool) -> None:
+    """Refuse, before any work, a destination that cannot be written or must not be replaced."""
+    if len(dest.name) > _MAX_NAME:
+        raise ExportError(f"the folder name {dest.name[:40]!r}... is {len(dest.name)} characters; "
+                          f"at most {_MAX_NAME}")
+    cwd = Path.cwd().absolute()
+    if dest == cwd or dest in cwd.parents or dest.parent == dest:
+        raise ExportError(f"{str(dest)!r} is the current folder, one that contains it, or a root; "
+                          "export into a folder of its own")
     if dest.exists() and not dest.is_dir():
         raise ExportError(f"{str(dest)!r} exists and is not a folder")
-    if dest.is_dir() and any(dest.iterdir()) and not overwrite:
-        raise ExportError(f"{str(dest)!r} exists and is not empty; pass --overwrite to replace it")
+    if dest.is_dir() and any(dest.iterdir()):
+        if not overwrite:
+            raise ExportError(f"{str(dest)!r} exists and is not empty; pass --overwrite to replace it")
+        if not (dest / MARKER).is_file():
+            raise ExportError(f"{str(dest)!r} is not a tfcompare export (it has no {MARKER} file): --overwrite "
+                              "replaces only a folder a previous export wrote; choose another --to")
     parent = dest.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -211,15 +230,23 @@ def _dir_size(path: Path) -> int:
 
 def export_case(case: Case, dest: str | Path, *, overwrite: bool = False, seed: int = 0,
                 tflite: bool = True) -> ExportReport:
-    """Export, reload in a clean process, convert, compare; move into `dest` only when all is written."""
-    dest = Path(dest)
+    """Export, reload in a clean process, convert, compare; move into `dest` only when all is written.
+
+    `dest` is made absolute here, once: the reload child runs in another folder. `overwrite` replaces
+    only a folder holding the marker a previous export wrote. Temporary folders left by a killed export
+    into the same parent are removed first.
+    """
+    dest = Path(dest).absolute()
     _check_destination(dest, overwrite)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
+    remove_dead_temp_dirs(dest.parent, dest.name)
+    tmp = pid_temp_dir(dest.parent, dest.name)
     try:
         report = _export_into(case, tmp, dest, seed, tflite)
-        (tmp / "report.json").write_text(json.dumps(report.to_json(), indent=2))
+        (tmp / "report.json").write_text(json_text(report.to_json()))
+        (tmp / MARKER).write_text(f"written by tfcompare export {case.name}\n")
+        shared_permissions(tmp)
         if dest.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old-", dir=dest.parent))
+            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old-{os.getpid()}-", dir=dest.parent))
             os.replace(dest, old / "replaced")
             os.replace(tmp, dest)
             shutil.rmtree(old, ignore_errors=True)
@@ -278,12 +305,16 @@ def _reload(report: ExportReport, manifest: Path) -> None:
     """Run `reload_check.py` in a fresh interpreter that never imports the model packages."""
     script = Path(__file__).with_name("reload_check.py")
     env = dict(os.environ, PYTHONPATH="", TF_CPP_MIN_LOG_LEVEL="2")
-    proc = subprocess.run([sys.executable, "-I", str(script), str(manifest)], capture_output=True, text=True,
-                          env=env, cwd=manifest.parent)
     by_name = {f.format: f for f in report.formats}
-    if proc.returncode != 0:
+    try:
+        proc = subprocess.run([sys.executable, "-I", str(script), str(manifest)], capture_output=True, text=True,
+                              env=env, cwd=manifest.parent, timeout=_RELOAD_TIMEOUT_S, preexec_fn=die_with_parent)
+        failed = None if proc.returncode == 0 else f"reload process failed: {proc.stderr[-2000:]}"
+    except subprocess.TimeoutExpired:
+        failed = f"reload process timed out after {_RELOAD_TIMEOUT_S} s"
+    if failed:
         for name in json.loads(manifest.read_text())["models"]:
-            by_name[name].status, by_name[name].error = "error", f"reload process failed: {proc.stderr[-2000:]}"
+            by_name[name].status, by_name[name].error = "error", failed
         return
     found = json.loads(proc.stdout.strip().splitlines()[-1])
     report.reload_imported = found["model_code_imported"]
