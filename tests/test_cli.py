@@ -94,9 +94,15 @@ def test_ctrl_c_keeps_finished_cases(tmp_path):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     results = tmp_path / "int" / "results.json"
     deadline = time.time() + 240
-    while not results.exists() and time.time() < deadline and proc.poll() is None:
+
+    def first_case_done():  # results.json exists from the start; wait until it holds the first case
+        try:
+            return bool(json.loads(results.read_text())["results"])
+        except (OSError, ValueError):
+            return False
+    while not first_case_done() and time.time() < deadline and proc.poll() is None:
         time.sleep(0.2)
-    assert results.exists(), proc.stderr.read() if proc.poll() is not None else "no results.json in time"
+    assert first_case_done(), proc.stderr.read() if proc.poll() is not None else "first case not in time"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err

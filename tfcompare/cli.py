@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -17,6 +18,8 @@ from tfcompare.core.results import json_text
 __all__ = ["main", "cli"]
 
 _POSITIVE = click.IntRange(min=1)
+_SEED = click.IntRange(0, 2**32 - 1)  # numpy's seeds
+_MAX_NAME = 200  # folder names: most file systems stop at 255, and temporary names add a few characters
 
 
 def _registry(cases_file: str | None) -> dict:
@@ -25,7 +28,7 @@ def _registry(cases_file: str | None) -> dict:
     from tfcompare.registry import CASES
 
     registry = dict(CASES)
-    if cases_file:
+    if cases_file is not None:
         try:
             for case in load_cases_file(cases_file):
                 registry[case.name] = case
@@ -66,6 +69,9 @@ def _apply_options(registry: dict, names, options: dict) -> dict:
 
 
 def _check_writable(logdir: str) -> Path:
+    if not logdir.strip():
+        raise click.BadParameter("the log directory name is empty; give a folder, e.g. --logdir logs",
+                                 param_hint="'--logdir'")
     path = Path(logdir)
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -106,8 +112,11 @@ def _lengths(ctx, param, value):
 
 
 def _run_name(ctx, param, value):
-    if value is not None and (not value or "/" in value or "\\" in value or value in (".", "..")):
+    if value is not None and (not value.strip() or "/" in value or "\\" in value or value in (".", "..")
+                              or "\0" in value):
         raise click.BadParameter(f"{value!r} must be a plain folder name (no '/', not '.' or '..')")
+    if value is not None and len(value) > _MAX_NAME:
+        raise click.BadParameter(f"{value[:40]!r}... is {len(value)} characters; a run name has at most {_MAX_NAME}")
     return value
 
 
@@ -152,10 +161,13 @@ def list_(cases_file):
 @click.option("--loop-steps", type=_POSITIVE, default=10, show_default=True, help="Steps per call in looped modes.")
 @click.option("--threads", type=_POSITIVE, default=os.cpu_count() or 1, show_default=True,
               help="Intra- and inter-op threads, the same for every mode.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for weights and batches.")
+@click.option("--seed", type=_SEED, default=0, show_default=True, help="Seed for weights and batches.")
 @click.option("--quick", is_flag=True, help="Fewer steps, rounds and shorter blocks: a fast look, noisier.")
 @click.option("--logdir", default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: the start time.")
+@click.option("--overwrite", is_flag=True, help="Replace a previous run of the same --run-name (only a tfcompare run).")
+@click.option("--mode-timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
+              metavar="SECONDS", help="Wall-clock limit per mode and phase; a mode past it is an error row.")
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases (CASES = [...]).")
 @click.option("--option", "options", multiple=True, callback=_case_options, metavar="KEY=VALUE",
               help="A case option for the cases that have it, e.g. depth=3 for resnet (repeatable).")
@@ -164,12 +176,14 @@ def list_(cases_file):
 @click.option("--json", "as_json", is_flag=True, help="Print the results.json document instead of the table.")
 @click.option("--profile", is_flag=True, help="Capture a tf.profiler trace per mode (extra 'profile' to view).")
 def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, seed, quick, logdir, run_name,
-        cases_file, options, seq_lens, as_json, profile):
+        overwrite, mode_timeout, cases_file, options, seq_lens, as_json, profile):
     """Run cases in every mode: check equivalence with tf1-graph, time first call and steady state.
 
     Writes <logdir>/<run-name>/results.json and one TensorBoard run per case and mode. Exits 1 when
     any case × mode disagrees with tf1-graph or fails, 130 when interrupted (what finished is kept).
     """
+    from tfcompare.core.budget import TooBig
+    from tfcompare.core.files import FolderTaken
     from tfcompare.report import tables
     from tfcompare.run import harness
 
@@ -206,13 +220,18 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
         quick=quick,
         profile=profile,
         seq_lens=seq_lens,
+        mode_timeout_s=mode_timeout,
     )
     try:
-        result = harness.run(config, registry, logdir, run_name,
+        result = harness.run(config, registry, logdir, run_name, overwrite=overwrite,
                              progress=lambda line: click.echo(line, err=True))
     except KeyboardInterrupt:
         click.echo("Interrupted: the finished cases are in results.json.", err=True)
-        sys.exit(130)
+        _exit(130)
+    except TooBig as exc:
+        raise click.BadParameter(str(exc), param_hint="'--batch-size' / '--steps' / '--loop-steps'") from None
+    except FolderTaken as exc:
+        raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
     if as_json:
         click.echo(json_text(result.to_json()))
     else:
@@ -228,7 +247,7 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
             click.echo("\nVariable lengths: tf.function variants on the same stream\n")
             click.echo(variants_table(result.variable_shapes))
         click.echo(f"\nresults: {Path(result.run_dir) / 'results.json'}   TensorBoard: tensorboard --logdir {logdir}")
-    sys.exit(0 if result.ok else 1)
+    _exit(0 if result.ok else 1)
 
 
 @cli.command()
@@ -321,6 +340,7 @@ def claims(numbers, quick, logdir, run_name, as_json):
     Exits 1 if an experiment failed (its verdict is `error`; the others still run).
     """
     from tfcompare.claims import CLAIMS, ERROR, run_claims, text
+    from tfcompare.core.files import FolderTaken, claim_folder
     from tfcompare.run import harness
 
     bad = [n for n in numbers if n not in CLAIMS]
@@ -328,7 +348,10 @@ def claims(numbers, quick, logdir, run_name, as_json):
         raise click.BadParameter(f"no claim {bad[0]}; valid claims: {', '.join(map(str, CLAIMS))}",
                                  param_hint="'--claim'")
     _check_writable(logdir)
-    run_dir = Path(logdir) / (run_name or f"claims-{harness.default_run_name()}")
+    try:
+        run_dir = claim_folder(Path(logdir), run_name, f"claims-{harness.default_run_name()}")
+    except FolderTaken as exc:
+        raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
     found = run_claims(list(dict.fromkeys(numbers)) or list(CLAIMS), run_dir, quick=quick,
                        progress=lambda line: click.echo(line, err=True))
     if as_json:
@@ -383,6 +406,11 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
         raise click.UsageError("give exactly one of TARGET, --scenario NAME or --static PATH")
     if overhead and not scenario:
         raise click.UsageError("--overhead goes with --scenario")
+    if target and ":" in target and not Path(target).exists():
+        module_name, _, attr = target.partition(":")
+        if not module_name or not attr:
+            raise click.BadParameter(f"{target!r} is neither a script nor package.module:function",
+                                     param_hint="'TARGET'")
     if static_path:
         report = audit_lib.AuditReport(target=static_path, hazards=audit_lib.scan_path(static_path))
     elif scenario:
@@ -429,13 +457,36 @@ def tensorboard(logdir, port):
     except TensorBoardError as exc:
         raise click.UsageError(str(exc)) from None
     click.echo(f"TensorBoard on {logdir} at {url}/  (Ctrl-C to stop)")
+
+    def stop_on(signum, frame):  # SIGTERM and SIGHUP stop the server as Ctrl-C does
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop_on) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         board.proc.wait()
     except KeyboardInterrupt:
         click.echo("stopping TensorBoard")
     finally:
         board.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _exit(code: int):
+    """Exit with `code`; if a piece of the run hung past its limit, without waiting for it at shutdown."""
+    from tfcompare.core.watchdog import abandoned_threads
+
+    if _ENTRY_POINT and abandoned_threads():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+_ENTRY_POINT = False  # True under the console script; never under click's in-process test runner
 
 
 def main():
+    global _ENTRY_POINT
+    _ENTRY_POINT = True
     cli()

@@ -203,6 +203,7 @@ def _resnet(depth: int = 2) -> Case:
         build_graph=functools.partial(legacy_graphs.resnet.build, depth=depth),
         make_model=functools.partial(eager_models.resnet.ResNet, depth=depth),
         default_batch_size=16, features=("x",), options={"depth": depth}, configure=_resnet,
+        option_limits={"depth": 64},  # 64 blocks: ~0.6 M weights, a few seconds to build; far past any claim
         tolerances={m: _BN_XLA_TOLERANCE for m in ("tf2-xla", "tf2-xla-loop")},
     )
 

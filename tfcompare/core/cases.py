@@ -100,6 +100,8 @@ class Case:
             cases with varying dims (`tfcompare run --seq-lens`).
         features: the inputs the forward pass reads (the serving signature of an export); empty: all.
         options: the case's options and their defaults (positive integers, e.g. `{"depth": 2}`).
+        option_limits: the largest value each option may take (what still builds in reasonable memory
+            and time); a larger one is refused before anything is built.
         configure: `(**options) -> Case`, how a case with options is rebuilt for other values.
     """
 
@@ -118,6 +120,7 @@ class Case:
     features: tuple[str, ...] = ()
     options: Mapping[str, int] = dataclasses.field(default_factory=dict)
     configure: Callable[..., "Case"] | None = None
+    option_limits: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
     def with_options(self, **values: int) -> "Case":
         """This case rebuilt with some options changed; unknown names and non-positive values are refused."""
@@ -128,6 +131,9 @@ class Case:
         for key, value in values.items():
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise CaseError(f"case {self.name!r}: option {key}={value!r} must be a positive integer")
+            limit = self.option_limits.get(key)
+            if limit is not None and value > limit:
+                raise CaseError(f"case {self.name!r}: option {key}={value} is above its limit {limit}")
         if not values or self.configure is None:
             return self
         return self.configure(**{**self.options, **values})
@@ -166,9 +172,13 @@ def load_cases_file(path: str | Path) -> list[Case]:
     The file defines `CASES` (a list of `Case`), or else every module-level `Case` is taken.
     This runs the named file, which is the point: it is the user's own code.
     """
+    if not str(path).strip():
+        raise CaseError("the cases file name is empty")
     path = Path(path)
     if not path.is_file():
         raise CaseError(f"cases file {str(path)!r} does not exist")
+    if path.suffix != ".py":
+        raise CaseError(f"cases file {str(path)!r} is not a .py file")
     module_name = f"_tfcompare_user_cases_{abs(hash(path.resolve()))}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
@@ -180,6 +190,9 @@ def load_cases_file(path: str | Path) -> list[Case]:
         spec.loader.exec_module(module)
     except CaseError as exc:
         raise CaseError(f"cases file {str(path)!r}: {exc}") from exc
+    except SystemExit as exc:  # a script's `sys.exit()` must not end tfcompare as if all went well
+        raise CaseError(f"cases file {str(path)!r} called sys.exit({exc.code!r}) while being imported; "
+                        "a cases file defines cases, it does not run them") from None
     except Exception as exc:  # the user's code: report whatever it raised
         raise CaseError(f"cases file {str(path)!r} failed to import: {type(exc).__name__}: {exc}") from exc
     finally:
@@ -187,6 +200,8 @@ def load_cases_file(path: str | Path) -> list[Case]:
     found = getattr(module, "CASES", None)
     if found is None:
         found = [v for v in vars(module).values() if isinstance(v, Case)]
+    if not isinstance(found, (list, tuple)):
+        raise CaseError(f"cases file {str(path)!r}: CASES must be a list of Case, got {type(found).__name__}")
     found = list(found)
     bad = [f for f in found if not isinstance(f, Case)]
     if bad:

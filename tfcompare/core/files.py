@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["shared_permissions", "pid_temp_dir", "remove_dead_temp_dirs", "pid_alive"]
+__all__ = ["shared_permissions", "pid_temp_dir", "remove_dead_temp_dirs", "pid_alive", "claim_folder", "FolderTaken"]
 
 
 def _umask() -> int:
@@ -58,3 +58,44 @@ def remove_dead_temp_dirs(parent: Path, stem: str) -> list[Path]:
                 shutil.rmtree(path, ignore_errors=True)
                 removed.append(path)
     return removed
+
+
+class FolderTaken(ValueError):
+    """A named output folder exists and holds something: refused rather than mixed or clobbered."""
+
+
+def claim_folder(parent: Path, name: str | None, default: str, *, overwrite: bool = False,
+                 ours: str | None = None) -> Path:
+    """Create this run's own folder under `parent`, atomically (`mkdir` fails if another process won).
+
+    With `name` None the folder is `default`, or `default-2`, `default-3`, ... for runs that start in the
+    same second. A named folder may exist only if empty; with `overwrite` a non-empty one is replaced,
+    but only when it holds the file `ours` (what a previous run of ours wrote), never anything else.
+    """
+    parent.mkdir(parents=True, exist_ok=True)
+    if name is None:
+        for n in range(1, 10_000):
+            path = parent / (default if n == 1 else f"{default}-{n}")
+            try:
+                path.mkdir()
+                return path
+            except FileExistsError:
+                continue
+        raise FolderTaken(f"no free folder name like {default!r} in {str(parent)!r}")
+    path = parent / name
+    try:
+        path.mkdir()
+        return path
+    except FileExistsError:
+        pass
+    if not path.is_dir():
+        raise FolderTaken(f"{str(path)!r} exists and is not a folder")
+    if not any(path.iterdir()):
+        return path
+    if not overwrite:
+        raise FolderTaken(f"{str(path)!r} already holds a run; choose another name or pass --overwrite")
+    if ours is None or not (path / ours).exists():
+        raise FolderTaken(f"{str(path)!r} is not empty and holds no {ours}: not a tfcompare run, not replaced")
+    shutil.rmtree(path)
+    path.mkdir()
+    return path

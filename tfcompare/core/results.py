@@ -62,13 +62,15 @@ class RunResult:
     environment: dict[str, Any]
     results: list[ModeResult] = dataclasses.field(default_factory=list)
     interrupted: bool = False
+    complete: bool = False  # set only at the normal end: a killed or interrupted run says false
+    abandoned_threads: int = 0  # pieces that hung past their limit and were left running
     wall_s: float | None = None
     levers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     variable_shapes: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.interrupted and all(r.status in ("ok", "skipped") for r in self.results)
+        return self.complete and not self.interrupted and all(r.status in ("ok", "skipped") for r in self.results)
 
     def find(self, case: str, mode: str) -> ModeResult | None:
         return next((r for r in self.results if r.case == case and r.mode == mode), None)
@@ -78,7 +80,9 @@ class RunResult:
             "run_name": self.run_name,
             "run_dir": self.run_dir,
             "ok": self.ok,
+            "complete": self.complete,
             "interrupted": self.interrupted,
+            "abandoned_threads": self.abandoned_threads,
             "wall_s": self.wall_s,
             "config": self.config,
             "environment": self.environment,

@@ -139,17 +139,21 @@ def median_time(fn: Callable[[], object], repeats: int, clock: Clock = time.perf
 
 
 def interleave(timer: Timer, timed: Mapping[str, Timed], rounds: int, *,
-               on_error: Callable[[str, BaseException], None] | None = None) -> dict[str, Measurement]:
+               on_error: Callable[[str, BaseException], None] | None = None,
+               on_block: Callable[[str], None] | None = None) -> dict[str, Measurement]:
     """Measure every entry of `timed` over `rounds` rounds, one block each per round, in rotating order.
 
     A mode whose call raises is dropped from the remaining rounds and reported through `on_error`;
-    the other modes go on. Returns one `Measurement` per mode that was not dropped.
+    the other modes go on. `on_block(name)` is told which mode runs next, before its calibration and
+    before each of its blocks (never inside one). Returns one `Measurement` per mode that was not dropped.
     """
+    on_block = on_block or (lambda name: None)
     if rounds < 1:
         raise ValueError(f"`rounds` must be at least 1, got {rounds!r}")
     names = list(timed)
     calls: dict[str, int] = {}
     for name in names:
+        on_block(name)
         try:
             calls[name] = timer.calibrate(timed[name].fn)
         except Exception as exc:  # a mode that fails here must not stop the others
@@ -164,6 +168,7 @@ def interleave(timer: Timer, timed: Mapping[str, Timed], rounds: int, *,
             if name not in live:
                 continue
             entry = timed[name]
+            on_block(name)
             try:
                 entry.fn()  # untimed: bring this mode's caches back after the others ran
                 elapsed = timer.time_block(entry.fn, calls[name])

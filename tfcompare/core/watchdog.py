@@ -48,12 +48,16 @@ def run_with_limit(fn: Callable[[], T], limit_s: float | None, what: str) -> T:
     thread = threading.Thread(target=work, name=f"tfcompare: {what}", daemon=True)
     thread.start()
     waited = 0.0
-    while thread.is_alive():
-        thread.join(_SLICE_S)  # returns every slice, so Ctrl-C reaches the main thread at once
-        waited += _SLICE_S
-        if thread.is_alive() and waited >= limit_s:
+    try:
+        while thread.is_alive():
+            thread.join(_SLICE_S)  # returns every slice, so Ctrl-C reaches the main thread at once
+            waited += _SLICE_S
+            if thread.is_alive() and waited >= limit_s:
+                raise TimedOut(f"timed out after {limit_s:g} s ({what})")
+    except BaseException:  # timed out or interrupted: the piece may still be running; leave it
+        if thread.is_alive():
             _abandoned.append(thread)
-            raise TimedOut(f"timed out after {limit_s:g} s ({what})")
+        raise
     if "error" in box:
         raise box["error"]
     return box["value"]

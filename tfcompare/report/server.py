@@ -10,9 +10,13 @@ import threading
 import time
 from pathlib import Path
 
+from tfcompare.core.children import die_with_parent
+
 __all__ = ["TensorBoardError", "TensorBoard", "has_event_files", "port_free"]
 
 HOST = "127.0.0.1"  # never all interfaces: the dashboards show the user's code and machine
+_LAUNCH = ("import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; sys.argv[0] = 'tensorboard'; "
+           "from tensorboard.main import run_main; run_main()")
 _URL_RE = re.compile(r"TensorBoard \S+ at (http://\S+?)/? \(Press CTRL\+C")
 
 
@@ -56,9 +60,12 @@ class TensorBoard:
         self.url: str | None = None
 
     def start(self) -> str:
-        cmd = [sys.executable, "-m", "tensorboard.main", "--logdir", str(self.logdir), "--host", HOST,
+        # Not `python -m`: that puts the working folder first on the import path, so a markdown.py or
+        # six.py lying there would run inside TensorBoard. The child drops it before importing anything.
+        cmd = [sys.executable, "-c", _LAUNCH, "--logdir", str(self.logdir.absolute()), "--host", HOST,
                "--port", str(self.port), "--load_fast=false", "--reload_interval", str(self.reload_interval)]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     preexec_fn=die_with_parent)
         deadline = time.monotonic() + self.timeout_s
         seen = []
         while time.monotonic() < deadline:

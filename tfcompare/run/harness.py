@@ -23,19 +23,26 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.core import environment, equivalence
+from tfcompare.core.budget import check_fits, run_floor_bytes
 from tfcompare.core.cases import Case, find_case
+from tfcompare.core.errors import describe, is_interrupt
+from tfcompare.core.files import claim_folder
 from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
 from tfcompare.core.results import ModeResult, RunResult, write_json_atomic
 from tfcompare.core.runners import Runner, make_runner
 from tfcompare.core.timing import Timer, interleave, rotated
+from tfcompare.core.watchdog import TimedOut, abandoned_threads, run_with_limit
 from tfcompare.core.trace_log import QuietRetraceWarning
 from tfcompare.report import tables
 from tfcompare.report import tensorboard as summaries
 from tfcompare.run import levers, shapes
 
-__all__ = ["RunConfig", "run", "default_run_name", "QUICK", "DEFAULTS"]
+__all__ = ["RunConfig", "run", "default_run_name", "QUICK", "DEFAULTS", "MODE_TIMEOUT_S", "RESULTS"]
 
 _MEMORY_WARMUP_STEPS = 3
+MODE_TIMEOUT_S = 300.0  # per mode and phase: generous for XLA compiles, finite for a step that hangs
+RESULTS = "results.json"
+_SEED_MAX = 2**32 - 1  # numpy's seeds: 0 .. 2**32-1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +63,8 @@ class RunConfig:
         profile: capture a `tf.profiler` trace per mode (needs the profile plugin to view).
         seq_lens: lengths of the varying dim to stream through the `tf.function` variants (see `shapes`).
         shape_passes: passes over that stream (the first carries the tracing).
+        mode_timeout_s: wall-clock limit for one mode in one phase (build and first call, equivalence,
+            graph export; timing gets this per mode); None: no limit, and nothing runs on a worker thread.
     """
 
     cases: tuple[str, ...]
@@ -71,6 +80,7 @@ class RunConfig:
     profile: bool = False
     seq_lens: tuple[int, ...] = ()
     shape_passes: int = 3
+    mode_timeout_s: float | None = MODE_TIMEOUT_S
 
     def __post_init__(self):
         if not self.cases:
@@ -90,6 +100,10 @@ class RunConfig:
             raise ValueError(f"`seq_lens` must be positive integers, got {self.seq_lens!r}")
         if not self.min_block_s > 0:
             raise ValueError(f"`min_block_s` must be positive, got {self.min_block_s!r}")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed <= _SEED_MAX:
+            raise ValueError(f"`seed` must be an integer from 0 to {_SEED_MAX}, got {self.seed!r}")
+        if self.mode_timeout_s is not None and not self.mode_timeout_s > 0:
+            raise ValueError(f"`mode_timeout_s` must be positive or None, got {self.mode_timeout_s!r}")
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -113,23 +127,25 @@ def _profile_plugin(progress) -> bool:
 
 
 def _message(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}".strip()
+    """One line for an error row; an interrupt TensorFlow wrapped is raised again as Ctrl-C."""
+    if is_interrupt(exc) and not isinstance(exc, KeyboardInterrupt):
+        raise KeyboardInterrupt from exc
+    return describe(exc)
 
 
 
 
 
 class _CaseRun:
-    """The state of one case while its modes are built, checked and timed."""
+    """The state of one case while its modes are built, checked and timed.
+
+    Every piece that runs the user's code goes through `_guard`: a wall-clock limit per mode and
+    phase (see `watchdog`), after which the mode is an error row and the case goes on without it.
+    """
 
     def __init__(self, case: Case, config: RunConfig, session_config, index: int, timer: Timer):
         self.case, self.config, self.timer = case, config, timer
         self.batch_size = config.batch_size or case.default_batch_size
-        self.weights = case.init_weights(np.random.default_rng(config.seed))
-        self.batch = case.make_batch(np.random.default_rng(config.seed + 1), self.batch_size)
-        self.batches = [case.make_batch(np.random.default_rng(config.seed + 2 + i), self.batch_size)
-                        for i in range(config.steps)]
         self.session_config = session_config
         self.order = rotated(list(config.modes), index)
         self.rows = {m: ModeResult(case=case.name, mode=m, batch_size=self.batch_size,
@@ -141,6 +157,28 @@ class _CaseRun:
                 self.rows[mode].status, self.rows[mode].error = "skipped", f"not supported by this case: {why}"
                 self.order.remove(mode)
 
+    def prepare(self) -> bool:
+        """The shared weights and batches (the user's code); if it fails every mode is an error row."""
+        config, case = self.config, self.case
+        try:
+            def make():
+                weights = case.init_weights(np.random.default_rng(config.seed))
+                batch = case.make_batch(np.random.default_rng(config.seed + 1), self.batch_size)
+                batches = [case.make_batch(np.random.default_rng(config.seed + 2 + i), self.batch_size)
+                           for i in range(config.steps)]
+                return weights, batch, batches
+            self.weights, self.batch, self.batches = self._guard("set-up", "weights and batches", make)
+        except Exception as exc:
+            why = f"case set-up failed: {_message(exc)}"
+            for mode in self.order:
+                self.rows[mode].fail("error", why)
+            self.order = []
+            return False
+        return True
+
+    def _guard(self, mode: str, what: str, fn):
+        return run_with_limit(fn, self.config.mode_timeout_s, f"{self.case.name}/{mode}: {what}")
+
     def _runner(self, mode: str) -> Runner:
         return make_runner(mode, MODES[mode], self.case, self.weights, self.session_config)
 
@@ -148,7 +186,8 @@ class _CaseRun:
         """Build the mode and time its first call; measure the allocator peak over it and a few steps."""
         row = self.rows[mode]
         runner = self._runner(mode)
-        try:
+
+        def build_and_first_call():
             t0 = self.timer.clock()
             runner.build()
             row.build_s = self.timer.clock() - t0
@@ -156,11 +195,20 @@ class _CaseRun:
                 row.first_call_s, _ = self.timer.first_call(lambda: runner.first_call(self.batch))
                 runner.train([self.batch] * _MEMORY_WARMUP_STEPS)
             row.peak_memory_bytes = memory.bytes
+
+        try:
+            self._guard(mode, "build and first call", build_and_first_call)
             self.runners[mode] = runner
+        except TimedOut as exc:
+            row.fail("error", str(exc))  # the runner may still be in use by the stuck thread: leave it
         except Exception as exc:
             row.fail("error", _message(exc))
             row.equivalence = {"traceback": traceback.format_exc()}
             runner.close()
+
+    def _drop(self, mode: str, message: str) -> None:
+        self.rows[mode].fail("error", message)
+        self.runners.pop(mode, None)
 
     def check(self) -> None:
         """Compare each mode with the tf1-graph reference (built untimed if it was not selected)."""
@@ -169,8 +217,7 @@ class _CaseRun:
         if reference is None and REFERENCE_MODE not in self.rows:
             extra = self._runner(REFERENCE_MODE)
             try:
-                extra.build()
-                extra.first_call(self.batch)
+                self._guard(REFERENCE_MODE, "reference build", lambda: (extra.build(), extra.first_call(self.batch)))
                 reference = extra
             except Exception as exc:
                 reference, why = None, f"reference {REFERENCE_MODE} failed: {_message(exc)}"
@@ -182,7 +229,8 @@ class _CaseRun:
                     self.rows[mode].fail("error", f"no equivalence check: {why}")
                 return
             try:
-                ref = equivalence.snapshot(reference, self.batch, self.batches)
+                ref = self._guard(REFERENCE_MODE, "equivalence run",
+                                  lambda: equivalence.snapshot(reference, self.batch, self.batches))
             except Exception as exc:
                 for mode in self.runners:
                     self.rows[mode].fail("error", f"{REFERENCE_MODE} equivalence run failed: {_message(exc)}")
@@ -190,8 +238,12 @@ class _CaseRun:
             for mode, runner in list(self.runners.items()):
                 row = self.rows[mode]
                 try:
-                    eq = equivalence.compare(equivalence.snapshot(runner, self.batch, self.batches), ref,
-                                             self.case.dtype, self.case.tolerances.get(mode))
+                    values = self._guard(mode, "equivalence run",
+                                         lambda: equivalence.snapshot(runner, self.batch, self.batches))
+                    eq = equivalence.compare(values, ref, self.case.dtype, self.case.tolerances.get(mode))
+                except TimedOut as exc:
+                    self._drop(mode, str(exc))
+                    continue
                 except Exception as exc:
                     row.fail("error", _message(exc))
                     continue
@@ -209,7 +261,11 @@ class _CaseRun:
                 extra.close()
 
     def measure(self) -> None:
-        """Time the steady state of every live mode, interleaved, and check nothing retraced meanwhile."""
+        """Time the steady state of every live mode, interleaved, and check nothing retraced meanwhile.
+
+        The whole interleaved measurement runs under one limit (the per-mode limit times the modes);
+        if a mode hangs, it is dropped and the others are measured again without it.
+        """
         timed, before = {}, {}
         for mode, runner in self.runners.items():
             try:
@@ -221,7 +277,22 @@ class _CaseRun:
         def dropped(mode, exc):
             self.rows[mode].fail("error", f"failed while timing: {_message(exc)}")
 
-        measured = interleave(self.timer, timed, self.config.repeats, on_error=dropped)
+        measured: dict = {}
+        while timed:
+            current = {"mode": None}
+
+            def measure_all():
+                return interleave(self.timer, timed, self.config.repeats, on_error=dropped,
+                                  on_block=lambda name: current.__setitem__("mode", name))
+            limit = None if self.config.mode_timeout_s is None else self.config.mode_timeout_s * len(timed)
+            try:
+                measured = run_with_limit(measure_all, limit, f"{self.case.name}: timing {len(timed)} modes")
+                break
+            except TimedOut:
+                hung = current["mode"]
+                self._drop(hung, f"timed out while timing (no block finished within the "
+                                 f"{self.config.mode_timeout_s:g} s limit per mode)")
+                timed.pop(hung)
         for mode, m in measured.items():
             row, runner = self.rows[mode], self.runners[mode]
             row.step_times_s = list(m.samples)
@@ -249,20 +320,24 @@ class _CaseRun:
             finally:
                 tf.profiler.experimental.stop()
 
+    def _extras(self, mode: str, runner: Runner) -> dict:
+        extras = {"graph_def": runner.graph_def(self.batch)}
+        if not MODES[mode].jit_compile:  # XLA's optimised program is the HLO below
+            extras["optimized_graph"] = runner.optimized_graph(self.batch)
+        extras["autograph"] = runner.autograph_code()
+        if MODES[mode].jit_compile:
+            extras["hlo"] = {stage: runner.hlo(self.batch, stage) for stage in ("hlo", "optimized_hlo")}
+        return extras
+
     def write(self, run_dir: Path, result: RunResult) -> None:
         for mode, row in self.rows.items():
             runner = self.runners.get(mode)
             extras = {}
             if runner is not None:
                 try:
-                    extras["graph_def"] = runner.graph_def(self.batch)
-                    if not MODES[mode].jit_compile:  # XLA's optimised program is the HLO below
-                        extras["optimized_graph"] = runner.optimized_graph(self.batch)
-                    extras["autograph"] = runner.autograph_code()
-                    if MODES[mode].jit_compile:
-                        extras["hlo"] = {stage: runner.hlo(self.batch, stage) for stage in ("hlo", "optimized_hlo")}
+                    extras = self._guard(mode, "graph export", lambda: self._extras(mode, runner))
                 except Exception as exc:  # a missing graph must not lose the numbers
-                    row.fail("error", f"graph export failed: {_message(exc)}")
+                    row.fail("error", f"graph export failed: {str(exc) if isinstance(exc, TimedOut) else _message(exc)}")
             summaries.write_mode(run_dir, row, hparams=summaries.hparams_for(result, row), **extras)
 
     def close(self) -> None:
@@ -270,17 +345,36 @@ class _CaseRun:
             runner.close()
 
 
+def check_budget(config: RunConfig, cases: list[Case]) -> None:
+    """Refuse, before allocating anything, a run whose batches alone cannot fit in the available memory."""
+    loop_modes = sum(MODES[m].loop for m in config.modes)
+    for case in cases:
+        batch_size = config.batch_size or case.default_batch_size
+        needed = run_floor_bytes(case.inputs, batch_size=batch_size, steps=config.steps, modes=len(config.modes),
+                                 loop_modes=loop_modes, loop_steps=config.loop_steps,
+                                 seq_lens=config.seq_lens if case.make_varied_batch else ())
+        check_fits(f"case {case.name!r} at batch size {batch_size} with {config.steps} steps"
+                   + (f" and {config.loop_steps} loop steps" if loop_modes else ""), needed)
+
+
 def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_name: str | None = None, *,
-        timer: Timer | None = None, progress: Callable[[str], None] = lambda line: None) -> RunResult:
+        overwrite: bool = False, timer: Timer | None = None,
+        progress: Callable[[str], None] = lambda line: None) -> RunResult:
     """Run every case × mode of `config`, write TensorBoard folders and `results.json`, return the results.
 
-    On KeyboardInterrupt the cases that finished are kept, `results.json` is written with
-    `interrupted: true`, and the interrupt is raised again for the caller to exit.
+    The run gets a folder of its own under `logdir`: `run_name`, which must not hold another run unless
+    `overwrite` (and then only a previous run is replaced), or by default the start time, made unique
+    for runs started in the same second. `results.json` is rewritten after every case with
+    `complete: false`, and `complete: true` only at the normal end, so a killed run is never mistaken
+    for a finished one. On KeyboardInterrupt the finished cases are kept, `results.json` is written
+    with `interrupted: true`, and the interrupt is raised again for the caller to exit.
+    Raises `CaseError` (an unknown case), `TooBig` (the batches cannot fit in memory) and
+    `FolderTaken`, all `ValueError`s, before anything is written.
     """
     cases = [find_case(registry, name) for name in config.cases]
-    run_name = run_name or default_run_name()
-    run_dir = Path(logdir) / run_name
-    run_dir.mkdir(parents=True, exist_ok=True)
+    check_budget(config, cases)
+    run_dir = claim_folder(Path(logdir), run_name, default_run_name(), overwrite=overwrite, ours=RESULTS)
+    run_name = run_dir.name
     timer = timer or Timer(min_block_s=config.min_block_s)
     intra, inter = environment.configure_threads(config.threads, config.threads)
     env = environment.describe(intra, inter, timer.name, timer.overhead())
@@ -291,10 +385,12 @@ def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_na
     def save(final: bool = False):
         result.wall_s = time.perf_counter() - started
         result.levers = [row.to_json() for row in levers.lever_report(result)]
-        write_json_atomic(run_dir / "results.json", result.to_json())
+        result.abandoned_threads = abandoned_threads()
+        write_json_atomic(run_dir / RESULTS, result.to_json())
         if final:
             summaries.write_run(result, tables.markdown_table(result))
 
+    save()  # from the start, the folder says what it is: a run that has not finished
     try:
         with QuietRetraceWarning():
             _run_cases(config, cases, run_dir, result, session_config, timer, progress, save)
@@ -302,6 +398,7 @@ def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_na
         result.interrupted = True
         save(final=True)
         raise
+    result.complete = True
     save(final=True)
     return result
 
@@ -314,24 +411,32 @@ def _run_cases(config, cases, run_dir, result, session_config, timer, progress, 
         case_run = _CaseRun(case, config, session_config, index, timer)
         try:
             progress(f"[{index + 1}/{len(config.cases)}] {name}: building and first calls")
-            for mode in case_run.order:
-                case_run.start(mode)
-            progress(f"[{index + 1}/{len(config.cases)}] {name}: equivalence over {config.steps} steps")
-            case_run.check()
-            progress(f"[{index + 1}/{len(config.cases)}] {name}: timing {len(case_run.runners)} modes "
-                     f"interleaved, {config.repeats} rounds")
-            case_run.measure()
-            if profiling:
-                case_run.profile(run_dir)
+            if case_run.prepare():
+                for mode in case_run.order:
+                    case_run.start(mode)
+                progress(f"[{index + 1}/{len(config.cases)}] {name}: equivalence over {config.steps} steps")
+                case_run.check()
+                progress(f"[{index + 1}/{len(config.cases)}] {name}: timing {len(case_run.runners)} modes "
+                         f"interleaved, {config.repeats} rounds")
+                case_run.measure()
+                if profiling:
+                    case_run.profile(run_dir)
             case_run.write(run_dir, result)
-            if config.seq_lens and case.make_varied_batch is not None:
+            if config.seq_lens and case.make_varied_batch is not None and case_run.runners:
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: variable lengths {list(config.seq_lens)} "
                          f"through {len(shapes.VARIANTS)} variants")
                 rng = np.random.default_rng(config.seed + 1)
-                found = shapes.run_variants(
-                    case, case_run.weights, lambda n: case.make_varied_batch(rng, case_run.batch_size, n),
-                    list(config.seq_lens), passes=config.shape_passes, session_config=session_config, timer=timer)
-                result.variable_shapes.extend(v.to_json() for v in found)
+                try:
+                    found = run_with_limit(lambda: shapes.run_variants(
+                        case, case_run.weights, lambda n: case.make_varied_batch(rng, case_run.batch_size, n),
+                        list(config.seq_lens), passes=config.shape_passes, session_config=session_config,
+                        timer=timer), None if config.mode_timeout_s is None else
+                        config.mode_timeout_s * len(shapes.VARIANTS), f"{name}: variable lengths")
+                    result.variable_shapes.extend(v.to_json() for v in found)
+                except TimedOut as exc:
+                    result.variable_shapes.append({"case": name, "variant": "all", "lengths": list(config.seq_lens),
+                                                   "traces": 0, "total_s": None, "first_pass_s": None,
+                                                   "step_median_s": None, "error": str(exc)})
         finally:
             case_run.close()
         result.results.extend(case_run.rows[m] for m in config.modes)

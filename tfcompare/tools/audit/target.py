@@ -34,9 +34,11 @@ def _run_target(target: str, args: tuple[str, ...]) -> str | None:
     """
     if ":" in target and not Path(target).exists():
         module_name, _, attr = target.partition(":")
+        if not module_name or not attr:
+            raise TargetError(f"target {target!r} is not package.module:function (both parts are needed)")
         try:
             module = importlib.import_module(module_name)
-        except ImportError as exc:
+        except (ImportError, ValueError) as exc:
             raise TargetError(f"cannot import {module_name!r}: {exc}") from exc
         fn = getattr(module, attr, None)
         if not callable(fn):

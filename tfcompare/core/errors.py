@@ -1,0 +1,45 @@
+"""What went wrong, in one line: the user's exception and line, also from inside a `tf.function`.
+
+TensorFlow re-raises an exception from a traced function with a message that begins "in user code:",
+then the frames, then the original "Type: message"; the first line alone says nothing. An interrupt
+that reaches TensorFlow while it runs Python code (a `py_function`) comes back wrapped in a
+TensorFlow error and must still be treated as Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["describe", "is_interrupt"]
+
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)(?P<user>\s+\*)?\s*$')
+_RAISED = re.compile(r"^ {4}(?P<type>[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)): ?(?P<msg>.*)$")
+
+
+def describe(exc: BaseException) -> str:
+    """`Type: first line of the message`, with the user's frame when TensorFlow wrapped it."""
+    text = str(exc).strip()
+    lines = text.splitlines()
+    if lines and lines[0].startswith("in user code:"):
+        frames = [m for m in map(_FRAME.match, lines) if m]
+        user = [m for m in frames if m.group("user")] or frames
+        raised = [(i, m) for i, m in enumerate(map(_RAISED.match, lines)) if m]
+        if raised:
+            _, last = raised[-1]
+            where = ""
+            if user:
+                f = user[-1]
+                where = f" (in {f.group('fn')} at {f.group('file')}:{f.group('line')}, inside tf.function)"
+            return f"{last.group('type')}: {last.group('msg').strip()}{where}"
+    first = lines[0] if lines else ""
+    return f"{type(exc).__name__}: {first}".strip()
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """Ctrl-C, also when TensorFlow wrapped the KeyboardInterrupt raised inside an op."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None and cause is not exc and isinstance(cause, KeyboardInterrupt):
+        return True
+    return type(exc).__module__.startswith("tensorflow") and "KeyboardInterrupt" in str(exc)
