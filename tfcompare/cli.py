@@ -72,10 +72,13 @@ def _check_writable(logdir: str) -> Path:
     if not logdir.strip():
         raise click.BadParameter("the log directory name is empty; give a folder, e.g. --logdir logs",
                                  param_hint="'--logdir'")
-    path = Path(logdir)
+    path = Path(logdir).absolute()
+    existing = next(p for p in [path, *path.parents] if p.exists())  # created later, only if the run starts
+    if not existing.is_dir():
+        raise click.BadParameter(f"cannot write to {logdir!r}: {str(existing)!r} is not a folder",
+                                 param_hint="'--logdir'")
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path, prefix=".tfcompare-write-test-"):
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".tfcompare-write-test-"):
             pass
     except OSError as exc:
         raise click.BadParameter(f"cannot write to {logdir!r}: {exc.strerror or exc}", param_hint="'--logdir'")
@@ -109,6 +112,12 @@ def _lengths(ctx, param, value):
     if not out or any(n < 1 for n in out):
         raise click.BadParameter(f"{value!r} must be comma-separated positive integers, e.g. 7,13,20,31")
     return out
+
+
+def _seconds(ctx, param, value):
+    if value != value:  # NaN passes every range comparison
+        raise click.BadParameter(f"{value} is not a number of seconds")
+    return value
 
 
 def _run_name(ctx, param, value):
@@ -167,7 +176,8 @@ def list_(cases_file):
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: the start time.")
 @click.option("--overwrite", is_flag=True, help="Replace a previous run of the same --run-name (only a tfcompare run).")
 @click.option("--mode-timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
-              metavar="SECONDS", help="Wall-clock limit per mode and phase; a mode past it is an error row.")
+              callback=_seconds, metavar="SECONDS",
+              help="Wall-clock limit per mode and phase; a mode past it is an error row.")
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases (CASES = [...]).")
 @click.option("--option", "options", multiple=True, callback=_case_options, metavar="KEY=VALUE",
               help="A case option for the cases that have it, e.g. depth=3 for resnet (repeatable).")
@@ -319,7 +329,7 @@ def export(case_name, dest, overwrite, no_tflite, as_json, cases_file):
 
     case = _case(_registry(cases_file), case_name)
     try:
-        report = export_case(case, dest or Path("exports") / case_name, overwrite=overwrite,
+        report = export_case(case, Path("exports") / case_name if dest is None else dest, overwrite=overwrite,
                              tflite=not no_tflite)
     except ExportError as exc:
         raise click.BadParameter(str(exc), param_hint="'--to'") from None

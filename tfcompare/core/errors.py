@@ -8,7 +8,9 @@ TensorFlow error and must still be treated as Ctrl-C.
 
 from __future__ import annotations
 
+import os
 import re
+import traceback
 
 __all__ = ["describe", "is_interrupt"]
 
@@ -32,7 +34,20 @@ def describe(exc: BaseException) -> str:
                 where = f" (in {f.group('fn')} at {f.group('file')}:{f.group('line')}, inside tf.function)"
             return f"{last.group('type')}: {last.group('msg').strip()}{where}"
     first = lines[0] if lines else ""
-    return f"{type(exc).__name__}: {first}".strip()
+    return f"{type(exc).__name__}: {first}".strip() + _user_frame(exc)
+
+
+_LIBRARY = (f"{os.sep}tensorflow{os.sep}", f"{os.sep}keras{os.sep}", f"{os.sep}tfcompare{os.sep}",
+            f"{os.sep}numpy{os.sep}", f"{os.sep}threading.py")
+
+
+def _user_frame(exc: BaseException) -> str:
+    """` (at file:line in fn)` for the innermost frame of the user's own code, if the traceback has one."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not any(p in f.filename for p in _LIBRARY)]
+    if not frames:
+        return ""
+    f = frames[-1]
+    return f" (in {f.name} at {f.filename}:{f.lineno})"
 
 
 def is_interrupt(exc: BaseException) -> bool:

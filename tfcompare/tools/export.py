@@ -236,7 +236,7 @@ def export_case(case: Case, dest: str | Path, *, overwrite: bool = False, seed: 
     only a folder holding the marker a previous export wrote. Temporary folders left by a killed export
     into the same parent are removed first.
     """
-    dest = Path(dest).absolute()
+    dest = Path(os.path.abspath(dest))  # absolute and normalised: `..` is the folder it names
     _check_destination(dest, overwrite)
     remove_dead_temp_dirs(dest.parent, dest.name)
     tmp = pid_temp_dir(dest.parent, dest.name)
