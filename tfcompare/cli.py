@@ -14,6 +14,7 @@ import click
 
 from tfcompare.core.modes import CORE_MODES, LEVER_MODES, MODES
 from tfcompare.core.results import json_text
+from tfcompare.tools.migrate.classify import CLASSES as MIGRATE_CLASSES
 
 __all__ = ["main", "cli"]
 
@@ -451,6 +452,45 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
     too_many = max_traces is not None and any(f.traces > max_traces for f in report.functions)
     retraced = fail_on_retrace and any(f.avoidable_retraces for f in report.functions)
     sys.exit(1 if too_many or retraced else 0)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--markdown", "markdown_out", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write the report as Markdown to FILE (refuses an existing file).")
+@click.option("--fail-on", type=click.Choice(MIGRATE_CLASSES),
+              help="Exit 1 when a finding of this class or a worse one exists (for CI).")
+@click.option("--scaffold", "scaffold_out", type=click.Path(dir_okay=False), metavar="OUT.py",
+              help="Write a starter cases file from the (single) TF1 file given (refuses an existing file).")
+@click.option("--no-upgrade", is_flag=True, help="Do not run tf_upgrade_v2 (faster; no renamed/left column).")
+def migrate(paths, as_json, markdown_out, fail_on, scaffold_out, no_upgrade):
+    """What in TF1 source breaks on this TensorFlow: each reference resolved and classified, what tf_upgrade_v2
+    renames, misses or breaks, and the TF2 idiom. Reads PATH... (files or folders); never edits or runs them."""
+    from tfcompare.tools.migrate import MigrateError, ScaffoldError, migrate as run_migrate, scaffold
+
+    for out, hint in ((markdown_out, "'--markdown'"), (scaffold_out, "'--scaffold'")):
+        if out is not None and Path(out).exists():
+            raise click.BadParameter(f"{out!r} exists; it is never overwritten", param_hint=hint)
+    if scaffold_out is not None and (len(paths) != 1 or not Path(paths[0]).is_file()):
+        raise click.BadParameter("give exactly one TF1 file to scaffold from", param_hint="'--scaffold'")
+    try:
+        report = run_migrate(paths, upgrade=not no_upgrade)
+    except MigrateError as exc:
+        raise click.BadParameter(str(exc), param_hint="'PATH'") from None
+    if markdown_out:
+        with open(markdown_out, "x", encoding="utf-8") as f:
+            f.write(report.markdown())
+    if scaffold_out:
+        try:
+            scaffold(paths[0], scaffold_out)
+        except ScaffoldError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--scaffold'") from None
+    click.echo(json_text(report.to_json()) if as_json else report.text())
+    if scaffold_out and not as_json:
+        click.echo(f"starter cases file: {scaffold_out}  (next: fill in its TODOs, then "
+                   f"tfcompare run --cases-file {scaffold_out})")
+    sys.exit(1 if fail_on and report.fails(fail_on) else 0)
 
 
 @cli.command()

@@ -1,0 +1,122 @@
+"""`tfcompare migrate` on a corpus of TF1 files written for these tests: exact findings, real tf_upgrade_v2."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tfcompare.cli import cli
+from tfcompare.tools.migrate import CLASSES, migrate
+
+CORPUS = Path(__file__).resolve().parent / "data" / "tf1_corpus"
+
+
+@pytest.fixture(scope="module")
+def report():
+    before = {p: p.read_bytes() for p in CORPUS.iterdir()}
+    found = migrate([CORPUS])
+    assert {p: p.read_bytes() for p in CORPUS.iterdir()} == before  # never edits, never adds a file
+    return found
+
+
+def _findings(report, name):
+    file = next(r for r in report.files if Path(r.path).name == name)
+    return [(f.line, f.symbol, f.klass, f.upgrade_v2) for f in file.findings if f.klass != "runs"]
+
+
+def test_aliased_contrib_imports_are_removed_and_tf_upgrade_v2_says_nothing(report):
+    assert _findings(report, "contrib_aliases.py") == [
+        (3, "from tensorflow.contrib import slim", "removed", "left"),
+        (4, "import tensorflow.contrib.rnn", "removed", "left"),
+        (6, "slim.fully_connected", "removed", "left"),
+        (7, "rnn.BasicLSTMCell", "removed", "left"),
+    ]
+
+
+def test_layers_and_rnn_cells_need_the_extra_and_a_rename_that_breaks_on_keras_3(report):
+    found = _findings(report, "layers_rnn.py")
+    assert found == [
+        (4, "tf.placeholder", "compat-v1", "renamed"),
+        (5, "tf.layers.dense", "needs-extra", "left"),  # TF 2.21's tf_upgrade_v2 no longer renames tf.layers.*
+        (6, "tf.nn.rnn_cell.LSTMCell", "needs-extra", "broke"),
+        (7, "tf.nn.dynamic_rnn", "compat-v1", "renamed"),
+        (8, "tf.nn.dropout", "behaviour", "changed"),
+    ]
+    file = next(r for r in report.files if r.path.endswith("layers_rnn.py"))
+    lstm = next(f for f in file.findings if f.line == 6)
+    assert lstm.upgrade_to == "tf.compat.v1.nn.rnn_cell.LSTMCell" and "not available with Keras 3" in lstm.note
+    assert "pip install tf-keras" in lstm.note
+
+
+def test_estimator_and_flags(report):
+    assert _findings(report, "estimator_flags.py") == [
+        (4, "tf.app.flags", "compat-v1", "renamed"),
+        (9, "tf.layers.dense", "needs-extra", "left"),
+        (10, "tf.losses.softmax_cross_entropy", "compat-v1", "renamed"),
+        (10, "tf.losses.softmax_cross_entropy", "behaviour", "renamed"),
+        (11, "tf.estimator.EstimatorSpec", "removed", "left"),
+        (14, "tf.estimator.Estimator", "removed", "left"),
+    ]
+
+
+def test_a_tf1_training_script_and_its_default_changes(report):
+    found = _findings(report, "placeholders_session.py")
+    assert (11, "tf.train.AdamOptimizer", "behaviour", "renamed") in found
+    assert (13, "tf.Session", "compat-v1", "renamed") in found
+    assert [f for f in found if f[1] == "tf.placeholder"] == [(5, "tf.placeholder", "compat-v1", "renamed"),
+                                                            (6, "tf.placeholder", "compat-v1", "renamed")]
+    adam = next(f for r in report.files for f in r.findings if f.symbol == "tf.train.AdamOptimizer"
+                and f.klass == "behaviour")
+    assert "epsilon" in adam.note and "keras.optimizers.Adam" in adam.replacement
+
+
+def test_compat_v1_alias_tf2_code_and_a_syntax_error(report):
+    assert _findings(report, "compat_v1_alias.py") == [
+        (4, "tf.disable_v2_behavior", "compat-v1", "renamed"),
+        (5, "tf.placeholder", "compat-v1", "renamed"),
+        (7, "tf.train.GradientDescentOptimizer", "compat-v1", "renamed"),
+    ]
+    assert _findings(report, "tf2_ok.py") == []
+    assert _findings(report, "syntax_error.py") == [(1, "", "unparsable", "not run")]
+
+
+def test_totals_and_fail_on(report):
+    totals = report.totals()
+    assert totals["files"] == 7 and sum(totals["by_class"].values()) == totals["findings"]
+    assert totals["upgrade_v2_broke"] == 1 and totals["upgrade_v2_missed"] >= 6
+    assert report.worst() == "unparsable" and report.fails("removed") and report.fails("runs")
+    assert list(CLASSES) == ["runs", "behaviour", "compat-v1", "needs-extra", "removed", "unparsable"]
+
+
+def test_cli_json_markdown_fail_on_and_a_scaffold_that_loads(tmp_path):
+    md, out = tmp_path / "report.md", tmp_path / "cases.py"
+    result = CliRunner().invoke(cli, ["migrate", str(CORPUS / "placeholders_session.py"), "--json", "--markdown",
+                                      str(md), "--scaffold", str(out), "--fail-on", "compat-v1"])
+    assert result.exit_code == 1, result.output  # compat-v1 findings exist
+    doc = json.loads(result.stdout)
+    assert doc["files"][0]["findings"][0].keys() >= {"line", "col", "symbol", "resolved_to", "class", "upgrade_v2",
+                                                     "replacement", "note"}
+    assert "| 13:5 | `tf.Session` | compat-v1 |" in md.read_text()
+    listed = CliRunner().invoke(cli, ["list", "--cases-file", str(out)])
+    assert listed.exit_code == 0 and "placeholders_session" in listed.output
+    text = out.read_text()
+    assert "InputSpec('x', (4,), 'float32')" in text and "'w': rng.standard_normal((4, 1))" in text
+    again = CliRunner().invoke(cli, ["migrate", str(CORPUS / "placeholders_session.py"), "--scaffold", str(out)])
+    assert again.exit_code == 2 and "exists; it is never overwritten" in again.output
+    assert CliRunner().invoke(cli, ["migrate", str(CORPUS / "tf2_ok.py"), "--no-upgrade", "--fail-on",
+                                    "behaviour"]).exit_code == 0
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["migrate"], "Missing argument 'PATH...'"),
+    (["migrate", "nope.py"], "'nope.py' does not exist"),
+    (["migrate", "{empty}"], "holds no .py files"),
+    (["migrate", str(CORPUS), "--fail-on", "bad"], "'bad' is not one of 'runs'"),
+    (["migrate", str(CORPUS), "--scaffold", "x.py"], "give exactly one TF1 file to scaffold from"),
+])
+def test_migrate_bad_input(tmp_path, args, needle):
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(cli, [a.replace("{empty}", str(tmp_path / "empty")) for a in args])
+    assert result.exit_code == 2 and needle in result.output, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]

@@ -1,0 +1,13 @@
+"""`tfcompare migrate`: what in a TF1 codebase breaks on the installed TensorFlow, what `tf_upgrade_v2`
+fixes and misses, and the TF2 idiom for each; never edits or runs the user's files.
+
+`references` (imports, aliases, resolution on the installed TensorFlow), `classify` (the classes, the
+idioms, the known default changes), `upgrade_v2` (TensorFlow's own tool on a temporary copy), `scan`
+(the report), `scaffold` (a starter cases file).
+"""
+
+from tfcompare.tools.migrate.classify import CLASSES
+from tfcompare.tools.migrate.scaffold import ScaffoldError, scaffold
+from tfcompare.tools.migrate.scan import MigrateError, MigrationReport, migrate
+
+__all__ = ["CLASSES", "MigrateError", "MigrationReport", "ScaffoldError", "migrate", "scaffold"]

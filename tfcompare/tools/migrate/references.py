@@ -1,0 +1,127 @@
+"""Every TensorFlow reference in a source file, resolved against the TensorFlow installed here.
+
+A reference is followed through the file's own imports and aliases (`import tensorflow as tf`,
+`import tensorflow.compat.v1 as tf`, `from tensorflow.contrib import slim`, `import tensorflow.contrib.rnn
+as rnn`, `from tensorflow.keras.layers import Dense`) to a full dotted path, then resolved by importing
+TensorFlow's own modules and walking attributes: this creates no ops and runs none of the user's code.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import functools
+import importlib
+from typing import Any
+
+__all__ = ["Reference", "Resolution", "aliases", "references", "resolve"]
+
+_ROOT = "tensorflow"
+
+
+@dataclasses.dataclass(frozen=True)
+class Reference:
+    line: int
+    col: int
+    path: str  # full dotted path, e.g. tensorflow.compat.v1.placeholder
+    written: str  # as written in the source, e.g. tf.placeholder
+    is_import: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Resolution:
+    ok: bool
+    resolved_to: str | None = None  # module.qualname of what the path names
+    error: str | None = None  # why it does not resolve (the installed TensorFlow's own message)
+    obj: Any = dataclasses.field(default=None, compare=False, repr=False)
+
+
+def aliases(tree: ast.Module) -> dict[str, str]:
+    """Local name -> full dotted path, for every import of TensorFlow in the file."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == _ROOT or a.name.startswith(_ROOT + "."):
+                    out[a.asname or a.name.split(".")[0]] = a.name if a.asname else _ROOT
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == _ROOT or node.module.startswith(_ROOT + "."):
+                for a in node.names:
+                    if a.name != "*":
+                        out[a.asname or a.name] = f"{node.module}.{a.name}"
+    return out
+
+
+def _chain(node: ast.AST) -> list[str] | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return [node.id] + parts[::-1]
+    return None
+
+
+def references(tree: ast.Module) -> list[Reference]:
+    """The imports of TensorFlow, and every maximal attribute chain or name rooted at one of their aliases."""
+    names = aliases(tree)
+    out: list[Reference] = []
+    inner: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            inner.add(id(node.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == _ROOT or a.name.startswith(_ROOT + "."):
+                    out.append(Reference(node.lineno, node.col_offset, a.name, f"import {a.name}", True))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and \
+                (node.module == _ROOT or node.module.startswith(_ROOT + ".")):
+            for a in node.names:
+                if a.name != "*":
+                    out.append(Reference(node.lineno, node.col_offset, f"{node.module}.{a.name}",
+                                         f"from {node.module} import {a.name}", True))
+        elif isinstance(node, (ast.Attribute, ast.Name)) and id(node) not in inner:
+            chain = _chain(node)
+            if not chain or chain[0] not in names:
+                continue
+            if isinstance(node, ast.Name) and names[chain[0]] in (_ROOT, f"{_ROOT}.compat.v1"):
+                continue  # a bare `tf`: the import line already speaks for it
+            path = ".".join([names[chain[0]]] + chain[1:])
+            out.append(Reference(node.lineno, node.col_offset, path, ".".join(chain)))
+    return sorted(out, key=lambda r: (r.line, r.col, r.path))
+
+
+def _name_of(obj) -> str:
+    if hasattr(obj, "__name__") and type(obj).__name__ == "module":
+        return obj.__name__
+    module = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", None) or type(obj).__name__
+    return f"{module}.{qual}" if module else qual
+
+
+@functools.lru_cache(maxsize=None)
+def resolve(path: str) -> Resolution:
+    """Walk `path` on the installed TensorFlow: attributes, then submodules; never calls what it finds."""
+    parts = path.split(".")
+    try:
+        obj = importlib.import_module(parts[0])
+    except ImportError as exc:
+        return Resolution(False, error=f"{type(exc).__name__}: {exc}")
+    for i in range(1, len(parts)):
+        try:
+            obj = getattr(obj, parts[i])
+            continue
+        except AttributeError as exc:
+            error = str(exc)
+        except Exception as exc:  # a lazy loader that fails (e.g. a Keras-backed API under Keras 3)
+            error = f"{type(exc).__name__}: {exc}"
+        if "not available with Keras 3" in error:
+            # no submodule import here: importing TF's API module would replace the lazy loader and
+            # make the same name resolve on the next look-up, which is not what a user's process sees
+            return Resolution(False, error=error)
+        try:
+            obj = importlib.import_module(".".join(parts[:i + 1]))
+        except Exception:
+            return Resolution(False, error=error)
+    return Resolution(True, resolved_to=_name_of(obj), obj=obj)
