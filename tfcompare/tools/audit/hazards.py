@@ -40,20 +40,64 @@ def _dotted(node: ast.AST) -> str:
     return ".".join(reversed(parts))
 
 
-def _module_globals(tree: ast.Module) -> set[str]:
-    """Module-level names bound by assignment (values), not functions, classes or imports."""
-    names = set()
+_CONTAINER_CALLS = {"list", "dict", "set", "collections.defaultdict", "defaultdict", "collections.deque", "deque",
+                    "collections.OrderedDict", "OrderedDict", "collections.Counter", "Counter"}
+_VARIABLE_CALLS = ("tf.Variable", "tf.compat.v1.Variable", "Variable", "tf.compat.v1.get_variable", "keras.Variable")
+
+
+def _value_kind(node: ast.AST) -> str:
+    """What a module-level value is, as far as the source says: `plain` (Python or NumPy data, frozen when
+    traced), `container` (a mutable list/dict/set of plain data), `variables` (tf.Variables, or a container
+    of them: captured by reference), or `unknown` (a call whose result the source cannot tell)."""
+    if isinstance(node, ast.Constant):
+        return "plain"
+    if isinstance(node, ast.Call):
+        callee = _dotted(node.func)
+        if callee.startswith(_VARIABLE_CALLS):
+            return "variables"
+        if callee in _CONTAINER_CALLS:
+            inner = [_value_kind(a) for a in node.args]
+            return "variables" if "variables" in inner else "container"
+        if callee.startswith(("np.", "numpy.")) and not callee.startswith(("np.random.", "numpy.random.")):
+            return "plain"
+        return "unknown"
+    if isinstance(node, (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)):
+        parts = (node.values if isinstance(node, ast.Dict) else getattr(node, "elts", None)) or \
+            [getattr(node, "value", None) or getattr(node, "elt", None)]
+        kinds = {_value_kind(p) for p in parts if p is not None}
+        if "variables" in kinds:
+            return "variables"
+        return "container" if kinds <= {"plain", "container"} else "unknown"
+    if isinstance(node, ast.Tuple):
+        kinds = {_value_kind(e) for e in node.elts}
+        return "variables" if "variables" in kinds else ("plain" if kinds <= {"plain"} else "unknown")
+    if isinstance(node, (ast.UnaryOp, ast.BinOp)):
+        return "plain" if all(_value_kind(n) == "plain" for n in ast.iter_child_nodes(node)
+                              if isinstance(n, ast.expr)) else "unknown"
+    return "unknown"
+
+
+def _module_globals(tree: ast.Module) -> dict[str, str]:
+    """Module-level names bound by assignment, with what they hold (`_value_kind`); a name bound twice to
+    different kinds is `unknown`. Functions, classes and imports are not values and are left out."""
+    kinds: dict[str, str] = {}
     for node in tree.body:
-        targets = []
         if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            targets = [node.target]
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        elif isinstance(node, ast.AugAssign):
+            targets, value = [node.target], None
+        else:
+            continue
+        kind = _value_kind(value) if value is not None else "plain"
         for t in targets:
-            for n in ast.walk(t):
-                if isinstance(n, ast.Name):
-                    names.add(n.id)
-    return names
+            names = [t] if isinstance(t, ast.Name) else [n for n in ast.walk(t) if isinstance(n, ast.Name)]
+            for n in names:
+                single = isinstance(t, ast.Name)
+                new = kind if single else "unknown"
+                kinds[n.id] = new if kinds.get(n.id, new) == new else "unknown"
+    return kinds
 
 
 def _locals(fn: ast.FunctionDef) -> set[str]:
@@ -83,7 +127,7 @@ def _traced_functions(tree: ast.Module) -> list[ast.FunctionDef]:
     return sorted(traced.values(), key=lambda n: n.lineno)
 
 
-def _body_hazards(fn: ast.FunctionDef, file: str, globals_: set[str]) -> list[Hazard]:
+def _body_hazards(fn: ast.FunctionDef, file: str, globals_: dict[str, str]) -> list[Hazard]:
     out = []
     local = _locals(fn)
     name = fn.name
@@ -111,7 +155,10 @@ def _body_hazards(fn: ast.FunctionDef, file: str, globals_: set[str]) -> list[Ha
                 root = owner
                 while isinstance(root, (ast.Attribute, ast.Subscript)):
                     root = root.value
-                if isinstance(root, ast.Name) and (root.id not in local or root.id == "self"):
+                # only a container the source shows (a global list/dict/set, or an attribute of self): a module
+                # such as `tf` in `tf.add(...)` or an object of unknown type is not called a container
+                if isinstance(root, ast.Name) and (root.id == "self" or (
+                        root.id not in local and globals_.get(root.id) == "container")):
                     add("container_mutation", node, f"{_dotted(owner) or 'a container'}.{node.func.attr}() mutates "
                                                     "a Python container outside the function once per trace, "
                                                     "not per call; return tensors or use tf.TensorArray")
@@ -122,8 +169,10 @@ def _body_hazards(fn: ast.FunctionDef, file: str, globals_: set[str]) -> list[Ha
                 if span >= UNROLL_THRESHOLD:
                     add("unrolled_loop", node, f"a Python range loop of {span} iterations is unrolled into the graph "
                                                "op by op; iterate over tf.range to get one While op")
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in globals_ \
-                and node.id not in local and id(node) not in mutated:
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
+                globals_.get(node.id) in ("plain", "container") and node.id not in local and id(node) not in mutated:
+            # variables (and containers of them) are captured by reference, and what the source cannot
+            # tell is left to the runtime half of the audit: only plain Python/NumPy values are frozen
             add("global_read", node, f"global `{node.id}` is read while tracing and frozen into the graph; "
                                      "changing it later changes nothing, without any retrace; pass it as a tensor")
     return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import runpy
 import statistics
 import sys
@@ -52,10 +53,41 @@ def _run_target(target: str, args: tuple[str, ...]) -> str | None:
     sys.argv = [str(path)] + list(args)
     sys.path.insert(0, str(path.resolve().parent))
     try:
-        runpy.run_path(str(path), run_name="__main__")
+        _LAST_GLOBALS.clear()
+        _LAST_GLOBALS.update(runpy.run_path(str(path), run_name="__main__"))
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
     return str(path)
+
+
+_LAST_GLOBALS: dict = {}  # the script's module globals after it ran: what the static pass could not see
+
+
+def _held_by_reference(value) -> bool:
+    """Values a traced function captures by reference (changes show up), not frozen as constants."""
+    import tensorflow as tf
+
+    if isinstance(value, (tf.Variable, tf.Module)) or callable(value) or isinstance(value, type(sys)):
+        return True
+    if type(value).__module__.split(".")[0] == "keras":  # keras.Variable, layers, models, optimizers
+        return True
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, set)) and value:
+        return all(_held_by_reference(v) for v in value)
+    return False
+
+
+def confirm_hazards(hazards: list, values: dict, source: str) -> list:
+    """The runtime half: drop a static `global_read` whose global, as the script left it, is held by reference."""
+    kept = []
+    for h in hazards:
+        m = re.search(r"global `(\w+)`", h.message)
+        if h.kind == "global_read" and h.file == source and m and m.group(1) in values \
+                and _held_by_reference(values[m.group(1)]):
+            continue
+        kept.append(h)
+    return kept
 
 
 def _user_traceback(exc: BaseException) -> str:
@@ -87,7 +119,7 @@ def _observe(report_target: str, run: Callable[[], str | None], static: bool) ->
     if static and source is None and Path(report_target).is_file():
         source = report_target
     if static and source and Path(source).is_file():
-        report.hazards.extend(scan_path(source))
+        report.hazards.extend(confirm_hazards(scan_path(source), _LAST_GLOBALS, source))
     return report
 
 
