@@ -526,7 +526,7 @@ def _exit(code: int):
     """Exit with `code`; if a piece of the run hung past its limit, without waiting for it at shutdown."""
     from tfcompare.core.watchdog import abandoned_threads
 
-    if _ENTRY_POINT and abandoned_threads():
+    if _ENTRY_POINT and (abandoned_threads() or code == 130):  # after Ctrl-C, TF's threads may be mid-call
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
@@ -537,6 +537,16 @@ _ENTRY_POINT = False  # True under the console script; never under click's in-pr
 
 
 def main():
+    """The console script: click's own handling, except that Ctrl-C anywhere (even while TensorFlow is
+    still importing) exits 130 as interrupted, not 1 as click's "Aborted!"."""
     global _ENTRY_POINT
     _ENTRY_POINT = True
-    cli()
+    try:
+        code = cli.main(standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Interrupted.", err=True)
+        _exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

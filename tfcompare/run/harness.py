@@ -31,7 +31,7 @@ from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
 from tfcompare.core.results import ModeResult, RunResult, write_json_atomic
 from tfcompare.core.runners import Runner, make_runner
 from tfcompare.core.timing import Timer, interleave, rotated
-from tfcompare.core.watchdog import TimedOut, abandoned_threads, run_with_limit
+from tfcompare.core.watchdog import TimedOut, abandoned_threads, check_interrupt, deferred_interrupts, run_with_limit
 from tfcompare.core.trace_log import QuietRetraceWarning
 from tfcompare.report import tables
 from tfcompare.report import tensorboard as summaries
@@ -392,7 +392,7 @@ def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_na
 
     save()  # from the start, the folder says what it is: a run that has not finished
     try:
-        with QuietRetraceWarning():
+        with QuietRetraceWarning(), deferred_interrupts():
             _run_cases(config, cases, run_dir, result, session_config, timer, progress, save)
     except KeyboardInterrupt:
         result.interrupted = True
@@ -407,12 +407,14 @@ def _run_cases(config, cases, run_dir, result, session_config, timer, progress, 
     """Each case in turn; `save` writes results.json after every case, so a kill keeps what finished."""
     profiling = config.profile and _profile_plugin(progress)
     for index, case in enumerate(cases):
+        check_interrupt()
         name = case.name
         case_run = _CaseRun(case, config, session_config, index, timer)
         try:
             progress(f"[{index + 1}/{len(config.cases)}] {name}: building and first calls")
             if case_run.prepare():
                 for mode in case_run.order:
+                    check_interrupt()
                     case_run.start(mode)
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: equivalence over {config.steps} steps")
                 case_run.check()
@@ -441,3 +443,4 @@ def _run_cases(config, cases, run_dir, result, session_config, timer, progress, 
             case_run.close()
         result.results.extend(case_run.rows[m] for m in config.modes)
         save()
+        check_interrupt()
