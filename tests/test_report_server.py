@@ -1,10 +1,12 @@
 """A real TensorBoard server on a real run's log directory, queried through its HTTP data API."""
 
 import json
+import math
 import socket
 import time
 import urllib.parse
 import urllib.request
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -95,7 +97,8 @@ def test_text_table_and_custom_scalars_layout(board):
     titles = [c["title"] for c in layout["category"]]
     assert titles == list(CASES)
     charts = layout["category"][0]["chart"]
-    assert "multiline" in charts[0] and "margin" in charts[1]
+    assert "multiline" in charts[0] and "multiline" in charts[1]  # seconds, and log10 seconds for 100x spreads
+    assert charts[1]["multiline"]["tag"] == [f"^{list(CASES)[0]}/log10_step_s$"]
     autograph = _get(board, "/data/plugin/text/text", run="mlp/tf2-function", tag="autograph/train_step")
     assert "ag__" in autograph[0]["text"]
 
@@ -113,3 +116,17 @@ def test_tensorboard_command_rejects_missing_empty_and_busy(tmp_path, full_run):
     assert result.exit_code == 2 and f"port {port} on 127.0.0.1 is already in use" in result.output
     with pytest.raises(TensorBoardError):
         TensorBoard(tmp_path)
+
+
+def test_the_run_picture_is_written_and_served_as_an_image(board, full_run):
+    png = (Path(full_run.run_dir) / "summary.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "summary" in _get(board, "/data/plugin/images/tags")["."]
+    images = _get(board, "/data/plugin/images/images", run=".", tag="summary")
+    assert len(images) == 1
+    with urllib.request.urlopen(f"{board}/data/plugin/images/individualImage?{images[0]['query']}", timeout=30) as r:
+        served = r.read()
+    assert served[:8] == b"\x89PNG\r\n\x1a\n" and len(served) > 10_000  # the figure, as TensorBoard serves it
+    series = _get(board, "/data/plugin/scalars/scalars", run="mlp/tf2-eager", tag="timing/log10_step_s")
+    row = full_run.find("mlp", "tf2-eager")
+    assert [v for _, _, v in series] == pytest.approx([math.log10(s) for s in row.step_times_s], rel=1e-5)

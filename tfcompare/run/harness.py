@@ -33,7 +33,7 @@ from tfcompare.core.runners import Runner, make_runner
 from tfcompare.core.timing import Timer, interleave, rotated
 from tfcompare.core.watchdog import TimedOut, abandoned_threads, check_interrupt, deferred_interrupts, run_with_limit
 from tfcompare.core.trace_log import QuietRetraceWarning
-from tfcompare.report import tables
+from tfcompare.report import picture, tables
 from tfcompare.report import tensorboard as summaries
 from tfcompare.run import levers, shapes
 
@@ -42,6 +42,7 @@ __all__ = ["RunConfig", "run", "default_run_name", "QUICK", "DEFAULTS", "MODE_TI
 _MEMORY_WARMUP_STEPS = 3
 MODE_TIMEOUT_S = 300.0  # per mode and phase: generous for XLA compiles, finite for a step that hangs
 RESULTS = "results.json"
+PICTURE = "summary.png"
 _SEED_MAX = 2**32 - 1  # numpy's seeds: 0 .. 2**32-1
 
 
@@ -373,6 +374,12 @@ def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_na
     """
     cases = [find_case(registry, name) for name in config.cases]
     check_budget(config, cases)
+    # Ctrl-C becomes KeyboardInterrupt only at safe points from here on (see watchdog.deferred_interrupts)
+    with deferred_interrupts():
+        return _run(config, cases, logdir, run_name, overwrite, timer, progress)
+
+
+def _run(config, cases, logdir, run_name, overwrite, timer, progress) -> RunResult:
     run_dir = claim_folder(Path(logdir), run_name, default_run_name(), overwrite=overwrite, ours=RESULTS)
     run_name = run_dir.name
     timer = timer or Timer(min_block_s=config.min_block_s)
@@ -388,11 +395,15 @@ def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_na
         result.abandoned_threads = abandoned_threads()
         write_json_atomic(run_dir / RESULTS, result.to_json())
         if final:
-            summaries.write_run(result, tables.markdown_table(result))
+            png = picture.summary_png(result)
+            tmp = run_dir / f".{PICTURE}.tmp"
+            tmp.write_bytes(png)
+            tmp.replace(run_dir / PICTURE)
+            summaries.write_run(result, tables.markdown_table(result), png)
 
     save()  # from the start, the folder says what it is: a run that has not finished
     try:
-        with QuietRetraceWarning(), deferred_interrupts():
+        with QuietRetraceWarning():
             _run_cases(config, cases, run_dir, result, session_config, timer, progress, save)
     except KeyboardInterrupt:
         result.interrupted = True
