@@ -33,6 +33,10 @@ class Environment:
     timer: str
     timer_overhead_s: float
     memory_method: str
+    gemm_peak_gflops: float | None = None  # the machine's limit (core.peak), None if calibration failed
+    gemm_method: str | None = None
+    gemm_cached: bool = False
+    gemm_error: str | None = None
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections
 import re
 
-__all__ = ["CONTROL_FLOW_OPS", "op_counts", "control_flow_ops", "fused_ops", "fused_kinds", "hlo_counts"]
+__all__ = ["CONTROL_FLOW_OPS", "op_counts", "control_flow_ops", "fused_ops", "fused_kinds", "hlo_counts", "step_flops"]
 
 CONTROL_FLOW_OPS = ("While", "StatelessWhile", "If", "StatelessIf", "Case", "StatelessCase",
                     "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")
@@ -55,3 +55,89 @@ def hlo_counts(text: str) -> tuple[int, int]:
             instructions += in_entry
             fusions += bool(re.search(r"\bfusion\(", line))
     return instructions, fusions
+
+
+# element-wise arithmetic: one floating-point operation per output element
+_ELEMENTWISE = {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "Neg", "Square", "Sqrt", "Rsqrt", "Exp", "Log",
+                "Log1p", "Tanh", "Sigmoid", "Relu", "Maximum", "Minimum", "Pow", "SquaredDifference", "BiasAdd",
+                "ReluGrad", "TanhGrad", "SigmoidGrad", "Reciprocal", "Abs", "Sum", "Mean", "Softmax", "Cos", "Sin",
+                "AssignSubVariableOp", "AssignAddVariableOp", "ResourceApplyGradientDescent", "BiasAddGrad"}
+# bookkeeping, not computation: left out of the op count a dispatch cost is divided by
+_BOOKKEEPING = {"Placeholder", "Const", "Identity", "IdentityN", "NoOp", "ReadVariableOp", "Shape", "Reshape",
+                "StopGradient", "_Arg", "_Retval", "Cast", "Pack", "StridedSlice", "ZerosLike", "OnesLike", "Fill",
+                "BroadcastGradientArgs", "ExpandDims", "Squeeze"}
+
+
+def _elements(shape) -> int | None:
+    dims = shape.as_list() if shape.rank is not None else None
+    if dims is None or any(d is None for d in dims):
+        return None
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+def step_flops(graph) -> dict:
+    """Floating-point operations of one traced step, counted from the graph's static shapes.
+
+    Matrix products count 2·m·k·n (forward and gradient products alike), convolutions 2 multiply-adds per
+    kernel tap per output element (their gradients the same as the forward), element-wise arithmetic one
+    per output element. Bodies of While/If are not entered, so a graph with loops gives a lower bound
+    (`has_loops`). Returns `{"flops", "dense_flops", "ops", "has_loops", "unknown_shapes"}`.
+    """
+    flops = dense = ops = unknown = 0
+    loops = False
+    for op in graph.get_operations():
+        kind = op.type
+        if kind in ("While", "StatelessWhile", "If", "StatelessIf", "PartitionedCall", "StatefulPartitionedCall"):
+            loops = True
+        if kind not in _BOOKKEEPING:
+            ops += 1
+        if kind in ("MatMul", "BatchMatMulV2", "BatchMatMul", "BatchMatMulV3"):
+            a, b = op.inputs[0].shape, op.inputs[1].shape
+            out = _elements(op.outputs[0].shape)
+            ta = op.get_attr("transpose_a") if kind == "MatMul" else op.get_attr("adj_x")
+            k = a.as_list()[-2 if ta else -1] if a.rank else None
+            if out is None or k is None:
+                unknown += 1
+                continue
+            dense += 2 * out * k
+        elif kind in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"):
+            # all three cost what the forward convolution costs: 2 * output elements * kh * kw * cin
+            filt = op.inputs[1].shape if kind != "Conv2DBackpropFilter" else None
+            forward_out = op.outputs[0].shape if kind == "Conv2D" else op.inputs[2].shape
+            if kind == "Conv2DBackpropFilter":
+                kh_kw_cin_cout = _static_filter(op)
+                if kh_kw_cin_cout is None or _elements(forward_out) is None:
+                    unknown += 1
+                    continue
+                kh, kw, cin, _ = kh_kw_cin_cout
+            else:
+                dims = filt.as_list() if filt.rank == 4 else None
+                if dims is None or None in dims or _elements(forward_out) is None:
+                    unknown += 1
+                    continue
+                kh, kw, cin, _ = dims
+            dense += 2 * _elements(forward_out) * kh * kw * cin
+        elif kind in _ELEMENTWISE:
+            n = _elements(op.outputs[0].shape) if op.outputs else None
+            if kind in ("Sum", "Mean", "BiasAddGrad") or (kind.endswith("VariableOp") or kind.startswith("Resource")):
+                n = _elements(op.inputs[0].shape) if kind not in ("AssignSubVariableOp", "AssignAddVariableOp") \
+                    else _elements(op.inputs[1].shape)
+            if n is None:
+                unknown += 1
+                continue
+            flops += n
+    return {"flops": flops + dense, "dense_flops": dense, "ops": ops, "has_loops": loops, "unknown_shapes": unknown}
+
+
+def _static_filter(op):
+    """The filter shape of a Conv2DBackpropFilter, from its constant `filter_sizes` input."""
+    try:
+        from tensorflow.python.framework import tensor_util
+
+        value = tensor_util.constant_value(op.inputs[1])
+        return None if value is None else [int(v) for v in value]
+    except Exception:
+        return None

@@ -42,6 +42,13 @@ class ModeResult:
     tolerance: str | None = None
     worst_check: str | None = None
     speedup_vs_tf1_graph: float | None = None
+    # distance to the limit (core.graphs.step_flops, core.peak): the case's FLOPs and ops per training step
+    step_flops: int | None = None
+    step_ops: int | None = None
+    flops_lower_bound: bool = False  # loops' bodies are not counted
+    gflops_per_s: float | None = None
+    fraction_of_peak: float | None = None  # of the machine's measured GEMM rate
+    us_per_op: float | None = None  # median step / ops per step: the dispatch cost for op-bound steps
     step_times_s: list[float] = dataclasses.field(default_factory=list)
     equivalence: dict[str, Any] | None = None
 

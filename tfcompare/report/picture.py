@@ -12,6 +12,7 @@ import io
 
 from tfcompare.core.results import RunResult
 from tfcompare.report.format import format_seconds
+from tfcompare.report.tables import limit_text
 
 __all__ = ["summary_png"]
 
@@ -41,6 +42,8 @@ def summary_png(result: RunResult) -> bytes:
                 ax_step.errorbar(r.step_median_s, i, xerr=[[max(lo, 0)], [max(hi, 0)]], fmt="o", color=color,
                                  capsize=3)
                 note = f"{r.speedup_vs_tf1_graph:.2f}x" if r.speedup_vs_tf1_graph else ""
+                if limit_text(r) != "-":
+                    note += f" ({limit_text(r)})"
                 if r.noisy:
                     note += " noisy"
                 if r.status != "ok":

@@ -9,9 +9,20 @@ from __future__ import annotations
 from tfcompare.core.results import RunResult
 from tfcompare.report.format import format_bytes, format_seconds, grid
 
-__all__ = ["table", "markdown_table"]
+__all__ = ["table", "markdown_table", "limit_text"]
 
-_COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1", "peak mem", "max err", "verdict", "noisy")
+_COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1", "limit", "peak mem", "max err", "verdict",
+            "noisy")
+_COMPUTE_BOUND = 0.05  # from 5% of the GEMM rate on, say how close to it; below, the step is op-bound: µs per op
+
+
+def limit_text(r) -> str:
+    """`87% peak` for a step that computes, `3.1 µs/op` for one that mostly dispatches, `-` when unknown."""
+    if r.fraction_of_peak is not None and r.fraction_of_peak >= _COMPUTE_BOUND:
+        return f"{r.fraction_of_peak:.0%} peak" + ("+" if r.flops_lower_bound else "")
+    if r.us_per_op is not None:
+        return f"{r.us_per_op:.1f} µs/op"
+    return "-"
 
 
 def _rows(result: RunResult) -> list[tuple[str, ...]]:
@@ -23,7 +34,8 @@ def _rows(result: RunResult) -> list[tuple[str, ...]]:
         if r.retraces_during_timing:
             noisy = f"RETRACED x{r.retraces_during_timing}"
         rows.append((r.case, r.mode, format_seconds(r.first_call_s), format_seconds(r.step_median_s),
-                     format_seconds(r.step_iqr_s), speed, format_bytes(r.peak_memory_bytes), err, r.status, noisy))
+                     format_seconds(r.step_iqr_s), speed, limit_text(r), format_bytes(r.peak_memory_bytes), err,
+                     r.status, noisy))
     return rows
 
 
@@ -40,6 +52,11 @@ def table(result: RunResult) -> str:
     lines.append(f"TensorFlow {env.get('tf_version')} on {device}; {env.get('cpu_count')} CPUs; threads "
                  f"intra={env.get('intra_op_threads')} inter={env.get('inter_op_threads')} for every mode; "
                  f"'vs tf1' = tf1-graph median / mode median (>1 is faster); noisy = IQR/median > 10%.")
+    peak = env.get("gemm_peak_gflops")
+    lines.append("limit = the step's FLOPs (counted from the traced step's static shapes) per second, as a share of "
+                 + (f"this machine's float32 GEMM rate, {peak:.0f} GFLOP/s" if peak else
+                    f"the GEMM rate ({env.get('gemm_error') or 'not measured'})")
+                 + "; op-bound steps show µs per op instead; '+' = loops counted once (a lower bound).")
     tolerances = sorted({r.tolerance for r in result.results if r.tolerance})
     if tolerances:
         lines.append(f"Equivalence vs tf1-graph (forward, gradients, K-step losses and weights): {'; '.join(tolerances)}")

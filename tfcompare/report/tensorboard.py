@@ -39,6 +39,9 @@ SCALAR_TAGS = {
     "equivalence/max_rel_err": "max_rel_err",
     "tracing/traces": "traces",
     "timing/speedup_vs_tf1_graph": "speedup_vs_tf1_graph",
+    "limit/gflops_per_s": "gflops_per_s",
+    "limit/fraction_of_peak": "fraction_of_peak",
+    "limit/us_per_op": "us_per_op",
 }
 
 

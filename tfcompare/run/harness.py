@@ -27,6 +27,8 @@ from tfcompare.core.budget import check_fits, run_floor_bytes
 from tfcompare.core.cases import Case, find_case
 from tfcompare.core.errors import describe, is_interrupt
 from tfcompare.core.files import claim_folder
+from tfcompare.core.graphs import step_flops
+from tfcompare.core.peak import gemm_peak
 from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
 from tfcompare.core.results import ModeResult, RunResult, write_json_atomic
 from tfcompare.core.runners import Runner, make_runner
@@ -176,6 +178,30 @@ class _CaseRun:
             self.order = []
             return False
         return True
+
+    def count_flops(self) -> None:
+        """FLOPs and ops of one training step, from a fresh trace of the TF2 step at this batch's shapes."""
+        def trace():
+            model = self.case.make_model(self.weights)
+            tensors = {k: tf.constant(v) for k, v in self.batch.items()}
+            return step_flops(tf.function(model.train_step).get_concrete_function(tensors).graph)
+        try:
+            self.cost = self._guard("flops", "counting FLOPs", trace)
+        except Exception:  # the limit column stays empty; nothing else depends on it
+            self.cost = None
+
+    def limit(self, peak_gflops: float | None) -> None:
+        """Each measured mode's GFLOP/s, its fraction of the machine's GEMM rate, and µs per op."""
+        cost = getattr(self, "cost", None)
+        if not cost:
+            return
+        for row in self.rows.values():
+            row.step_flops, row.step_ops, row.flops_lower_bound = cost["flops"], cost["ops"], cost["has_loops"]
+            if row.step_median_s:
+                row.gflops_per_s = cost["flops"] / row.step_median_s / 1e9
+                row.us_per_op = row.step_median_s / max(cost["ops"], 1) * 1e6
+                if peak_gflops:
+                    row.fraction_of_peak = row.gflops_per_s / peak_gflops
 
     def _guard(self, mode: str, what: str, fn):
         return run_with_limit(fn, self.config.mode_timeout_s, f"{self.case.name}/{mode}: {what}")
@@ -385,6 +411,9 @@ def _run(config, cases, logdir, run_name, overwrite, timer, progress) -> RunResu
     timer = timer or Timer(min_block_s=config.min_block_s)
     intra, inter = environment.configure_threads(config.threads, config.threads)
     env = environment.describe(intra, inter, timer.name, timer.overhead())
+    peak = gemm_peak(env.memory_device, intra)
+    env.gemm_peak_gflops, env.gemm_method, env.gemm_cached, env.gemm_error = (peak.gflops, peak.method, peak.cached,
+                                                                              peak.error)
     result = RunResult(run_name=run_name, run_dir=str(run_dir), config=config.to_json(), environment=env.to_json())
     session_config = environment.session_config(intra, inter)
     started = time.perf_counter()
@@ -424,6 +453,7 @@ def _run_cases(config, cases, run_dir, result, session_config, timer, progress, 
         try:
             progress(f"[{index + 1}/{len(config.cases)}] {name}: building and first calls")
             if case_run.prepare():
+                case_run.count_flops()
                 for mode in case_run.order:
                     check_interrupt()
                     case_run.start(mode)
@@ -432,6 +462,7 @@ def _run_cases(config, cases, run_dir, result, session_config, timer, progress, 
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: timing {len(case_run.runners)} modes "
                          f"interleaved, {config.repeats} rounds")
                 case_run.measure()
+                case_run.limit(result.environment.get("gemm_peak_gflops"))
                 if profiling:
                     case_run.profile(run_dir)
             case_run.write(run_dir, result)
