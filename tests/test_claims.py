@@ -100,3 +100,34 @@ def test_one_quick_claim_end_to_end_with_a_plot(tmp_path):
 def test_unknown_claim_is_a_usage_error():
     bad = CliRunner().invoke(cli, ["claims", "--claim", "12"])
     assert bad.exit_code == 2 and "no claim 12; valid claims: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11" in bad.output
+
+
+def test_a_quick_verdict_is_never_the_opposite_of_the_full_one():
+    """Quick judges the same figures with 3x wider noise: decisive only far from the threshold."""
+    from tfcompare.claims.verdicts import QUICK_NOISE_SCALE, widened_noise
+
+    for value, noise in [(2.3, 0.1), (1.75, 0.05), (2.05, 0.01), (1.0, 0.2), (3.5, 0.4)]:
+        full = at_least(value, 2.0, noise)
+        with widened_noise(QUICK_NOISE_SCALE):
+            quick = at_least(value, 2.0, noise)
+        assert quick in (full, INCONCLUSIVE), (value, noise, full, quick)
+    with widened_noise(QUICK_NOISE_SCALE):
+        assert at_least(2.2, 2.0, 0.1) == INCONCLUSIVE  # holds in a full run (2.1 >= 2), too close for quick
+    assert at_least(2.2, 2.0, 0.1) == HOLDS
+
+
+def test_claim3_has_a_verdict_per_part():
+    m = {"mlp_step_s": 1e-3, "mlp_step_remapping_off_s": 1.2e-3, "mlp_noisy": False, "mlp_fused": 3,
+         "xla_instructions_before": 1000, "xla_instructions_after": 200, "xla_fusions": 100,
+         "chain_function_step_s": 1e-3, "chain_xla_step_s": 1.05e-3}
+    verdict, measured, threshold, parts = CLAIMS[3].judge(m)
+    assert [(p.key, p.verdict) for p in parts] == [("3a", HOLDS), ("3b", HOLDS), ("3c", FAILS)]
+    assert verdict == FAILS and "3c: XLA ran 0.95x the tf.function speed" in measured
+
+
+def test_claim6_quick_and_full_agree_on_this_machine(tmp_path):
+    """The claim that flipped (quick 1->3 said no, full 1->6 said yes): now the same depths, fewer samples."""
+    quick = claims.run_claims([6], tmp_path / "q", quick=True)[0]
+    full = claims.run_claims([6], tmp_path / "f", quick=False)[0]
+    assert list(quick.figures) == list(full.figures) == ["1", "2", "4", "6"]
+    assert {quick.verdict, full.verdict} != {HOLDS, FAILS}, (quick.measured, full.measured)

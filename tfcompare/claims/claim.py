@@ -14,7 +14,18 @@ from tfcompare.claims.verdicts import ERROR
 from tfcompare.registry import CASES
 from tfcompare.run import harness
 
-__all__ = ["Claim", "ClaimResult", "Context", "plot_lines", "resnet_run"]
+__all__ = ["Claim", "ClaimResult", "Part", "Context", "plot_lines", "resnet_run"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """One statement of a claim that bundles several, with a verdict of its own."""
+
+    key: str
+    statement: str
+    verdict: str
+    measured: str
+    threshold: str
 
 
 @dataclasses.dataclass
@@ -27,6 +38,7 @@ class ClaimResult:
     verdict: str = ERROR
     error: str | None = None
     plot: str | None = None
+    parts: list = dataclasses.field(default_factory=list)  # Part as dicts, for claims that bundle statements
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -37,7 +49,7 @@ class Claim:
     number: int
     statement: str
     measure: Callable[["Context"], dict]
-    judge: Callable[[dict], tuple[str, str, str]]  # -> (verdict, what was measured, threshold)
+    judge: Callable[[dict], tuple]  # -> (verdict, what was measured, threshold[, parts])
     plot: Callable[[dict, Path], None] | None = None
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfcompare.claims.claim import Claim
+from tfcompare.claims.claim import Claim, Part
 from tfcompare.claims.verdicts import all_of, at_least, at_most
 from tfcompare.registry import CASES
 from tfcompare.tools.inspect import inspect_case
@@ -28,11 +28,18 @@ def judge(m):
     fused_few = at_most(m["xla_fusions"] / max(m["xla_instructions_before"], 1), 0.25, 0.0)
     xla_speed = m["chain_function_step_s"] / m["chain_xla_step_s"]
     xla_faster = at_least(xla_speed, 1.1, 0.05 * xla_speed)
-    return all_of([fusion_gain, fused_few, xla_faster]), (
-        f"mlp tf.function step with remapping off: {off:.2f}x the time with it on ({m['mlp_fused']} fused kernels); XLA fused "
-        f"the element-wise chain's {m['xla_instructions_before']} HLO instructions into {m['xla_fusions']} fusions "
-        f"and ran {xla_speed:.2f}x the tf.function speed"), (
-        "remapping off >= 1.05x slower; fusions <= 25% of HLO instructions; XLA >= 1.1x tf.function")
+    parts = [
+        Part("3a", "no remapping (Grappler's fusion) loses part of the gain", fusion_gain,
+             f"mlp tf.function step with remapping off: {off:.2f}x the time with it on ({m['mlp_fused']} fused "
+             "kernels with it on)", "remapping off >= 1.05x slower"),
+        Part("3b", "XLA fuses an element-wise chain into few kernels", fused_few,
+             f"{m['xla_instructions_before']} HLO instructions into {m['xla_fusions']} fusions",
+             "fusions <= 25% of HLO instructions"),
+        Part("3c", "XLA is faster still", xla_faster, f"XLA ran {xla_speed:.2f}x the tf.function speed",
+             "XLA >= 1.1x tf.function"),
+    ]
+    return (all_of([p.verdict for p in parts]), "; ".join(f"{p.key}: {p.measured}" for p in parts),
+            "; ".join(f"{p.key}: {p.threshold}" for p in parts), parts)
 
 
 CLAIM = Claim(3, "The gain comes from fusion and removed dispatch: no remapping loses part of it; XLA fuses "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import traceback
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Callable
 
 from tfcompare.claims.catalogue import CLAIMS
 from tfcompare.claims.claim import ClaimResult, Context
-from tfcompare.claims.verdicts import ERROR
+from tfcompare.claims.verdicts import ERROR, QUICK_NOISE_SCALE, widened_noise
 from tfcompare.core.results import write_json_atomic
 from tfcompare.core.trace_log import QuietRetraceWarning
 from tfcompare.report.tensorboard import write_claims
@@ -47,7 +48,10 @@ def _each(numbers, ctx, results, progress):
         try:
             measured = claim.measure(ctx)
             result.figures = json.loads(json.dumps(measured, default=str))
-            result.verdict, result.measured, result.threshold = claim.judge(measured)
+            with widened_noise(QUICK_NOISE_SCALE if quick else 1.0):
+                judged = claim.judge(measured)
+            result.verdict, result.measured, result.threshold = judged[:3]
+            result.parts = [dataclasses.asdict(p) for p in (judged[3] if len(judged) > 3 else [])]
             if claim.plot is not None:
                 path = run_dir / f"claim{n}.png"
                 claim.plot(measured, path)
@@ -61,12 +65,14 @@ def _each(numbers, ctx, results, progress):
 
 def markdown(results: list[ClaimResult], quick: bool) -> str:
     lines = ["# Static vs dynamic graphs: the claims, measured on this machine", "",
-             f"{'Quick run (fewer samples, noisier)' if quick else 'Full run'}; every verdict below is computed "
+             f"{'Quick run (the same sweeps, fewer samples; noise bands 3x wider, so a verdict it cannot separate is inconclusive)' if quick else 'Full run'}; every verdict below is computed "
              "from the figures beside it.", "",
              "| # | claim | measured | threshold | verdict |", "|---|---|---|---|---|"]
     for r in results:
         measured = r.measured or (r.error or "")
         lines.append(f"| {r.number} | {r.statement} | {measured.replace('|', '/')} | {r.threshold} | **{r.verdict}** |")
+        lines += [f"| {p['key']} | {p['statement']} | {p['measured']} | {p['threshold']} | **{p['verdict']}** |"
+                  for p in r.parts]
     for r in results:
         if r.plot:
             lines += ["", f"![claim {r.number}]({Path(r.plot).name})"]
@@ -85,7 +91,11 @@ def write_report(results: list[ClaimResult], run_dir: Path, quick: bool) -> None
 
 def text(results: list[ClaimResult], run_dir: Path) -> str:
     """The terminal view: each claim, what was measured, its threshold and its verdict."""
-    lines = [f"{r.number:>2}. {r.statement}\n    measured: {r.measured or r.error}\n"
-             f"    threshold: {r.threshold}\n    verdict: {r.verdict.upper()}" for r in results]
+    lines = []
+    for r in results:
+        lines.append(f"{r.number:>2}. {r.statement}\n    measured: {r.measured or r.error}\n"
+                     f"    threshold: {r.threshold}\n    verdict: {r.verdict.upper()}")
+        lines += [f"    {p['key']}. {p['statement']}: {p['verdict'].upper()} ({p['measured']}; {p['threshold']})"
+                  for p in r.parts]
     lines.append(f"\nreport: {run_dir / 'claims.md'}")
     return "\n".join(lines)

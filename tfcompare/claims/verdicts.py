@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
-__all__ = ["HOLDS", "FAILS", "INCONCLUSIVE", "ERROR", "at_least", "at_most", "ratio_noise", "all_of"]
+import contextlib
+import contextvars
+
+__all__ = ["HOLDS", "FAILS", "INCONCLUSIVE", "ERROR", "at_least", "at_most", "ratio_noise", "all_of",
+           "widened_noise", "QUICK_NOISE_SCALE"]
+
+# A quick run has fewer and shorter samples, so its spread estimates are rougher: its noise bands are this much
+# wider, and it gives a decisive verdict only where the result is far from the threshold; elsewhere it says
+# inconclusive, never the opposite of a full run.
+QUICK_NOISE_SCALE = 3.0
+_scale = contextvars.ContextVar("noise_scale", default=1.0)
+
+
+@contextlib.contextmanager
+def widened_noise(scale: float):
+    """Within the block, every noise band `at_least`/`at_most` use is `scale` times wider."""
+    token = _scale.set(scale)
+    try:
+        yield
+    finally:
+        _scale.reset(token)
 
 HOLDS, FAILS, INCONCLUSIVE, ERROR = "holds", "does not hold", "inconclusive", "error"
 
 
 def at_least(value: float, threshold: float, noise: float) -> str:
     """The claim is `value >= threshold`; `noise` is the absolute uncertainty of `value`."""
+    noise *= _scale.get()
     if value - noise >= threshold:
         return HOLDS
     if value + noise < threshold:
@@ -18,6 +39,7 @@ def at_least(value: float, threshold: float, noise: float) -> str:
 
 def at_most(value: float, threshold: float, noise: float) -> str:
     """The claim is `value <= threshold`."""
+    noise *= _scale.get()
     if value + noise <= threshold:
         return HOLDS
     if value - noise > threshold:
