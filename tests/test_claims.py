@@ -98,8 +98,8 @@ def test_one_quick_claim_end_to_end_with_a_plot(tmp_path):
 
 
 def test_unknown_claim_is_a_usage_error():
-    bad = CliRunner().invoke(cli, ["claims", "--claim", "12"])
-    assert bad.exit_code == 2 and "no claim 12; valid claims: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11" in bad.output
+    bad = CliRunner().invoke(cli, ["claims", "--claim", "13"])
+    assert bad.exit_code == 2 and "no claim 13; valid claims: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12" in bad.output
 
 
 def test_a_quick_verdict_is_never_the_opposite_of_the_full_one():
@@ -131,3 +131,14 @@ def test_claim6_quick_and_full_agree_on_this_machine(tmp_path):
     full = claims.run_claims([6], tmp_path / "f", quick=False)[0]
     assert list(quick.figures) == list(full.figures) == ["1", "2", "4", "6"]
     assert {quick.verdict, full.verdict} != {HOLDS, FAILS}, (quick.measured, full.measured)
+
+
+def test_claim12_partial_conversion_verdicts():
+    recovers = {"elementwise": {"tf2-eager": _s(40e-3, 1e-4), "tf2-partial": _s(1.2e-3, 1e-5),
+                                "tf2-function": _s(0.8e-3, 1e-5)},
+                "matmul": {"tf2-eager": _s(11.5e-3, 1e-5), "tf2-partial": _s(9.9e-3, 1e-5),
+                           "tf2-function": _s(9.5e-3, 1e-5)}}
+    verdict, measured, _ = CLAIMS[12].judge(recovers)
+    assert verdict == HOLDS and "elementwise: partial 1.20 ms recovers 99%" in measured and "recovers 80%" in measured
+    recovers["matmul"]["tf2-partial"] = _s(11.2e-3, 1e-5)  # 15% of the gain
+    assert CLAIMS[12].judge(recovers)[0] == FAILS

@@ -90,7 +90,7 @@ def test_ctrl_c_keeps_finished_cases(tmp_path):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "tfcompare", "run", "--case", "linear", "--case", "matmul",
            "--mode", "tf1-graph", "--mode", "tf2-eager", "--logdir", str(tmp_path), "--run-name", "int",
-           "--repeats", "400", "--steps", "2"]
+           "--repeats", "150", "--steps", "2"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     results = tmp_path / "int" / "results.json"
     deadline = time.time() + 240

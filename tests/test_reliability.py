@@ -163,7 +163,7 @@ BAD_INPUTS = [
     _bad(["export", "linear", "--to", "blocker/sub/out"], "cannot write to"),
     # claims, pitfalls
     _bad(["claims", "--claim", "0"], "no claim 0; valid claims: 1, 2"),
-    _bad(["claims", "--claim", "12"], "no claim 12"),
+    _bad(["claims", "--claim", "13"], "no claim 13"),
     _bad(["claims", "--claim", "x"], "'x' is not a valid integer"),
     _bad(["claims", "--run-name", "a/b"], "'a/b' must be a plain folder name"),
     _bad(["claims", "--logdir", "blocker"], "cannot write to 'blocker'"),

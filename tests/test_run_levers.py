@@ -74,6 +74,6 @@ def test_levers_flag_prints_the_report_and_json_carries_it(tmp_path):
     assert out.exit_code == 0, out.output
     assert "Levers:" in out.stdout and "steps per call (over tf2-function)" in out.stdout
     doc = json.loads((tmp_path / "lv" / "results.json").read_text())
-    assert {r["mode"] for r in doc["levers"]} == {"tf2-eager", "tf2-function", "tf2-xla", "tf2-concrete",
+    assert {r["mode"] for r in doc["levers"]} == {"tf2-eager", "tf2-partial", "tf2-function", "tf2-xla", "tf2-concrete",
                                                   "tf2-loop", "tf2-xla-loop"}
     assert sum(r["best"] for r in doc["levers"]) == 1

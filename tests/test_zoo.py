@@ -13,6 +13,7 @@ from tfcompare.tools.autograph import autograph_view
 from tfcompare.cli import cli
 from tfcompare.core.environment import session_config
 from tfcompare.core.modes import MODES
+from conftest import QUICK_TEST
 from tfcompare.tools.pitfalls import CALLS, run_pitfalls
 from tfcompare.registry import CASES, rnn_batch
 from tfcompare.core.runners import make_runner
@@ -118,3 +119,41 @@ def test_pitfalls_measure_what_they_claim():
     cli_run = CliRunner().invoke(cli, ["pitfalls", "--only", "np-random"])
     assert cli_run.exit_code == 0 and "1 distinct value over 5 calls" in cli_run.output
     assert CliRunner().invoke(cli, ["pitfalls", "--only", "nope"]).exit_code == 2
+
+
+def test_a_python_op_loses_its_static_shape_and_ensure_shape_repairs_it():
+    found = run_pitfalls(["python-op-shape"])[0]
+    assert found.holds and found.error is None
+    assert found.measured["shape_inside_graph"] == "<unknown>"  # observed inside the trace, not asserted
+    assert "ValueError" in found.measured["trace_time_error"]
+    assert found.measured["shape_after_ensure_shape"] == "(2, 3)" and found.measured["repaired_output_shape"] == [2, 4]
+
+
+def test_xla_refuses_the_python_op_with_tensorflows_reason(tmp_path):
+    import dataclasses
+
+    from tfcompare.run import harness
+
+    case = dataclasses.replace(CASES["custom-op-python"], unsupported_modes={})  # let XLA try
+    config = harness.RunConfig(cases=(case.name,), modes=("tf1-graph", "tf2-xla"), **QUICK_TEST)
+    result = harness.run(config, {case.name: case}, tmp_path, "xla")
+    row = result.find(case.name, "tf2-xla")
+    assert row.status == "error" and "EagerPyFunc" in row.error, row.error  # TensorFlow's own words
+    assert result.find(case.name, "tf1-graph").status == "ok"
+
+
+def test_partial_conversion_is_refused_by_name_for_a_step_it_cannot_split(tmp_path):
+    result = CliRunner().invoke(cli, ["run", "--cases-file", "tests/data/user_cases.py", "--case", "user-eager-breaks",
+                                      "--mode", "tf2-partial", "--logdir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "case 'user-eager-breaks' does not support mode 'tf2-partial': its model defines its own train_step" \
+        in result.output
+
+
+def test_the_python_op_exports_but_does_not_reload_without_python(tmp_path):
+    from tfcompare.tools.export import export_case
+
+    report = export_case(CASES["custom-op-python"], tmp_path / "py")
+    formats = {f.format: f for f in report.formats}
+    assert formats["savedmodel-tf2"].status == "error" and "reload failed" in formats["savedmodel-tf2"].error
+    assert formats["tflite-float"].status == "error"

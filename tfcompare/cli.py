@@ -69,6 +69,18 @@ def _apply_options(registry: dict, names, options: dict) -> dict:
     return registry
 
 
+def _split_reason(case, seed: int) -> str | None:
+    """Why the case's TF2 step cannot run as partial conversion (building its model once), or None."""
+    import numpy as np
+
+    from tfcompare.core.runners import split_reason
+
+    try:
+        return split_reason(case.make_model(case.init_weights(np.random.default_rng(seed))))
+    except Exception:  # a model that cannot even be built fails as an error row, with its message, in the run
+        return None
+
+
 def _check_writable(logdir: str) -> Path:
     if not logdir.strip():
         raise click.BadParameter("the log directory name is empty; give a folder, e.g. --logdir logs",
@@ -205,6 +217,8 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
     for mode in modes:  # asked for explicitly, both of them: say no now; otherwise the row is skipped
         for name in cases:
             why = registry[name].unsupported_modes.get(mode)
+            if why is None and MODES[mode].partial:
+                why = _split_reason(registry[name], seed)
             if why:
                 raise click.BadParameter(f"case {name!r} does not support mode {mode!r}: {why}",
                                          param_hint="'--mode'")

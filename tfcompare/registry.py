@@ -8,6 +8,7 @@ import numpy as np
 
 import eager_models.cnn
 import eager_models.control_flow
+import eager_models.custom_op
 import eager_models.elementwise
 import eager_models.linear
 import eager_models.matmul
@@ -16,6 +17,7 @@ import eager_models.resnet
 import eager_models.rnn
 import legacy_graphs.cnn
 import legacy_graphs.control_flow
+import legacy_graphs.custom_op
 import legacy_graphs.elementwise
 import legacy_graphs.linear
 import legacy_graphs.matmul
@@ -227,3 +229,28 @@ register(Case(
     build_graph=legacy_graphs.control_flow.build, make_model=eager_models.control_flow.ControlFlow,
     default_batch_size=16, features=("x",),
 ))
+
+
+def _custom_op_weights(rng):
+    return {"w1": _normal(rng, (16, 16), 0.4), "w2": _normal(rng, (16, 1), 0.4)}
+
+
+def _custom_op_batch(rng, n):
+    x = _normal(rng, (n, 16), 1.0)
+    return {"x": x, "y": np.tanh(x[:, :1] - x[:, 1:2]).astype(np.float32)}
+
+
+_PY_OP_NO_XLA = "tf.py_function runs Python, which XLA cannot compile (no XLA kernel for EagerPyFunc)"
+for _variant, _how in (("tf", "TensorFlow ops"), ("python", "tf.py_function / tf1.py_func"),
+                       ("gradient", "tf.custom_gradient with a hand-written gradient")):
+    _key = {"tf": "tf-ops", "python": "python", "gradient": "custom-gradient"}[_variant]
+    register(Case(
+        name=f"custom-op-{_variant}",
+        description=f"softsign operator written as {_how}, in a 16-16-1 network",
+        inputs=(InputSpec("x", (16,)), InputSpec("y", (1,))),
+        init_weights=_custom_op_weights, make_batch=_custom_op_batch,
+        build_graph=functools.partial(legacy_graphs.custom_op.build, variant=_key),
+        make_model=eager_models.custom_op.model_for(_key),
+        default_batch_size=32, features=("x",),
+        unsupported_modes={m: _PY_OP_NO_XLA for m in ("tf2-xla", "tf2-xla-loop")} if _variant == "python" else {},
+    ))

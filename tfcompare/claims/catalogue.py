@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from tfcompare.claims import (batch_size, compiled_vs_eager, first_call_vs_depth, fusion, large_matmul, memory,
-                              resnet_figures, serialisation, shape_errors, tracing_semantics, variable_lengths)
+                              partial_conversion, resnet_figures, serialisation, shape_errors, tracing_semantics,
+                              variable_lengths)
 from tfcompare.claims.claim import Claim
 
 __all__ = ["CLAIMS"]
 
 CLAIMS: dict[int, Claim] = {m.CLAIM.number: m.CLAIM for m in (
     compiled_vs_eager, large_matmul, fusion, tracing_semantics, variable_lengths, first_call_vs_depth, batch_size,
-    memory, shape_errors, serialisation, resnet_figures)}
+    memory, shape_errors, serialisation, resnet_figures, partial_conversion)}

@@ -16,13 +16,28 @@ from tensorflow.python.eager import context  # run metadata of tf.function calls
 from tfcompare.core.cases import Case
 from tfcompare.core.graph_builder import weight_loader
 from tfcompare.core.modes import ExecutionOptions
+from tfcompare.core.step_module import StepModule
 from tfcompare.core.timing import Timed
 
-__all__ = ["Runner", "make_runner"]
+__all__ = ["Runner", "make_runner", "NotSplittable", "split_reason"]
 
 tf1 = tf.compat.v1
 
 Batch = dict[str, np.ndarray]
+
+
+class NotSplittable(ValueError):
+    """The case's TF2 step cannot be split into a compiled hot path and an eager update (partial conversion)."""
+
+
+def split_reason(model) -> str | None:
+    """Why `model`'s step cannot be split for partial conversion, or None when it can."""
+    if not callable(getattr(getattr(model, "optimizer", None), "apply", None)):
+        return "its model has no optimizer with apply(grads, variables) to run eagerly"
+    if getattr(type(model), "train_step", None) is not StepModule.train_step:
+        return ("its model defines its own train_step, which cannot be split into a compiled forward/gradient "
+                "part and an eager update without changing what it does")
+    return None
 
 
 class Runner:
@@ -155,12 +170,22 @@ class _Tf2Runner(Runner):
         self._names = list(self._weights0)
         self._all_vars = list(self.model.variables)
         self._snapshot = [v.numpy() for v in self._all_vars]  # weights and optimizer slots
-        self._step = self._wrap(self.model.train_step)
         self._forward = self._wrap(self.model.__call__)
         self._grad = self._wrap(self._gradients)
         self._concrete = None
+        # the function that is traced (wrapped per mode), and what one step calls
+        self._entry, signature = self.model.train_step, {}
         if self.options.loop:
-            self._step = self._wrap(self._loop, input_signature=self._loop_signature())
+            self._entry, signature = self._loop, {"input_signature": self._loop_signature()}
+        elif self.options.partial:
+            why = split_reason(self.model)
+            if why:
+                raise NotSplittable(why)
+            self._update_vars = list(self.model.variables_by_name.values())  # the optimizer's slot order
+            self._entry = self._loss_and_gradients
+        self._signature = signature
+        self._traced = self._wrap(self._entry, **signature)
+        self._step = self._partial_step if self.options.partial else self._traced
 
     def _loop_signature(self) -> list:
         """K stacked batches: one leading dim more than the case's inputs, None wherever they vary."""
@@ -171,6 +196,18 @@ class _Tf2Runner(Runner):
         with tf.GradientTape() as tape:
             loss = self.model.loss(inputs)
         return tape.gradient(loss, trainables)
+
+    def _loss_and_gradients(self, inputs):
+        """Partial conversion's compiled part: the forward pass, the loss and the gradients."""
+        with tf.GradientTape() as tape:
+            loss = self.model.loss(inputs)
+        return loss, tape.gradient(loss, self._update_vars)
+
+    def _partial_step(self, tensors):
+        """One step of partial conversion: compiled hot path, then the optimizer update in eager Python."""
+        loss, grads = self._traced(tensors)
+        self.model.optimizer.apply(grads, self._update_vars)
+        return loss
 
     def _loop(self, stacked):
         """K training steps in one call: AutoGraph turns this `for` over `tf.range` into a While op."""
@@ -184,7 +221,7 @@ class _Tf2Runner(Runner):
     def _call_step(self, tensors):
         if self.options.concrete:
             if self._concrete is None:
-                self._concrete = self._step.get_concrete_function(tensors)
+                self._concrete = self._traced.get_concrete_function(tensors)
             return self._concrete(tensors)
         return self._step(tensors)
 
@@ -220,19 +257,19 @@ class _Tf2Runner(Runner):
             return Timed(lambda: self._step(stacked).numpy(), steps_per_call=loop_steps)
         tensors = _to_tensors(batch)
         if self.options.concrete:
-            fn = self._concrete or self._step.get_concrete_function(tensors)
+            fn = self._concrete or self._traced.get_concrete_function(tensors)
             return Timed(lambda: fn(tensors).numpy())
         return Timed(lambda: self._step(tensors).numpy())
 
     def traces(self):
         if not self.options.traced:
             return 0
-        return self._step.experimental_get_tracing_count()
+        return self._traced.experimental_get_tracing_count()
 
     def _concrete_for(self, batch):
         if self.options.loop:
-            return self._step.get_concrete_function()
-        return self._step.get_concrete_function(_to_tensors(batch))
+            return self._traced.get_concrete_function()
+        return self._traced.get_concrete_function(_to_tensors(batch))
 
     def graph_def(self, batch):
         if not self.options.traced:
@@ -247,10 +284,8 @@ class _Tf2Runner(Runner):
         """
         if not self.options.traced:
             return None
-        if self.options.loop:
-            fresh, arg = self._wrap(self._loop, input_signature=self._loop_signature()), self._stack([batch])
-        else:
-            fresh, arg = self._wrap(self.model.train_step), _to_tensors(batch)
+        fresh = self._wrap(self._entry, **self._signature)
+        arg = self._stack([batch]) if self.options.loop else _to_tensors(batch)
         concrete = fresh.get_concrete_function(arg)
         context.enable_run_metadata()
         try:
@@ -268,14 +303,14 @@ class _Tf2Runner(Runner):
             return None
         own = [getattr(self.model, name) for name, value in vars(type(self.model)).items()
                if inspect.isfunction(value) and (name == "__call__" or not name.startswith("_"))]
-        entry = self._loop if self.options.loop else self.model.train_step
+        entry = self._entry
         return "\n\n".join(tf.autograph.to_code(fn) for fn in [entry] + own)
 
     def hlo(self, batch, stage: str = "hlo"):
         if not self.options.jit_compile:
             return None
         arg = self._stack([batch]) if self.options.loop else _to_tensors(batch)
-        return self._step.experimental_get_compiler_ir(arg)(stage=stage)
+        return self._traced.experimental_get_compiler_ir(arg)(stage=stage)
 
 
 def make_runner(name: str, options: ExecutionOptions, case: Case, weights: dict, session_config) -> Runner:

@@ -31,7 +31,7 @@ from tfcompare.core.graphs import step_flops
 from tfcompare.core.peak import gemm_peak
 from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
 from tfcompare.core.results import ModeResult, RunResult, write_json_atomic
-from tfcompare.core.runners import Runner, make_runner
+from tfcompare.core.runners import NotSplittable, Runner, make_runner
 from tfcompare.core.timing import Timer, interleave, rotated
 from tfcompare.core.watchdog import TimedOut, abandoned_threads, check_interrupt, deferred_interrupts, run_with_limit
 from tfcompare.core.trace_log import QuietRetraceWarning
@@ -228,6 +228,9 @@ class _CaseRun:
             self.runners[mode] = runner
         except TimedOut as exc:
             row.fail("error", str(exc))  # the runner may still be in use by the stuck thread: leave it
+        except NotSplittable as exc:  # like a mode the case declares unsupported: skipped, with the reason
+            row.status, row.error = "skipped", f"not supported by this case: {exc}"
+            runner.close()
         except Exception as exc:
             row.fail("error", _message(exc))
             row.equivalence = {"traceback": traceback.format_exc()}

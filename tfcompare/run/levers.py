@@ -16,7 +16,7 @@ __all__ = ["LeverRow", "lever_report", "lever_table", "TARGET_RATIO"]
 
 TARGET_RATIO = 0.8  # the goal: best TF2 per-step time <= 0.8x the tf1-graph per-step time
 # the report's order: each lever after its parent
-_ORDER = ("tf2-eager", "tf2-function", "tf2-concrete", "tf2-xla", "tf2-loop", "tf2-xla-loop")
+_ORDER = ("tf2-eager", "tf2-partial", "tf2-function", "tf2-concrete", "tf2-xla", "tf2-loop", "tf2-xla-loop")
 
 
 @dataclasses.dataclass

@@ -182,12 +182,53 @@ def _shape_errors() -> Pitfall:
                    holds=all(v != "no error" for v in phases.values()))
 
 
+def _python_op_shape() -> Pitfall:
+    """A Python op (`tf.py_function`) has no shape function: inside a graph its output shape is unknown, so a
+    layer that needs its input's last dimension fails at trace time; `tf.ensure_shape` restores the shape."""
+    import keras
+
+    seen = {}
+
+    def double(t):
+        return t * 2.0
+
+    plain_layer, repaired_layer = keras.layers.Dense(4), keras.layers.Dense(4)
+
+    @tf.function
+    def plain(x):
+        y = tf.py_function(double, [x], tf.float32)
+        seen["plain"] = str(y.shape)
+        return plain_layer(y)
+
+    @tf.function
+    def repaired(x):
+        y = tf.ensure_shape(tf.py_function(double, [x], tf.float32), x.shape)
+        seen["repaired"] = str(y.shape)
+        return repaired_layer(y)
+
+    x = tf.ones([2, 3])
+    try:
+        plain(x)
+        failure = None
+    except Exception as exc:  # raised while tracing: the layer cannot be built on an unknown shape
+        failure = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1].strip()[:160]}"
+    out = repaired(x)
+    measured = {"shape_inside_graph": seen.get("plain"), "trace_time_error": failure,
+                "shape_after_ensure_shape": seen.get("repaired"), "repaired_output_shape": out.shape.as_list()}
+    return Pitfall("python-op-shape",
+                   f"a tf.py_function output inside tf.function has shape {seen.get('plain')}, so a Dense layer "
+                   f"after it failed at trace time ({failure}); tf.ensure_shape gave it {seen.get('repaired')} "
+                   f"and the layer built (output {out.shape.as_list()})",
+                   measured, holds=failure is not None and seen.get("repaired") == "(2, 3)")
+
+
 PITFALLS: dict[str, Callable[[], Pitfall]] = {
     "print": _print_vs_tf_print,
     "python-branch-and-global": _python_branch_and_global,
     "np-random": _numpy_random,
     "python-numbers": _python_numbers,
     "shape-error": _shape_errors,
+    "python-op-shape": _python_op_shape,
 }
 
 
