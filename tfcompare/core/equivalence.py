@@ -14,7 +14,7 @@ import numpy as np
 
 from tfcompare.core.modes import REFERENCE_MODE as REFERENCE
 
-__all__ = ["Tolerance", "TOLERANCES", "Check", "Equivalence", "compare", "snapshot"]
+__all__ = ["Tolerance", "TOLERANCES", "Check", "Equivalence", "compare", "snapshot", "leak"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +76,21 @@ def _worst(errors) -> float:
     if any(e != e for e in errors):
         return float("nan")
     return max(errors, default=0.0)
+
+
+def leak(first: Mapping[str, np.ndarray], second: Mapping[str, np.ndarray], created: list[str]) -> str | None:
+    """Why two runs of the same steps from the same restored state differ, or None when they are bit-identical.
+
+    A difference means state the reset did not put back; comparing it with TF1 would blame the migration
+    for the harness's blind spot, so it is reported as what it is.
+    """
+    differ = [k for k in first if k not in second or not np.array_equal(first[k], second[k], equal_nan=True)]
+    if not differ:
+        return None
+    where = (f"not restored: {', '.join(created)} (created after the initial snapshot)" if created else
+             "the difference is outside the model's variables (Python-side state or a random generator)")
+    return (f"state is leaking: a second run from the restored state differs in {', '.join(differ[:3])}"
+            f"{' ...' if len(differ) > 3 else ''}; {where}")
 
 
 def snapshot(runner, batch, batches) -> dict[str, np.ndarray]:

@@ -16,6 +16,7 @@ from tensorflow.python.eager import context  # run metadata of tf.function calls
 from tfcompare.core.cases import Case
 from tfcompare.core.graph_builder import weight_loader
 from tfcompare.core.modes import ExecutionOptions
+from tfcompare.core.state import State, prebuild_optimizers
 from tfcompare.core.step_module import StepModule
 from tfcompare.core.timing import Timed
 
@@ -49,6 +50,10 @@ class Runner:
     def build(self) -> None: ...
     def first_call(self, batch: Batch) -> float: ...
     def reset(self) -> None: ...
+
+    def state_created_since(self) -> list[str]:
+        """Variables that appeared after the initial snapshot (none for a TF1 graph: its initializer resets all)."""
+        return []
     def forward(self, batch: Batch) -> np.ndarray: ...
     def gradients(self, batch: Batch) -> dict[str, np.ndarray]: ...
     def train(self, batches: list[Batch]) -> list[float]: ...
@@ -168,8 +173,10 @@ class _Tf2Runner(Runner):
         if names is None or set(names) != set(self._weights0):
             raise ValueError("TF2 model must expose variables_by_name with the same names as init_weights")
         self._names = list(self._weights0)
-        self._all_vars = list(self.model.variables)
-        self._snapshot = [v.numpy() for v in self._all_vars]  # weights and optimizer slots
+        # every variable the step can touch (tf.Variables, Keras 3 weights and optimizer slots), captured after
+        # Keras optimizers are built, so a reset puts all of it back
+        prebuild_optimizers(self.model, list(self.model.variables_by_name.values()))
+        self._state = State(self.model)
         self._forward = self._wrap(self.model.__call__)
         self._grad = self._wrap(self._gradients)
         self._concrete = None
@@ -234,8 +241,11 @@ class _Tf2Runner(Runner):
         return float(self._call_step(_to_tensors(batch)))
 
     def reset(self):
-        for v, value in zip(self._all_vars, self._snapshot):
-            v.assign(value)
+        self._state.restore()
+
+    def state_created_since(self) -> list[str]:
+        """Variables the model holds now that the reset cannot restore (created after the snapshot)."""
+        return self._state.created_since()
 
     def forward(self, batch):
         return self._forward(_to_tensors(batch)).numpy()

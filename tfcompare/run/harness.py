@@ -270,6 +270,14 @@ class _CaseRun:
                 try:
                     values = self._guard(mode, "equivalence run",
                                          lambda: equivalence.snapshot(runner, self.batch, self.batches))
+                    leak = None
+                    if mode != REFERENCE_MODE:  # the same steps again from the restored state: bit-identical?
+                        again = self._guard(mode, "state check",
+                                            lambda: equivalence.snapshot(runner, self.batch, self.batches))
+                        leak = equivalence.leak(values, again, runner.state_created_since())
+                    if leak:
+                        row.fail("error", leak)
+                        continue
                     eq = equivalence.compare(values, ref, self.case.dtype, self.case.tolerances.get(mode))
                 except TimedOut as exc:
                     self._drop(mode, str(exc))

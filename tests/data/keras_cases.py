@@ -1,0 +1,91 @@
+"""Keras 3 on the TF2 side: a model whose weights are keras.Variables and whose optimizer is Keras's, and two
+models that leak state the harness cannot restore. Written for tfcompare's tests."""
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from tfcompare import Case, InputSpec, graph_parts, placeholders, tf1
+
+
+def _weights(rng):
+    return {"kernel": rng.standard_normal((4, 1)).astype(np.float32), "bias": np.zeros((1,), np.float32)}
+
+
+def _batch(rng, n):
+    return {"x": rng.standard_normal((n, 4)).astype(np.float32), "y": rng.standard_normal((n, 1)).astype(np.float32)}
+
+
+def _graph(optimizer):
+    def build(specs):
+        inputs = placeholders(specs)
+        kernel = tf1.get_variable("kernel", shape=[4, 1])
+        bias = tf1.get_variable("bias", shape=[1])
+        out = tf1.matmul(inputs["x"], kernel) + bias
+        loss = tf1.reduce_mean(tf1.square(out - inputs["y"]))
+        return graph_parts(inputs, out, loss, optimizer(), {"kernel": kernel, "bias": bias})
+    return build
+
+
+class KerasRegression(tf.Module):
+    """A Keras 3 Dense layer and a Keras optimizer, as TF2 code is written today."""
+
+    def __init__(self, weights, optimizer=lambda: keras.optimizers.SGD(0.1)):
+        super().__init__()
+        self.dense = keras.layers.Dense(1)
+        self.dense.build((None, 4))
+        self.dense.kernel.assign(weights["kernel"])
+        self.dense.bias.assign(weights["bias"])
+        self.optimizer = optimizer()
+        self.variables_by_name = {"kernel": self.dense.kernel, "bias": self.dense.bias}
+
+    def __call__(self, inputs):
+        return self.dense(inputs["x"])
+
+    def loss(self, inputs):
+        return tf.reduce_mean(tf.square(self(inputs) - inputs["y"]))
+
+    def train_step(self, inputs):
+        with tf.GradientTape() as tape:
+            loss = self.loss(inputs)
+        grads = tape.gradient(loss, self.dense.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.dense.trainable_variables))
+        return loss
+
+
+class KerasAdam(KerasRegression):
+    def __init__(self, weights):  # TF1's AdamOptimizer defaults: lr 0.001 here, beta 0.9/0.999, epsilon 1e-8
+        super().__init__(weights, lambda: keras.optimizers.Adam(0.01, epsilon=1e-8))
+
+
+class PythonCounter(KerasRegression):
+    """Leaks Python-side state: every eager call scales the output a little more."""
+
+    calls = 0
+
+    def __call__(self, inputs):
+        PythonCounter.calls += 1
+        return self.dense(inputs["x"]) * (1.0 + 0.01 * PythonCounter.calls)
+
+
+class LazyVariable(KerasRegression):
+    """Creates a variable at its first step, after the harness took its snapshot."""
+
+    def train_step(self, inputs):
+        if not hasattr(self, "step_count"):
+            self.step_count = tf.Variable(0.0, name="step_count")
+        self.step_count.assign_add(1.0)
+        return super().train_step(inputs) * (1.0 + 0.01 * self.step_count)  # the loss it reports depends on it
+
+
+_INPUTS = (InputSpec("x", (4,)), InputSpec("y", (1,)))
+_SGD = _graph(lambda: tf1.train.GradientDescentOptimizer(0.1))
+CASES = [
+    Case("keras-sgd", "Keras 3 Dense + keras.optimizers.SGD vs TF1", _INPUTS, _weights, _batch, _SGD,
+         KerasRegression, 16),
+    Case("keras-adam", "Keras 3 Dense + keras.optimizers.Adam (epsilon 1e-8) vs TF1 AdamOptimizer", _INPUTS,
+         _weights, _batch, _graph(lambda: tf1.train.AdamOptimizer(0.01)), KerasAdam, 16),
+    Case("leak-python", "a model with Python-side state", _INPUTS, _weights, _batch, _SGD, PythonCounter, 16),
+    Case("leak-lazy", "a model that creates a variable at its first step", _INPUTS, _weights, _batch, _SGD,
+         LazyVariable, 16),
+]
