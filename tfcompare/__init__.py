@@ -34,6 +34,9 @@ _PUBLIC = {
     "StepModule": "tfcompare.core.step_module",
     "SGD": "tfcompare.core.optimizers",
     "Momentum": "tfcompare.core.optimizers",
+    "Adam": "tfcompare.core.optimizers",
+    "RMSProp": "tfcompare.core.optimizers",
+    "Adagrad": "tfcompare.core.optimizers",
 }
 __all__ = ["__version__", *_PUBLIC]
 

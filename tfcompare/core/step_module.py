@@ -27,12 +27,13 @@ class StepModule(tf.Module):
 
     optimizer_cls = SGD
     learning_rate = 0.1
+    optimizer_kwargs: dict = {}  # e.g. {"momentum": 0.9, "use_nesterov": True}: the TF1 optimizer's other arguments
 
     def __init__(self, weights: dict[str, np.ndarray], name: str | None = None):
         super().__init__(name=name)
         self.variables_by_name = {k: tf.Variable(v, name=k.replace("/", "_")) for k, v in weights.items()}
         self._trainables = list(self.variables_by_name.values())
-        self.optimizer = self.optimizer_cls(self.learning_rate, self._trainables)
+        self.optimizer = self.optimizer_cls(self.learning_rate, self._trainables, **self.optimizer_kwargs)
 
     def __call__(self, inputs):
         raise NotImplementedError

@@ -16,7 +16,8 @@ from tfcompare.tools.migrate.references import aliases
 __all__ = ["ScaffoldError", "scaffold"]
 
 _DTYPES = {"float32": "float32", "float64": "float64", "int32": "int32", "int64": "int64"}
-_OPTIMIZERS = {"GradientDescentOptimizer": "SGD", "MomentumOptimizer": "Momentum"}
+_OPTIMIZERS = {"GradientDescentOptimizer": "SGD", "MomentumOptimizer": "Momentum", "AdamOptimizer": "Adam",
+               "RMSPropOptimizer": "RMSProp", "AdagradOptimizer": "Adagrad"}
 
 
 class ScaffoldError(ValueError):
@@ -126,7 +127,8 @@ Next: fill in build_graph (your TF1 code) and Model (your TF2 rewrite), then
 
 import tensorflow as tf
 
-from tfcompare import SGD, Case, InputSpec, Momentum, StepModule, graph_parts, placeholders, tf1  # noqa: F401
+from tfcompare import (SGD, Adagrad, Adam, Case, InputSpec, Momentum, RMSProp, StepModule,  # noqa: F401
+                       graph_parts, placeholders, tf1)
 
 INPUTS = (
 {spec_text}
