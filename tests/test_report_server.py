@@ -36,10 +36,12 @@ def _post(url, path, payload):
 @pytest.fixture(scope="module")
 def board(full_run):
     with TensorBoard(full_run.run_dir, reload_interval=1) as tb:
-        expected = {f"{c}/{m}" for c in CASES for m in MODES}
-        deadline = time.monotonic() + 120
+        # runs are listed before TensorBoard has read all their events: wait for the scalars of every timed row
+        timed = {f"{r.case}/{r.mode}" for r in full_run.results if r.status != "skipped"}
+        deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
-            if expected <= set(_get(tb.url, "/data/runs")):
+            tags = _get(tb.url, "/data/plugin/scalars/tags")
+            if all("timing/step_median_s" in tags.get(run, {}) for run in timed):
                 break
             time.sleep(0.5)
         yield tb.url
