@@ -4,7 +4,6 @@ shapes and the tf.function variants, AutoGraph's conversion, and the pitfalls de
 import json
 
 import numpy as np
-import pytest
 import tensorflow as tf
 from click.testing import CliRunner
 

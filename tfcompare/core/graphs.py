@@ -95,7 +95,7 @@ def step_flops(graph) -> dict:
         if kind not in _BOOKKEEPING:
             ops += 1
         if kind in ("MatMul", "BatchMatMulV2", "BatchMatMul", "BatchMatMulV3"):
-            a, b = op.inputs[0].shape, op.inputs[1].shape
+            a = op.inputs[0].shape
             out = _elements(op.outputs[0].shape)
             ta = op.get_attr("transpose_a") if kind == "MatMul" else op.get_attr("adj_x")
             k = a.as_list()[-2 if ta else -1] if a.rank else None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 
-
 from tfcompare.core.results import RunResult
 from tfcompare.report.format import format_seconds
 from tfcompare.report.tables import limit_text

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import importlib.util
-import math
 import os
 import time
 import traceback
