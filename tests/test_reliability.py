@@ -262,7 +262,7 @@ def test_failed_rows_are_written_with_their_causes_and_the_rest_still_runs(tmp_p
     for m in ("tf1-graph", "tf2-eager", "tf2-function"):  # the cause, and the user's line that raised it
         error = rows[("trouble-setup", m)]["error"]
         assert error.startswith("case set-up failed: RuntimeError: init_weights broke (in _broken_weights at ")
-        assert error.endswith("trouble_cases.py:49)")
+        assert error.endswith("trouble_cases.py:58)")
     raised = rows[("trouble-raises", "tf2-function")]["error"]
     assert raised.startswith("ValueError: the user's own error (in train_step at ")
     assert raised.endswith("trouble_cases.py:45, inside tf.function)")
@@ -384,3 +384,18 @@ def test_a_killed_export_leaves_the_destination_intact_and_the_next_export_clean
     again = CliRunner().invoke(cli, ["export", "linear", "--to", str(dest), "--no-tflite", "--overwrite"])
     assert again.exit_code == 0, again.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temporary folder left behind
+
+
+def test_contract_errors_say_what_to_do_and_a_cases_file_alone_runs_its_own_cases(tmp_path):
+    result = CliRunner().invoke(cli, ["run", "--cases-file", str(DATA / "keras_cases.py"), "--mode", "tf1-graph",
+                                      "--logdir", str(tmp_path), "--run-name", "own", *QUICK])
+    doc = json.loads((tmp_path / "own" / "results.json").read_text())
+    assert sorted({r["case"] for r in doc["results"]}) == ["keras-adam", "keras-sgd", "leak-lazy", "leak-python"]
+    result = CliRunner().invoke(cli, ["run", "--cases-file", TROUBLE, "--case", "trouble-none", "--case",
+                                      "trouble-label", "--mode", "tf1-graph", "--mode", "tf2-function",
+                                      "--logdir", str(tmp_path), "--run-name", "contract", *QUICK])
+    assert result.exit_code == 1
+    rows = {(r["case"], r["mode"]): r for r in json.loads((tmp_path / "contract" / "results.json").read_text())["results"]}
+    assert rows[("trouble-none", "tf2-function")]["error"] == ("ValueError: the TF2 model's train_step returned None: "
+                                                              "it must return the loss (a scalar tensor)")
+    assert rows[("trouble-label", "tf1-graph")]["status"] == rows[("trouble-label", "tf2-function")]["status"] == "ok"

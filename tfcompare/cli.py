@@ -22,19 +22,21 @@ _SEED = click.IntRange(0, 2**32 - 1)  # numpy's seeds
 _MAX_NAME = 200  # folder names: most file systems stop at 255, and temporary names add a few characters
 
 
-def _registry(cases_file: str | None) -> dict:
-    """The built-in cases plus the user's `--cases-file` cases (imported only when named)."""
+def _registry(cases_file: str | None) -> tuple[dict, tuple[str, ...]]:
+    """The built-in cases plus the user's `--cases-file` cases (imported only when named), and the names of
+    the user's cases (a run given a cases file and no --case runs those, not the built-in ones)."""
     from tfcompare.core.cases import CaseError, load_cases_file
     from tfcompare.registry import CASES
 
-    registry = dict(CASES)
+    registry, mine = dict(CASES), ()
     if cases_file is not None:
         try:
-            for case in load_cases_file(cases_file):
-                registry[case.name] = case
+            loaded = load_cases_file(cases_file)
         except CaseError as exc:
             raise click.BadParameter(str(exc), param_hint="'--cases-file'") from None
-    return registry
+        registry.update({case.name: case for case in loaded})
+        mine = tuple(case.name for case in loaded)
+    return registry, mine
 
 
 def _case(registry: dict, name: str, hint: str = "'CASE'"):
@@ -151,7 +153,7 @@ def cli():
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="Also list the cases defined in this file.")
 def list_(cases_file):
     """List the cases (with a one-line description) and the execution modes."""
-    registry = _registry(cases_file)
+    registry, _ = _registry(cases_file)
     click.echo("cases:")
     width = max(len(n) for n in registry)
     for name, case in registry.items():
@@ -209,7 +211,8 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
     from tfcompare.report import tables
     from tfcompare.run import harness
 
-    registry = _registry(cases_file)
+    registry, mine = _registry(cases_file)
+    cases = cases or mine  # a cases file and no --case: that file's cases
     for name in cases:
         _case(registry, name, "'--case'")
     registry = _apply_options(registry, cases or tuple(registry), options)
@@ -281,7 +284,7 @@ def autograph(case_name, cases_file):
     """Show AutoGraph's rewrite of CASE's TF2 step and the control-flow ops of its TF1 and tf.function graphs."""
     from tfcompare.tools.autograph import autograph_view
 
-    click.echo(autograph_view(_case(_registry(cases_file), case_name)).text())
+    click.echo(autograph_view(_case(_registry(cases_file)[0], case_name)).text())
 
 
 def _grappler_items(ctx, param, values):
@@ -312,7 +315,7 @@ def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items,
     from tfcompare.report.tensorboard import write_inspection
     from tfcompare.tools.inspect import inspect_case, parse_grappler
 
-    case = _case(_registry(cases_file), case_name)
+    case = _case(_registry(cases_file)[0], case_name)
     items = dict(grappler_items)
     if no_remapping:
         items["remapping"] = "off"
@@ -341,7 +344,7 @@ def export(case_name, dest, overwrite, no_tflite, as_json, cases_file):
     without the model's code and compare it with the original. Exits 1 if any format fails or disagrees."""
     from tfcompare.tools.export import ExportError, export_case
 
-    case = _case(_registry(cases_file), case_name)
+    case = _case(_registry(cases_file)[0], case_name)
     try:
         report = export_case(case, Path("exports") / case_name if dest is None else dest, overwrite=overwrite,
                              tflite=not no_tflite)

@@ -45,6 +45,15 @@ class Raises(Regression):
         raise ValueError("the user's own error")  # the error row must name this line (45)
 
 
+class ReturnsNone(Regression):
+    def train_step(self, inputs):
+        super().train_step(inputs)  # forgets to return the loss
+
+
+def _batch_with_label(rng, n):
+    return dict(_batch(rng, n), label=np.zeros((n,), np.int32))  # a TF2-only key TF1 declares no placeholder for
+
+
 def _broken_weights(rng):
     raise RuntimeError("init_weights broke")
 
@@ -58,4 +67,7 @@ CASES = [
     Case("trouble-setup", "init_weights raises", _INPUTS, _broken_weights, _batch, _graph, Regression, 8),
     Case("trouble-raises", "raises inside the step", _INPUTS, _weights, _batch, _graph, Raises, 8),
     Case("trouble-ok", "a good case after the bad ones", _INPUTS, _weights, _batch, _graph, Regression, 8),
+    Case("trouble-none", "train_step returns None", _INPUTS, _weights, _batch, _graph, ReturnsNone, 8),
+    Case("trouble-label", "a batch key with no TF1 placeholder", _INPUTS, _weights, _batch_with_label, _graph,
+         Regression, 8),
 ]

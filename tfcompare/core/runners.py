@@ -107,7 +107,12 @@ class _Tf1Runner(Runner):
         self.graph.finalize()
 
     def _feed(self, batch):
-        return {self.parts.inputs[k]: v for k, v in batch.items()}
+        """Only the placeholders the graph declares are fed (a TF2-only batch key is not TF1's business);
+        a placeholder the batch has no value for is named."""
+        missing = [k for k in self.parts.inputs if k not in batch]
+        if missing:
+            raise ValueError(f"TF1 placeholder(s) {missing} have no value in the batch (its keys: {sorted(batch)})")
+        return {p: batch[k] for k, p in self.parts.inputs.items()}
 
     def reset(self):
         self.sess.run(self._init)
@@ -238,7 +243,10 @@ class _Tf2Runner(Runner):
     def first_call(self, batch):
         if self.options.loop:
             return float(self._step(self._stack([batch]))[0])
-        return float(self._call_step(_to_tensors(batch)))
+        loss = self._call_step(_to_tensors(batch))
+        if loss is None:
+            raise ValueError("the TF2 model's train_step returned None: it must return the loss (a scalar tensor)")
+        return float(loss)
 
     def reset(self):
         self._state.restore()
