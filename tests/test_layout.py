@@ -113,7 +113,7 @@ def test_the_case_writing_api_has_one_import_root_and_old_names_still_work():
     from tfcompare import cases as old_cases
 
     for name in ("Case", "InputSpec", "GraphParts", "CaseError", "placeholders", "graph_parts", "tf1", "StepModule",
-                 "SGD", "Momentum", "Adam", "RMSProp", "Adagrad", "load_cases_file"):
+                 "SGD", "Momentum", "Adam", "RMSProp", "Adagrad", "KerasStep", "load_cases_file"):
         assert getattr(tfcompare, name) is not None, name
     assert tfcompare.Case is old_cases.Case
     assert legacy_graphs.placeholders is tfcompare.placeholders and legacy_graphs.graph_parts is tfcompare.graph_parts

@@ -37,6 +37,7 @@ _PUBLIC = {
     "Adam": "tfcompare.core.optimizers",
     "RMSProp": "tfcompare.core.optimizers",
     "Adagrad": "tfcompare.core.optimizers",
+    "KerasStep": "tfcompare.core.keras_step",
 }
 __all__ = ["__version__", *_PUBLIC]
 

@@ -5,7 +5,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from tfcompare import Case, InputSpec, graph_parts, placeholders, tf1
+from tfcompare import Case, InputSpec, KerasStep, graph_parts, placeholders, tf1
 
 
 def _weights(rng):
@@ -88,4 +88,22 @@ CASES = [
     Case("leak-python", "a model with Python-side state", _INPUTS, _weights, _batch, _SGD, PythonCounter, 16),
     Case("leak-lazy", "a model that creates a variable at its first step", _INPUTS, _weights, _batch, _SGD,
          LazyVariable, 16),
+]
+
+
+def _sequential():
+    return keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+
+
+def _wide():
+    return keras.Sequential([keras.Input((4,)), keras.layers.Dense(4), keras.layers.Dense(4)])
+
+
+CASES += [
+    Case("keras-step", "a keras.Sequential with keras SGD and MSE, no adapter code", _INPUTS, _weights, _batch, _SGD,
+         lambda w: KerasStep(_sequential(), keras.optimizers.SGD(0.1), keras.losses.MeanSquaredError(), w), 16),
+    Case("keras-ambiguous", "two Dense(4) layers: shapes repeat, so order cannot map them", _INPUTS,
+         lambda rng: {"a": rng.standard_normal((4, 4)).astype(np.float32), "b": np.zeros((4,), np.float32),
+                      "c": rng.standard_normal((4, 4)).astype(np.float32), "d": np.zeros((4,), np.float32)},
+         _batch, _SGD, lambda w: KerasStep(_wide(), keras.optimizers.SGD(0.1), keras.losses.MeanSquaredError(), w), 16),
 ]
