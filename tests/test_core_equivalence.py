@@ -34,3 +34,23 @@ def test_float64_is_stricter_than_float32():
     assert compare(got, ref, "float32").ok
     assert not compare(got, ref, "float64").ok
     assert TOLERANCES["float64"].rtol < TOLERANCES["float32"].rtol
+
+
+def test_the_diagnosis_says_where_the_difference_starts():
+    from tfcompare.core.equivalence import diagnose
+
+    ref = {"forward": np.ones(4), "gradients['w']": np.ones(3), "gradients['b']": np.ones(1),
+           "losses": np.array([1.0, 0.8, 0.6, 0.5]), "weights['w']": np.ones(3), "weights['b']": np.ones(1)}
+
+    def run(**changes):
+        values = {**ref, **changes}
+        return diagnose(compare(values, ref, "float32"), values, ref)
+
+    assert run() == ""
+    assert run(forward=np.full(4, 1.5)).startswith("the forward pass differs from tf1-graph (max abs err 0.5")
+    assert run(**{"gradients['b']": np.full(1, 2.0)}).startswith(
+        "the forward pass agrees; the gradients differ from tf1-graph for b (max abs err 1")
+    assert run(losses=np.array([1.0, 0.8, 0.61, 0.55])).startswith(
+        "the forward pass and gradients agree; the losses leave tolerance at step 3 of 4 against tf1-graph")
+    assert run(**{"weights['w']": np.full(3, 1.1)}).startswith(
+        "forward, gradients and losses agree; after the steps the weights differ from tf1-graph for w")

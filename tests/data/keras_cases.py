@@ -107,3 +107,11 @@ CASES += [
                       "c": rng.standard_normal((4, 4)).astype(np.float32), "d": np.zeros((4,), np.float32)},
          _batch, _SGD, lambda w: KerasStep(_wide(), keras.optimizers.SGD(0.1), keras.losses.MeanSquaredError(), w), 16),
 ]
+
+
+def _twice_the_rate(w):
+    return KerasStep(_sequential(), keras.optimizers.SGD(0.2), keras.losses.MeanSquaredError(), w)
+
+
+CASES.append(Case("keras-rate", "keras SGD at 0.2 against TF1's 0.1: a migration bug in the optimizer", _INPUTS,
+                  _weights, _batch, _SGD, _twice_the_rate, 16))

@@ -14,7 +14,7 @@ import numpy as np
 
 from tfcompare.core.modes import REFERENCE_MODE as REFERENCE
 
-__all__ = ["Tolerance", "TOLERANCES", "Check", "Equivalence", "compare", "snapshot", "leak"]
+__all__ = ["Tolerance", "TOLERANCES", "Check", "Equivalence", "compare", "snapshot", "leak", "diagnose"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,6 +122,44 @@ def _check(name, value, ref, tol: Tolerance) -> Check:
         return Check(name, float("nan"), float("nan"), False, detail)
     ok = bool(np.all(diff <= tol.atol + tol.rtol * np.abs(np.where(both, ref, 0.0))))
     return Check(name, float(diff.max()) if diff.size else 0.0, float(rel.max()) if rel.size else 0.0, ok)
+
+
+def _what(check: Check) -> str:
+    return check.detail or f"max abs err {check.max_abs_err:.3g}, max rel err {check.max_rel_err:.3g}"
+
+
+def _inner(name: str) -> str:
+    return name[name.index("[") + 1:-1].strip("'") if "[" in name else name
+
+
+def diagnose(eq: Equivalence, values: Mapping[str, np.ndarray], reference: Mapping[str, np.ndarray]) -> str:
+    """Where the difference starts, in the order the step computes: the forward pass, then the gradients, then
+    the optimizer's update (the first of K steps whose loss leaves tolerance), then the weights."""
+    failing = {c.name: c for c in eq.checks if not c.ok}
+    if not failing:
+        return ""
+    if "forward" in failing:
+        return f"the forward pass differs from {REFERENCE} ({_what(failing['forward'])}): the model, before any update"
+    grads = [n for n in failing if n.startswith("gradients[")]
+    if grads:
+        return (f"the forward pass agrees; the gradients differ from {REFERENCE} for "
+                f"{', '.join(_inner(n) for n in grads)} ({_what(failing[grads[0]])}): the loss or its gradient")
+    if "losses" in failing:
+        got = np.asarray(values.get("losses", []), np.float64)
+        ref = np.asarray(reference.get("losses", []), np.float64)
+        steps = len(ref)
+        if got.shape == ref.shape:
+            close = np.isclose(got, ref, rtol=eq.tolerance.rtol, atol=eq.tolerance.atol)
+            first = int(np.argmin(close)) + 1
+            where = f"the losses leave tolerance at step {first} of {steps}"
+        else:
+            where = f"the losses differ ({_what(failing['losses'])})"
+        return (f"the forward pass and gradients agree; {where} against {REFERENCE}: the optimizer update or its "
+                "state differs")
+    weights = [n for n in failing if n.startswith("weights[")]
+    names = ", ".join(_inner(n) for n in weights) or ", ".join(failing)
+    return (f"forward, gradients and losses agree; after the steps the weights differ from {REFERENCE} for {names}: "
+            "the optimizer update differs")
 
 
 def compare(values: Mapping[str, np.ndarray], reference: Mapping[str, np.ndarray], dtype: str,

@@ -138,6 +138,15 @@ def _message(exc: BaseException) -> str:
 
 
 
+def _optimizers(tf1_runner: Runner, tf2_runner: Runner) -> str:
+    """What each side updates with: TF1's apply ops in its graph, TF2's optimizer class (for a diagnosis)."""
+    graph = getattr(tf1_runner, "graph", None)
+    applies = sorted({op.type for op in graph.get_operations() if "Apply" in op.type}) if graph is not None else []
+    optimizer = getattr(getattr(tf2_runner, "model", None), "optimizer", None)
+    tf2 = f"{type(optimizer).__module__}.{type(optimizer).__name__}" if optimizer is not None else "unknown"
+    return f"TF1 applies {', '.join(applies) or 'no Apply op'}; TF2 uses {tf2}"
+
+
 class _CaseRun:
     """The state of one case while its modes are built, checked and timed.
 
@@ -290,9 +299,10 @@ class _CaseRun:
                 worst = eq.worst()
                 row.worst_check = worst.name if worst else None
                 if not eq.ok:
-                    what = worst.detail or (f"max abs err {worst.max_abs_err:.3g}, max rel err "
-                                            f"{worst.max_rel_err:.3g}")
-                    row.fail("mismatch", f"{worst.name} differs from {REFERENCE_MODE}: {what} ({eq.tolerance})")
+                    message = equivalence.diagnose(eq, values, ref)
+                    if "optimizer update" in message:
+                        message += f" ({_optimizers(reference, runner)})"
+                    row.fail("mismatch", f"{message} ({eq.tolerance})")
         finally:
             if extra is not None:
                 extra.close()
