@@ -11,6 +11,7 @@ from typing import Callable
 from tfcompare.claims.catalogue import CLAIMS
 from tfcompare.claims.claim import ClaimResult, Context
 from tfcompare.claims.verdicts import ERROR, QUICK_NOISE_SCALE, widened_noise
+from tfcompare.core.files import write_atomic
 from tfcompare.core.results import write_json_atomic
 from tfcompare.core.trace_log import QuietRetraceWarning
 from tfcompare.report.tensorboard import write_claims
@@ -84,9 +85,7 @@ def write_report(results: list[ClaimResult], run_dir: Path, quick: bool) -> None
 
     write_json_atomic(run_dir / "claims.json", {"quick": quick, "claims": [r.to_json() for r in results]})
     text = markdown(results, quick)
-    tmp = run_dir / ".claims.md.tmp"
-    tmp.write_text(text)
-    tmp.replace(run_dir / "claims.md")
+    write_atomic(run_dir / "claims.md", text)
 
 
 def text(results: list[ClaimResult], run_dir: Path) -> str:

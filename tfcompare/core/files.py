@@ -13,7 +13,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["shared_permissions", "pid_temp_dir", "remove_dead_temp_dirs", "pid_alive", "claim_folder", "FolderTaken"]
+__all__ = ["write_atomic", "shared_permissions", "pid_temp_dir", "remove_dead_temp_dirs", "pid_alive", "claim_folder",
+           "FolderTaken"]
 
 
 def _umask() -> int:
@@ -29,6 +30,23 @@ def shared_permissions(path: str | Path) -> None:
     items = [path] + (list(path.rglob("*")) if path.is_dir() else [])
     for p in items:
         os.chmod(p, (0o777 if p.is_dir() else 0o666) & ~mask)
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> Path:
+    """Write to a temporary file beside `path`, then rename: a reader never sees half a file, and two writers
+    never share a temporary name. The file gets the permissions a plain `open` would give."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+        shared_permissions(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
 
 
 def pid_alive(pid: int) -> bool:

@@ -12,6 +12,8 @@ import platform
 import time
 from pathlib import Path
 
+from tfcompare.core.files import write_atomic
+
 __all__ = ["Peak", "gemm_peak", "CACHE"]
 
 CACHE = Path(os.environ.get("TFCOMPARE_CACHE", Path.home() / ".cache" / "tfcompare")) / "gemm_peak.json"
@@ -85,10 +87,7 @@ def gemm_peak(device: str, threads: int, *, refresh: bool = False) -> Peak:
     try:
         cache = json.loads(CACHE.read_text()) if CACHE.exists() else {}
         cache[key] = value
-        CACHE.parent.mkdir(parents=True, exist_ok=True)
-        tmp = CACHE.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(cache, indent=2))
-        tmp.replace(CACHE)
+        write_atomic(CACHE, json.dumps(cache, indent=2))
     except (OSError, ValueError):
         pass  # an unwritable cache only costs the next run a new calibration
     return Peak(value, method)

@@ -5,12 +5,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from tfcompare.core.files import shared_permissions
+from tfcompare.core.files import write_atomic
 
 __all__ = ["ModeResult", "RunResult", "write_json_atomic", "json_text", "finite_safe"]
 
@@ -126,19 +124,7 @@ def write_json_atomic(path: str | Path, document: dict) -> Path:
 
     The file gets the permissions a plain `open` would give (mkstemp's are private).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(json_text(document))
-            f.write("\n")
-        shared_permissions(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(path, json_text(document) + "\n")
 
 
 def _jsonable(value):

@@ -25,7 +25,7 @@ from tfcompare.core import environment, equivalence
 from tfcompare.core.budget import check_fits, run_floor_bytes
 from tfcompare.core.cases import Case, find_case
 from tfcompare.core.errors import describe, is_interrupt
-from tfcompare.core.files import claim_folder
+from tfcompare.core.files import claim_folder, write_atomic
 from tfcompare.core.graphs import step_flops
 from tfcompare.core.peak import gemm_peak
 from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
@@ -163,6 +163,7 @@ class _CaseRun:
                                    steps_per_call=config.loop_steps if MODES[m].loop else 1)
                      for m in config.modes}
         self.runners: dict[str, Runner] = {}
+        self.cost: dict | None = None  # FLOPs and ops of one step (count_flops)
         for mode, why in case.unsupported_modes.items():
             if mode in self.rows:
                 self.rows[mode].status, self.rows[mode].error = "skipped", f"not supported by this case: {why}"
@@ -200,7 +201,7 @@ class _CaseRun:
 
     def limit(self, peak_gflops: float | None) -> None:
         """Each measured mode's GFLOP/s, its fraction of the machine's GEMM rate, and µs per op."""
-        cost = getattr(self, "cost", None)
+        cost = self.cost
         if not cost:
             return
         for row in self.rows.values():
@@ -445,9 +446,7 @@ def _run(config, cases, logdir, run_name, overwrite, timer, progress) -> RunResu
         write_json_atomic(run_dir / RESULTS, result.to_json())
         if final:
             png = picture.summary_png(result)
-            tmp = run_dir / f".{PICTURE}.tmp"
-            tmp.write_bytes(png)
-            tmp.replace(run_dir / PICTURE)
+            write_atomic(run_dir / PICTURE, png)
             summaries.write_run(result, tables.markdown_table(result), png)
 
     save()  # from the start, the folder says what it is: a run that has not finished

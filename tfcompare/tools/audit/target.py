@@ -28,10 +28,11 @@ class TargetError(Exception):
     """The target cannot be run at all (missing file, bad `module:function`)."""
 
 
-def _run_target(target: str, args: tuple[str, ...]) -> str | None:
+def _run_target(target: str, args: tuple[str, ...]) -> tuple[str | None, dict]:
     """Run a script as __main__ (with ARGS as sys.argv[1:]) or call `package.module:function`.
 
-    Returns the source file, for the static pass.
+    Returns the source file and its module globals as the run left them, for the static pass and its
+    runtime confirmation.
     """
     if ":" in target and not Path(target).exists():
         module_name, _, attr = target.partition(":")
@@ -45,7 +46,7 @@ def _run_target(target: str, args: tuple[str, ...]) -> str | None:
         if not callable(fn):
             raise TargetError(f"{module_name!r} has no function {attr!r}")
         fn()
-        return getattr(module, "__file__", None)
+        return getattr(module, "__file__", None), vars(module)
     path = Path(target)
     if not path.is_file():
         raise TargetError(f"target {target!r} does not exist (give a script path or package.module:function)")
@@ -53,14 +54,10 @@ def _run_target(target: str, args: tuple[str, ...]) -> str | None:
     sys.argv = [str(path)] + list(args)
     sys.path.insert(0, str(path.resolve().parent))
     try:
-        _LAST_GLOBALS.clear()
-        _LAST_GLOBALS.update(runpy.run_path(str(path), run_name="__main__"))
+        values = runpy.run_path(str(path), run_name="__main__")
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
-    return str(path)
-
-
-_LAST_GLOBALS: dict = {}  # the script's module globals after it ran: what the static pass could not see
+    return str(path), values
 
 
 def _held_by_reference(value) -> bool:
@@ -100,13 +97,13 @@ def _user_traceback(exc: BaseException) -> str:
     return "".join(te.format())
 
 
-def _observe(report_target: str, run: Callable[[], str | None], static: bool) -> AuditReport:
+def _observe(report_target: str, run: Callable[[], tuple[str | None, dict]], static: bool) -> AuditReport:
     auditor = Auditor()
-    status, error, tb, exit_code, source = "ok", None, None, None, None
+    status, error, tb, exit_code, source, values = "ok", None, None, None, None, {}
     t0 = time.perf_counter()
     with auditor.observe():
         try:
-            source = run()
+            source, values = run()
         except SystemExit as exc:  # a target that calls sys.exit ends normally
             exit_code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         except TargetError as exc:
@@ -119,7 +116,7 @@ def _observe(report_target: str, run: Callable[[], str | None], static: bool) ->
     if static and source is None and Path(report_target).is_file():
         source = report_target
     if static and source and Path(source).is_file():
-        report.hazards.extend(confirm_hazards(scan_path(source), _LAST_GLOBALS, source))
+        report.hazards.extend(confirm_hazards(scan_path(source), values, source))
     return report
 
 
@@ -132,7 +129,8 @@ def audit_callable(fn: Callable[[], None], name: str, *, static: bool = True) ->
     """Observe one Python callable (the built-in scenarios)."""
     def run():
         fn()
-        return getattr(sys.modules.get(fn.__module__), "__file__", None)
+        module = sys.modules.get(fn.__module__)
+        return getattr(module, "__file__", None), vars(module) if module else {}
     return _observe(name, run, static)
 
 
