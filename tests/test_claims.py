@@ -125,6 +125,7 @@ def test_claim3_has_a_verdict_per_part():
     assert verdict == FAILS and "3c: XLA ran 0.95x the tf.function speed" in measured
 
 
+@pytest.mark.benchmark
 def test_claim6_quick_and_full_agree_on_this_machine(tmp_path):
     """The claim that flipped (quick 1->3 said no, full 1->6 said yes): now the same depths, fewer samples."""
     quick = claims.run_claims([6], tmp_path / "q", quick=True)[0]

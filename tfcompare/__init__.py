@@ -10,6 +10,7 @@ TensorFlow until a name that needs it is asked for.
 
 import importlib as _importlib
 import os as _os
+from importlib.util import find_spec as _find_spec
 
 # TensorFlow's C++ start-up chatter (oneDNN notices, CUDA probes) buries the results; keep warnings.
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -17,6 +18,10 @@ _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # oneDNN is on (it is by default only on CPUs with AVX-512 VNNI and newer); the BFC allocator keeps them.
 # Set before TensorFlow starts, and only when the user has not chosen.
 _os.environ.setdefault("TF_CPU_ALLOCATOR_USE_BFC", "true")
+# TF1 code's tf.compat.v1.layers and nn.rnn_cell live in tf-keras under Keras 3. With the legacy extra installed,
+# let TensorFlow use it for them (and for `tf.keras`); `import keras` stays Keras 3 for the TF2 side.
+if _find_spec("tf_keras") is not None:
+    _os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
 __version__ = "0.1.0"
 
@@ -25,6 +30,7 @@ _PUBLIC = {
     "Case": "tfcompare.core.cases",
     "InputSpec": "tfcompare.core.cases",
     "GraphParts": "tfcompare.core.cases",
+    "WeightLayout": "tfcompare.core.cases",
     "CaseError": "tfcompare.core.cases",
     "load_cases_file": "tfcompare.core.cases",
     "tf1": "tfcompare.core.graph_builder",
@@ -32,12 +38,14 @@ _PUBLIC = {
     "graph_parts": "tfcompare.core.graph_builder",
     "weight_loader": "tfcompare.core.graph_builder",
     "StepModule": "tfcompare.core.step_module",
+    "StepFunction": "tfcompare.core.step_module",
     "SGD": "tfcompare.core.optimizers",
     "Momentum": "tfcompare.core.optimizers",
     "Adam": "tfcompare.core.optimizers",
     "RMSProp": "tfcompare.core.optimizers",
     "Adagrad": "tfcompare.core.optimizers",
     "KerasStep": "tfcompare.core.keras_step",
+    "checkpoint_weights": "tfcompare.core.checkpoint",
 }
 __all__ = ["__version__", *_PUBLIC]
 

@@ -23,12 +23,13 @@ _MAX_NAME = 200  # folder names: most file systems stop at 255, and temporary na
 
 
 def _registry(cases_file: str | None) -> tuple[dict, tuple[str, ...]]:
-    """The built-in cases plus the user's `--cases-file` cases (imported only when named), and the names of
-    the user's cases (a run given a cases file and no --case runs those, not the built-in ones)."""
+    """The built-in cases (the debug cases last) plus the user's `--cases-file` cases (imported only when named),
+    and the cases a run without --case runs: the user's when a cases file is given, else the built-in ones
+    (the debug cases differ between modes on purpose, so they run only when named)."""
     from tfcompare.core.cases import CaseError, load_cases_file
-    from tfcompare.registry import CASES
+    from tfcompare.registry import CASES, DEBUG_CASES
 
-    registry, mine = dict(CASES), ()
+    registry, mine = {**CASES, **DEBUG_CASES}, tuple(CASES)
     if cases_file is not None:
         try:
             loaded = load_cases_file(cases_file)
@@ -77,7 +78,7 @@ def _split_reason(case, seed: int) -> str | None:
     from tfcompare.core.runners import split_reason
 
     try:
-        return split_reason(case.make_model(case.init_weights(np.random.default_rng(seed))))
+        return split_reason(case.tf2_model(case.init_weights(np.random.default_rng(seed))))
     except Exception:  # a model that cannot even be built fails as an error row, with its message, in the run
         return None
 

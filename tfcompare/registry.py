@@ -10,7 +10,9 @@ import eager_models.cnn
 import eager_models.control_flow
 import eager_models.custom_op
 import eager_models.elementwise
+import eager_models.keras_lstm
 import eager_models.linear
+import eager_models.offset
 import eager_models.matmul
 import eager_models.mlp
 import eager_models.resnet
@@ -20,13 +22,15 @@ import legacy_graphs.control_flow
 import legacy_graphs.custom_op
 import legacy_graphs.elementwise
 import legacy_graphs.linear
+import legacy_graphs.offset
+import legacy_graphs.lstm_cell
 import legacy_graphs.matmul
 import legacy_graphs.mlp
 import legacy_graphs.resnet
 import legacy_graphs.rnn
 from tfcompare.core.cases import Case, CaseError, InputSpec
 
-__all__ = ["CASES", "register", "rnn_batch"]
+__all__ = ["CASES", "DEBUG_CASES", "register", "rnn_batch"]
 
 
 def _normal(rng, shape, scale):
@@ -231,6 +235,35 @@ register(Case(
 ))
 
 
+_LSTM_STEPS, _LSTM_FEATURES = 12, 6
+
+
+def _lstm_weights(rng):
+    hidden, classes = legacy_graphs.lstm_cell.HIDDEN, legacy_graphs.lstm_cell.CLASSES
+    return {"lstm/kernel": _normal(rng, (_LSTM_FEATURES + hidden, 4 * hidden), 0.3),
+            "lstm/bias": np.zeros((4 * hidden,), np.float32),
+            "out/kernel": _normal(rng, (hidden, classes), 0.4), "out/bias": np.zeros((classes,), np.float32)}
+
+
+def _lstm_batch(rng, n):
+    return {"x": _normal(rng, (n, _LSTM_STEPS, _LSTM_FEATURES), 1.0),
+            "label": rng.integers(0, legacy_graphs.lstm_cell.CLASSES, size=n).astype(np.int32)}
+
+
+register(Case(
+    name="keras-lstm",
+    description="keras.layers.LSTM + Keras Adam vs a TF1 LSTMCell-layout graph: other weight layout, one-hot vs "
+                "integer labels, keep_prob",
+    inputs=(InputSpec("x", (_LSTM_STEPS, _LSTM_FEATURES)), InputSpec("label", (), "int32")),
+    init_weights=_lstm_weights, make_batch=_lstm_batch,
+    build_graph=legacy_graphs.lstm_cell.build, make_model=eager_models.keras_lstm.make_model,
+    tf1_batch=eager_models.keras_lstm.keep_everything, tf2_batch=eager_models.keras_lstm.one_hot_labels,
+    tf2_layout=eager_models.keras_lstm.LAYOUT, default_batch_size=16, features=("x",),
+    unsupported_modes={"tf2-partial": "a KerasStep brings its own train_step (forward, loss, tape, Keras "
+                                      "apply_gradients): there is no separate update to run eagerly"},
+))
+
+
 def _custom_op_weights(rng):
     return {"w1": _normal(rng, (16, 16), 0.4), "w2": _normal(rng, (16, 1), 0.4)}
 
@@ -254,3 +287,21 @@ for _variant, _how in (("tf", "TensorFlow ops"), ("python", "tf.py_function / tf
         default_batch_size=32, features=("x",),
         unsupported_modes={m: _PY_OP_NO_XLA for m in ("tf2-xla", "tf2-xla-loop")} if _variant == "python" else {},
     ))
+
+
+def _offset_batch(rng, n):
+    return {"x": _normal(rng, (n, 4), 1.0), "y": _normal(rng, (n, 2), 1.0)}
+
+
+# Cases for `tfcompare debug`: each differs between modes on purpose, so `tfcompare run` leaves them out unless
+# named with --case.
+_OFFSET = dict(inputs=(InputSpec("x", (4,)), InputSpec("y", (2,))), init_weights=lambda rng: {"w": _normal(rng, (4, 2), 1.0)},
+               make_batch=_offset_batch, default_batch_size=16, features=("x",))
+DEBUG_CASES = {c.name: c for c in [
+    Case(name="offset", description="(x @ w + 1e8) - 1e8: Grappler's constant folding makes graphs exact, eager "
+                                    "rounds it to 0",
+         build_graph=legacy_graphs.offset.build, make_model=eager_models.offset.Offset, **_OFFSET),
+    Case(name="offset-log", description="log of the same value squared: eager meets log(0) = -inf, graphs stay finite",
+         build_graph=functools.partial(legacy_graphs.offset.build, log=True), make_model=eager_models.offset.LogOffset,
+         **_OFFSET),
+]}

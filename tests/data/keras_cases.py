@@ -115,3 +115,56 @@ def _twice_the_rate(w):
 
 CASES.append(Case("keras-rate", "keras SGD at 0.2 against TF1's 0.1: a migration bug in the optimizer", _INPUTS,
                   _weights, _batch, _SGD, _twice_the_rate, 16))
+
+
+class KerasAdamDefault(KerasRegression):
+    def __init__(self, weights):  # Keras's default epsilon, 1e-7: the most common silent difference from TF1
+        super().__init__(weights, lambda: keras.optimizers.Adam(0.01))
+
+
+def _small_batch(rng, n):
+    """Inputs and targets of size ~1e-3 (physical units): gradients ~1e-6, where Adam's epsilon matters."""
+    return {k: v * np.float32(1e-3) for k, v in _batch(rng, n).items()}
+
+
+_ADAM = _graph(lambda: tf1.train.AdamOptimizer(0.01))
+CASES += [
+    Case("keras-adam-small", "Keras Adam (epsilon 1e-8) vs TF1 AdamOptimizer, small gradients", _INPUTS, _weights,
+         _small_batch, _ADAM, KerasAdam, 16),
+    Case("keras-adam-default", "Keras Adam with its default epsilon (1e-7) vs TF1 AdamOptimizer (1e-8), small "
+         "gradients", _INPUTS, _weights, _small_batch, _ADAM, KerasAdamDefault, 16),
+]
+
+
+# A plain training-step function with its variables, as small TF2 scripts are written: globals and @tf.function.
+W = tf.Variable(tf.zeros([4, 1]), name="W")
+B = tf.Variable(tf.zeros([1]), name="B")
+OPT = keras.optimizers.SGD(0.1)
+
+
+def forward(batch):
+    return tf.matmul(batch["x"], W) + B
+
+
+def mse(batch):
+    return tf.reduce_mean(tf.square(forward(batch) - batch["y"]))
+
+
+@tf.function
+def train_step(batch):
+    with tf.GradientTape() as tape:
+        loss = mse(batch)
+    grads = tape.gradient(loss, [W, B])
+    OPT.apply_gradients(zip(grads, [W, B]))
+    return loss
+
+
+def _plain(weights):
+    from tfcompare import StepFunction
+
+    return StepFunction(train_step, {"kernel": W, "bias": B}, forward=forward, loss=mse, optimizer=OPT,
+                        weights=weights)
+
+
+CASES.append(Case("plain-step", "a @tf.function training step over global variables and a Keras SGD", _INPUTS,
+                  _weights, _batch, _SGD, _plain, 16))

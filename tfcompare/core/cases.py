@@ -18,6 +18,7 @@ model.train_step(batch)                                      # traceable: harnes
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.util
 import re
 import sys
@@ -26,7 +27,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-__all__ = ["InputSpec", "GraphParts", "Case", "CaseError", "find_case", "load_cases_file"]
+__all__ = ["InputSpec", "GraphParts", "WeightLayout", "Case", "CaseError", "find_case", "load_cases_file"]
 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_\-]*$")
 _DTYPES = ("float32", "float64", "int32", "int64")
@@ -48,12 +49,15 @@ class InputSpec:
     shape: tuple[int, ...]
     dtype: str = "float32"
     varying: tuple[int, ...] = ()
+    high: int | None = None  # integer inputs (class labels): values are drawn from [0, high) by the default batch
 
     def __post_init__(self):
         if self.dtype not in _DTYPES:
             raise CaseError(f"input {self.name!r}: dtype {self.dtype!r} is not one of {', '.join(_DTYPES)}")
         if any((not isinstance(d, int)) or d <= 0 for d in self.shape):
             raise CaseError(f"input {self.name!r}: shape {self.shape!r} must hold positive integers")
+        if self.high is not None and (not isinstance(self.high, int) or self.high < 1 or not self.dtype.startswith("int")):
+            raise CaseError(f"input {self.name!r}: high={self.high!r} must be a positive integer, on an integer input")
         bad = [i for i in self.varying if not 0 <= i < len(self.shape)]
         if bad:
             raise CaseError(f"input {self.name!r}: varying dims {bad} are outside shape {self.shape!r}")
@@ -79,6 +83,21 @@ class GraphParts:
 
 
 @dataclasses.dataclass(frozen=True)
+class WeightLayout:
+    """How the TF2 side stores the case's weights when its layout differs from TF1's (an LSTM's fused kernel and
+    gate order against Keras's kernel/recurrent kernel, say).
+
+    `to_tf2`: `{init_weights name: array} -> {TF2 name: array}`, what `make_model` receives and what the TF2
+    model's `variables_by_name` is keyed by. `to_tf1`: the inverse, applied to the TF2 side's weights (and,
+    without its constant part, to its gradients) before they are compared with TF1's. The harness checks
+    that `to_tf1(to_tf2(w))` gives back `w`.
+    """
+
+    to_tf2: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]
+    to_tf1: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]
+
+
+@dataclasses.dataclass(frozen=True)
 class Case:
     """One computation written twice. See the module docstring for how the harness uses it.
 
@@ -86,8 +105,10 @@ class Case:
         name: registry key and CLI choice (lower case, digits, `-` and `_`).
         description: one line for `tfcompare list`.
         inputs: the inputs the step takes (features and labels alike).
-        init_weights: `rng -> {name: ndarray}`; every mode starts from these values.
-        make_batch: `(rng, batch_size) -> {input name: ndarray}`.
+        init_weights: `rng -> {name: ndarray}`; every mode starts from these values. Default: the TF1 graph's
+            own initializers, run once with a seed drawn from `rng`.
+        make_batch: `(rng, batch_size) -> {input name: ndarray}`. Default: standard normal floats, and integers
+            in `[0, high)` for integer inputs.
         build_graph: `inputs -> GraphParts`, called inside a fresh `tf.compat.v1.Graph`.
         make_model: `weights -> tf.Module` with `variables_by_name`, `__call__`, `loss`, `train_step`.
         default_batch_size: used unless `--batch-size` is given.
@@ -103,15 +124,18 @@ class Case:
         option_limits: the largest value each option may take (what still builds in reasonable memory
             and time); a larger one is refused before anything is built.
         configure: `(**options) -> Case`, how a case with options is rebuilt for other values.
+        tf1_batch, tf2_batch: `batch -> batch` for one side only (one-hot labels on one side and integer labels
+            on the other, a `keep_prob` fed as 1.0 to TF1); each side is fed only what it declares.
+        tf2_layout: a `WeightLayout` when the TF2 side stores the weights in another layout.
     """
 
     name: str
     description: str
     inputs: tuple[InputSpec, ...]
-    init_weights: Callable[[np.random.Generator], dict[str, np.ndarray]]
-    make_batch: Callable[[np.random.Generator, int], dict[str, np.ndarray]]
-    build_graph: Callable[[tuple[InputSpec, ...]], GraphParts]
-    make_model: Callable[[dict[str, np.ndarray]], Any]
+    init_weights: Callable[[np.random.Generator], dict[str, np.ndarray]] | None = None
+    make_batch: Callable[[np.random.Generator, int], dict[str, np.ndarray]] | None = None
+    build_graph: Callable[[tuple[InputSpec, ...]], GraphParts] | None = None
+    make_model: Callable[[dict[str, np.ndarray]], Any] | None = None
     default_batch_size: int = 32
     dtype: str = "float32"
     unsupported_modes: Mapping[str, str] = dataclasses.field(default_factory=dict)
@@ -121,6 +145,30 @@ class Case:
     options: Mapping[str, int] = dataclasses.field(default_factory=dict)
     configure: Callable[..., "Case"] | None = None
     option_limits: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    tf1_batch: Callable[[dict], dict] | None = None
+    tf2_batch: Callable[[dict], dict] | None = None
+    tf2_layout: WeightLayout | None = None
+
+    def tf1_inputs(self, batch: dict) -> dict:
+        """The batch as the TF1 side is fed it."""
+        return _transformed(self, "tf1_batch", batch)
+
+    def tf2_inputs(self, batch: dict) -> dict:
+        """The batch as the TF2 side receives it."""
+        return _transformed(self, "tf2_batch", batch)
+
+    def tf2_weights(self, weights: dict) -> dict:
+        """The shared weights in the TF2 side's layout (what `make_model` receives)."""
+        if self.tf2_layout is None:
+            return weights
+        out = self.tf2_layout.to_tf2(dict(weights))
+        if not isinstance(out, Mapping):
+            raise CaseError(f"case {self.name!r}: tf2_layout.to_tf2 returned {type(out).__name__}, not a dict")
+        return dict(out)
+
+    def tf2_model(self, weights: dict):
+        """The TF2 side built from the shared weights (in its own layout)."""
+        return self.make_model(self.tf2_weights(weights))
 
     def with_options(self, **values: int) -> "Case":
         """This case rebuilt with some options changed; unknown names and non-positive values are refused."""
@@ -144,18 +192,62 @@ class Case:
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
             raise CaseError(f"case name {self.name!r} must match {_NAME_RE.pattern}")
+        if not self.inputs or not all(isinstance(i, InputSpec) for i in self.inputs):
+            raise CaseError(f"case {self.name!r}: inputs must be a non-empty tuple of InputSpec")
+        if self.init_weights is None and callable(self.build_graph):
+            object.__setattr__(self, "init_weights", functools.partial(_graph_initial_weights, self.build_graph,
+                                                                       self.inputs))
+        if self.make_batch is None:
+            unbounded = [i.name for i in self.inputs if i.dtype.startswith("int") and i.high is None]
+            if unbounded:
+                raise CaseError(f"case {self.name!r}: integer input(s) {unbounded} need InputSpec(..., high=N) for "
+                                "the default batch, or give make_batch")
+            object.__setattr__(self, "make_batch", functools.partial(_default_batch, self.inputs))
         for field in ("init_weights", "make_batch", "build_graph", "make_model"):
             if not callable(getattr(self, field)):
                 raise CaseError(f"case {self.name!r}: {field} must be callable")
-        if not self.inputs or not all(isinstance(i, InputSpec) for i in self.inputs):
-            raise CaseError(f"case {self.name!r}: inputs must be a non-empty tuple of InputSpec")
         if not isinstance(self.default_batch_size, int) or self.default_batch_size <= 0:
             raise CaseError(f"case {self.name!r}: default_batch_size must be a positive integer")
         unknown = sorted(set(self.features) - {i.name for i in self.inputs})
         if unknown:
             raise CaseError(f"case {self.name!r}: features {unknown} are not inputs")
+        for field in ("tf1_batch", "tf2_batch"):
+            if getattr(self, field) is not None and not callable(getattr(self, field)):
+                raise CaseError(f"case {self.name!r}: {field} must be callable")
+        if self.tf2_layout is not None and not isinstance(self.tf2_layout, WeightLayout):
+            raise CaseError(f"case {self.name!r}: tf2_layout must be a WeightLayout(to_tf2, to_tf1)")
         if self.dtype not in ("float32", "float64"):
             raise CaseError(f"case {self.name!r}: dtype {self.dtype!r} is not float32 or float64")
+
+
+def _default_batch(specs: tuple[InputSpec, ...], rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+    """Standard normal floats; integers uniform in [0, high)."""
+    return {s.name: (rng.integers(0, s.high, size=(n,) + s.shape) if s.dtype.startswith("int")
+                     else rng.standard_normal((n,) + s.shape)).astype(s.dtype) for s in specs}
+
+
+def _graph_initial_weights(build_graph, specs, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """The TF1 code's own initial values: its initializers, run once in a fresh graph with a seed from `rng`."""
+    import tensorflow as tf  # only cases that ask for it pay the import here
+
+    tf1 = tf.compat.v1
+    with tf1.Graph().as_default() as graph:
+        tf1.set_random_seed(int(rng.integers(2 ** 31)))
+        parts = build_graph(specs)
+        init = tf1.global_variables_initializer()
+        with tf1.Session(graph=graph) as session:
+            session.run(init)
+            return dict(zip(parts.variables, session.run(list(parts.variables.values()))))
+
+
+def _transformed(case: Case, field: str, batch: dict) -> dict:
+    fn = getattr(case, field)
+    if fn is None:
+        return batch
+    out = fn(dict(batch))
+    if not isinstance(out, Mapping):
+        raise CaseError(f"case {case.name!r}: {field} returned {type(out).__name__}, not a dict of arrays")
+    return dict(out)
 
 
 def find_case(registry: Mapping[str, Case], name: str) -> Case:

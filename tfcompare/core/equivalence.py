@@ -103,22 +103,23 @@ def snapshot(runner, batch, batches) -> dict[str, np.ndarray]:
     return out
 
 
-def _check(name, value, ref, tol: Tolerance) -> Check:
+def _check(name, value, ref, tol: Tolerance, reference: str = REFERENCE) -> Check:
     value, ref = np.asarray(value, np.float64), np.asarray(ref, np.float64)
     if value.shape != ref.shape:
-        return Check(name, float("inf"), float("inf"), False, f"shape {value.shape} vs {ref.shape} in {REFERENCE}")
+        return Check(name, float("inf"), float("inf"), False, f"shape {value.shape} vs {ref.shape} in {reference}")
     both = np.isfinite(value) & np.isfinite(ref)
     # a non-finite value agrees only with the same non-finite value (inf with inf, NaN with NaN)
     same = ~both & ((value == ref) | (np.isnan(value) & np.isnan(ref)))
     odd = ~both & ~same
-    diff = np.where(both, np.abs(value - ref), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf where both are non-finite: masked out below
+        diff = np.where(both, np.abs(value - ref), 0.0)
     # relative error where the reference is clearly non-zero; near zero only atol speaks
     big = both & (np.abs(ref) > tol.atol)
     rel = diff[big] / np.abs(ref[big]) if big.any() else np.zeros(1)
     if odd.any():  # NaN or inf on one side only: no finite error describes it
         mine = int((~np.isfinite(value) & np.isfinite(ref)).sum())
-        detail = (f"{mine} NaN/inf values where {REFERENCE} has finite ones" if mine else
-                  f"{int(odd.sum())} NaN/inf values in {REFERENCE} where this mode differs")
+        detail = (f"{mine} NaN/inf values where {reference} has finite ones" if mine else
+                  f"{int(odd.sum())} NaN/inf values in {reference} where this mode differs")
         return Check(name, float("nan"), float("nan"), False, detail)
     ok = bool(np.all(diff <= tol.atol + tol.rtol * np.abs(np.where(both, ref, 0.0))))
     return Check(name, float(diff.max()) if diff.size else 0.0, float(rel.max()) if rel.size else 0.0, ok)
@@ -163,17 +164,18 @@ def diagnose(eq: Equivalence, values: Mapping[str, np.ndarray], reference: Mappi
 
 
 def compare(values: Mapping[str, np.ndarray], reference: Mapping[str, np.ndarray], dtype: str,
-            override: tuple[float, float, str] | None = None) -> Equivalence:
+            override: tuple[float, float, str] | None = None, against: str = REFERENCE) -> Equivalence:
     """Compare every quantity of `values` with `reference`; a missing or extra quantity fails.
 
-    `override` is a case's own (rtol, atol, why) for one mode, used instead of the dtype's tolerance.
+    `override` is a case's own (rtol, atol, why) for one mode, used instead of the dtype's tolerance;
+    `against` names the reference mode in the details.
     """
     tol = Tolerance(*override) if override else TOLERANCES[dtype]
     checks = []
     for name in dict.fromkeys(list(reference) + list(values)):
         if name not in values or name not in reference:
-            side = "this mode" if name not in values else REFERENCE
+            side = "this mode" if name not in values else against
             checks.append(Check(name, float("inf"), float("inf"), False, f"missing in {side}"))
         else:
-            checks.append(_check(name, values[name], reference[name], tol))
+            checks.append(_check(name, values[name], reference[name], tol, against))
     return Equivalence(tol, checks)

@@ -34,7 +34,18 @@ def describe(exc: BaseException) -> str:
                 where = f" (in {f.group('fn')} at {f.group('file')}:{f.group('line')}, inside tf.function)"
             return f"{last.group('type')}: {last.group('msg').strip()}{where}"
     first = lines[0] if lines else ""
-    return f"{type(exc).__name__}: {first}".strip() + _user_frame(exc)
+    return f"{type(exc).__name__}: {first}".strip() + _user_frame(exc) + _hint(first)
+
+
+_LEGACY = re.compile(r"is not available with Keras 3")
+
+
+def _hint(message: str) -> str:
+    """What to do about the one error every TF1 code base meets under Keras 3."""
+    if _LEGACY.search(message):
+        return ("; tf.compat.v1.layers and tf.compat.v1.nn.rnn_cell need tf-keras: pip install 'tfcompare[legacy]' "
+                "(tfcompare then sets TF_USE_LEGACY_KERAS=1; `import keras` stays Keras 3)")
+    return ""
 
 
 _LIBRARY = (f"{os.sep}tensorflow{os.sep}", f"{os.sep}keras{os.sep}", f"{os.sep}tfcompare{os.sep}",

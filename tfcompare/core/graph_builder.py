@@ -22,9 +22,25 @@ def placeholders(specs: tuple[InputSpec, ...]) -> dict:
 
 
 def graph_parts(inputs, output, loss, optimizer, variables) -> GraphParts:
-    """Close a builder: `optimizer.minimize(loss)` over `variables`, in name order."""
-    train_op = optimizer.minimize(loss, var_list=list(variables.values()))
+    """Close a builder: `optimizer.minimize(loss)` over `variables`, in name order; or, when the TF1 code
+    already made its train op (`train_op = tf1.train.AdamOptimizer(lr).minimize(loss)`), that op as it is.
+    `variables` is `{name: variable}`, or a list named by the graph's own names (`hidden/kernel`)."""
+    variables = _by_name(variables)
+    if isinstance(optimizer, (tf.Operation, tf.Tensor)):
+        train_op = optimizer
+    elif callable(getattr(optimizer, "minimize", None)):
+        train_op = optimizer.minimize(loss, var_list=list(variables.values()))
+    else:
+        raise TypeError(f"graph_parts needs a tf.compat.v1.train optimizer or the train op it made, not "
+                        f"{type(optimizer).__name__}")
     return GraphParts(inputs=inputs, output=output, loss=loss, train_op=train_op, variables=variables)
+
+
+def _by_name(variables) -> dict:
+    """Variables given as a list are named as TF1 names them (`hidden/kernel`)."""
+    if isinstance(variables, (list, tuple)):
+        return {v.op.name: v for v in variables}
+    return variables
 
 
 def weight_loader(variables: dict):

@@ -57,19 +57,31 @@ class KerasStep(tf.Module):
 
     Args:
         model: a built `keras.Model` (functional, Sequential or subclassed).
-        optimizer: a Keras optimizer (its slots are built before the first step by the harness).
-        loss: `loss(y_true, y_pred)`, e.g. a `keras.losses` object.
+        optimizer: a Keras optimizer (its slots are built before the first step by the harness); default: the
+            compiled model's.
+        loss: `loss(y_true, y_pred)`, e.g. a `keras.losses` object; default: the compiled model's.
         weights: the case's shared initial weights, assigned to the model.
         features: the input name(s) the model reads (one name, or several passed as a list).
         target: the input name of the labels.
         names: optional `{init_weights name: Keras variable path}`; default: creation order and shape.
     """
 
-    def __init__(self, model, optimizer, loss: Callable, weights: Mapping, *, features: str | tuple = "x",
-                 target: str = "y", names: Mapping[str, str] | None = None):
+    def __init__(self, model, optimizer=None, loss: Callable | None = None, weights: Mapping | None = None, *,
+                 features: str | tuple = "x", target: str = "y", names: Mapping[str, str] | None = None):
         super().__init__(name="keras_step")
+        if weights is None:
+            raise ValueError("KerasStep needs the case's weights (make_model's argument): KerasStep(model, ..., "
+                             "weights=weights)")
+        optimizer = optimizer if optimizer is not None else getattr(model, "optimizer", None)
+        loss = loss if loss is not None else getattr(model, "loss", None)
+        if optimizer is None or loss is None:
+            raise ValueError("KerasStep needs an optimizer and a loss: pass them, or compile the model with both "
+                             "(model.compile(optimizer=..., loss=...))")
         if not getattr(model, "built", False):
             raise ValueError("the Keras model is not built: give it a keras.Input or call model.build(shape) first")
+        if not model.trainable_weights:
+            raise ValueError("the Keras model has no trainable weights yet: a subclassed model creates them at its "
+                             "first call, so call it once on a batch (model(x)) before passing it")
         self.model, self.optimizer, self.loss_fn = model, optimizer, loss
         self.features = (features,) if isinstance(features, str) else tuple(features)
         self.target = target

@@ -109,10 +109,15 @@ class _Tf1Runner(Runner):
     def _feed(self, batch):
         """Only the placeholders the graph declares are fed (a TF2-only batch key is not TF1's business);
         a placeholder the batch has no value for is named."""
+        batch = self.case.tf1_inputs(batch)
         missing = [k for k in self.parts.inputs if k not in batch]
         if missing:
             raise ValueError(f"TF1 placeholder(s) {missing} have no value in the batch (its keys: {sorted(batch)})")
         return {p: batch[k] for k, p in self.parts.inputs.items()}
+
+    def feed(self, batch) -> dict:
+        """The feed_dict this graph gets for `batch` (what TF1 code passes to `Session.run`)."""
+        return self._feed(batch)
 
     def reset(self):
         self.sess.run(self._init)
@@ -160,6 +165,10 @@ def _to_tensors(batch: Batch) -> dict[str, tf.Tensor]:
     return {k: tf.constant(v) for k, v in batch.items()}
 
 
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-6))
+
+
 class _Tf2Runner(Runner):
     """A TF2 module; the step runs eagerly, in `tf.function`, with XLA, as a concrete function or in a loop."""
 
@@ -173,11 +182,15 @@ class _Tf2Runner(Runner):
         return tf.function(fn, jit_compile=self.options.jit_compile or None, **kwargs)
 
     def build(self):
-        self.model = self.case.make_model(self._weights0)
+        own = self.case.tf2_weights(self._weights0)
+        self.model = self.case.make_model(own)
         names = getattr(self.model, "variables_by_name", None)
-        if names is None or set(names) != set(self._weights0):
-            raise ValueError("TF2 model must expose variables_by_name with the same names as init_weights")
-        self._names = list(self._weights0)
+        if names is None or set(names) != set(own):
+            which = "the names tf2_layout.to_tf2 gives" if self.case.tf2_layout else "the same names as init_weights"
+            raise ValueError(f"TF2 model must expose variables_by_name with {which}: {sorted(own)}; it has "
+                             f"{sorted(names) if names is not None else 'none'}")
+        self._names = list(own)
+        self._check_layout()
         # every variable the step can touch (tf.Variables, Keras 3 weights and optimizer slots), captured after
         # Keras optimizers are built, so a reset puts all of it back
         prebuild_optimizers(self.model, list(self.model.variables_by_name.values()))
@@ -199,9 +212,34 @@ class _Tf2Runner(Runner):
         self._traced = self._wrap(self._entry, **signature)
         self._step = self._partial_step if self.options.partial else self._traced
 
+    def _check_layout(self) -> None:
+        """A weight-layout transform must give back exactly what it was given: to_tf1(to_tf2(w)) == w."""
+        if self.case.tf2_layout is None:
+            return
+        back = self._to_tf1(self._own_weights())
+        for name, value in self._weights0.items():
+            got = back.get(name)
+            if got is None or not _same(np.asarray(got), value):
+                what = "has no" if got is None else f"gives {np.shape(got)} values that differ from"
+                raise ValueError(f"the weight-layout transform does not invert: tf2_layout.to_tf1(to_tf2(w)) {what} "
+                                 f"{name!r} {value.shape} of init_weights")
+
+    def _own_weights(self) -> dict[str, np.ndarray]:
+        return {n: self.model.variables_by_name[n].numpy() for n in self._names}
+
+    def _to_tf1(self, values: dict) -> dict[str, np.ndarray]:
+        return values if self.case.tf2_layout is None else dict(self.case.tf2_layout.to_tf1(dict(values)))
+
+    def _tensors(self, batch: Batch) -> dict[str, tf.Tensor]:
+        return _to_tensors(self.case.tf2_inputs(batch))
+
     def _loop_signature(self) -> list:
         """K stacked batches: one leading dim more than the case's inputs, None wherever they vary."""
-        return [{s.name: tf.TensorSpec((None,) + s.signature_shape(), s.dtype) for s in self.case.inputs}]
+        if self.case.tf2_batch is None:
+            return [{s.name: tf.TensorSpec((None,) + s.signature_shape(), s.dtype) for s in self.case.inputs}]
+        sample = self.case.tf2_inputs(self.case.make_batch(np.random.default_rng(0), 2))
+        return [{k: tf.TensorSpec((None, None) + np.shape(v)[1:], tf.as_dtype(np.asarray(v).dtype))
+                 for k, v in sample.items()}]
 
     def _gradients(self, inputs):
         trainables = [self.model.variables_by_name[n] for n in self._names]
@@ -238,12 +276,13 @@ class _Tf2Runner(Runner):
         return self._step(tensors)
 
     def _stack(self, batches):
+        batches = [self.case.tf2_inputs(b) for b in batches]
         return {k: tf.constant(np.stack([b[k] for b in batches])) for k in batches[0]}
 
     def first_call(self, batch):
         if self.options.loop:
             return float(self._step(self._stack([batch]))[0])
-        loss = self._call_step(_to_tensors(batch))
+        loss = self._call_step(self._tensors(batch))
         if loss is None:
             raise ValueError("the TF2 model's train_step returned None: it must return the loss (a scalar tensor)")
         return float(loss)
@@ -256,24 +295,29 @@ class _Tf2Runner(Runner):
         return self._state.created_since()
 
     def forward(self, batch):
-        return self._forward(_to_tensors(batch)).numpy()
+        return self._forward(self._tensors(batch)).numpy()
 
     def gradients(self, batch):
-        return {n: g.numpy() for n, g in zip(self._names, self._grad(_to_tensors(batch)))}
+        grads = {n: g.numpy() for n, g in zip(self._names, self._grad(self._tensors(batch)))}
+        if self.case.tf2_layout is None:
+            return grads
+        # the layout may be affine (a bias offset); a gradient maps through its linear part only
+        zero = self._to_tf1({n: np.zeros_like(g) for n, g in grads.items()})
+        return {n: np.asarray(v) - np.asarray(zero[n]) for n, v in self._to_tf1(grads).items()}
 
     def train(self, batches):
         if self.options.loop:
             return [float(x) for x in self._step(self._stack(batches)).numpy()]
-        return [float(self._call_step(_to_tensors(b))) for b in batches]
+        return [float(self._call_step(self._tensors(b))) for b in batches]
 
     def weights(self):
-        return {n: self.model.variables_by_name[n].numpy() for n in self._names}
+        return self._to_tf1(self._own_weights())
 
     def timed(self, batch, loop_steps):
         if self.options.loop:
             stacked = self._stack([batch] * loop_steps)
             return Timed(lambda: self._step(stacked).numpy(), steps_per_call=loop_steps)
-        tensors = _to_tensors(batch)
+        tensors = self._tensors(batch)
         if self.options.concrete:
             fn = self._concrete or self._traced.get_concrete_function(tensors)
             return Timed(lambda: fn(tensors).numpy())
@@ -287,7 +331,7 @@ class _Tf2Runner(Runner):
     def _concrete_for(self, batch):
         if self.options.loop:
             return self._traced.get_concrete_function()
-        return self._traced.get_concrete_function(_to_tensors(batch))
+        return self._traced.get_concrete_function(self._tensors(batch))
 
     def graph_def(self, batch):
         if not self.options.traced:
@@ -303,7 +347,7 @@ class _Tf2Runner(Runner):
         if not self.options.traced:
             return None
         fresh = self._wrap(self._entry, **self._signature)
-        arg = self._stack([batch]) if self.options.loop else _to_tensors(batch)
+        arg = self._stack([batch]) if self.options.loop else self._tensors(batch)
         concrete = fresh.get_concrete_function(arg)
         context.enable_run_metadata()
         try:
@@ -327,7 +371,7 @@ class _Tf2Runner(Runner):
     def hlo(self, batch, stage: str = "hlo"):
         if not self.options.jit_compile:
             return None
-        arg = self._stack([batch]) if self.options.loop else _to_tensors(batch)
+        arg = self._stack([batch]) if self.options.loop else self._tensors(batch)
         return self._traced.experimental_get_compiler_ir(arg)(stage=stage)
 
 

@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 import tensorflow as tf
 
-from tfcompare.core import environment, equivalence
+from tfcompare.core import environment, equivalence, optimizer_replay
 from tfcompare.core.budget import check_fits, run_floor_bytes
 from tfcompare.core.cases import Case, find_case
 from tfcompare.core.errors import describe, is_interrupt
@@ -191,8 +191,8 @@ class _CaseRun:
     def count_flops(self) -> None:
         """FLOPs and ops of one training step, from a fresh trace of the TF2 step at this batch's shapes."""
         def trace():
-            model = self.case.make_model(self.weights)
-            tensors = {k: tf.constant(v) for k, v in self.batch.items()}
+            model = self.case.tf2_model(self.weights)
+            tensors = {k: tf.constant(v) for k, v in self.case.tf2_inputs(self.batch).items()}
             return step_flops(tf.function(model.train_step).get_concrete_function(tensors).graph)
         try:
             self.cost = self._guard("flops", "counting FLOPs", trace)
@@ -281,8 +281,10 @@ class _CaseRun:
                                          lambda: equivalence.snapshot(runner, self.batch, self.batches))
                     leak = None
                     if mode != REFERENCE_MODE:  # the same steps again from the restored state: bit-identical?
+                        t0 = self.timer.clock()
                         again = self._guard(mode, "state check",
                                             lambda: equivalence.snapshot(runner, self.batch, self.batches))
+                        row.state_check_s = self.timer.clock() - t0
                         leak = equivalence.leak(values, again, runner.state_created_since())
                     if leak:
                         row.fail("error", leak)
@@ -302,11 +304,28 @@ class _CaseRun:
                 if not eq.ok:
                     message = equivalence.diagnose(eq, values, ref)
                     if "optimizer update" in message:
-                        message += f" ({_optimizers(reference, runner)})"
+                        message += f" ({self._replay(reference, runner, ref, eq.tolerance.rtol)})"
                     row.fail("mismatch", f"{message} ({eq.tolerance})")
         finally:
             if extra is not None:
                 extra.close()
+
+    def _replay(self, reference: Runner, runner: Runner, ref: dict, rtol: float) -> str:
+        """Both optimizers, and which setting explains their difference (the same gradients through both)."""
+        graph, session = getattr(reference, "graph", None), getattr(reference, "sess", None)
+        theirs = getattr(getattr(runner, "model", None), "optimizer", None)
+        try:
+            mine = optimizer_replay.tf1_optimizer(graph, session) if session is not None else None
+            other = optimizer_replay.tf2_optimizer(theirs)
+            if mine is None or other is None:
+                return _optimizers(reference, runner)
+            grads = {k[len("gradients['"):-2]: v for k, v in ref.items() if k.startswith("gradients[")}
+            found = self._guard(runner.name, "optimizer replay", lambda: optimizer_replay.replay(
+                mine, other, theirs, self.weights, grads, len(self.batches), rtol))
+        except Exception as exc:  # a diagnosis must never turn a mismatch row into an error
+            return f"{_optimizers(reference, runner)}; the optimizer replay failed: {_message(exc)}"
+        self.rows[runner.name].optimizer_replay = found.to_json()
+        return found.line()
 
     def measure(self) -> None:
         """Time the steady state of every live mode, interleaved, and check nothing retraced meanwhile.

@@ -73,7 +73,7 @@ def _variant(case: Case, weights: dict, variant: str, bucket: int, session_confi
             else:
                 runner.train([batch])
         return call, lambda: 0, runner.close
-    model = case.make_model(weights)
+    model = case.tf2_model(weights)
     kwargs = {}
     if variant == "none-signature":
         kwargs["input_signature"] = [{s.name: tf.TensorSpec(s.signature_shape(), s.dtype) for s in case.inputs}]

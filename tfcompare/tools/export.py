@@ -146,7 +146,7 @@ def _batches(case: Case, seed: int) -> list[dict]:
 
 
 def _save_tf2(case: Case, weights: dict, path: Path, batches: list[dict]) -> tuple[list[np.ndarray], float]:
-    model = case.make_model(weights)
+    model = case.tf2_model(weights)
     specs = case.feature_specs()
     names = [s.name for s in specs]
 

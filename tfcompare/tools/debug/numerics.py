@@ -1,0 +1,109 @@
+"""The first non-finite value in each mode: the op, its type, the step and the user's line that made it.
+
+Each mode first runs its steps unchecked; only a mode that goes non-finite is run again with checking on, since
+checking changes the graph (a check on every output keeps Grappler from rewriting the expression, so a checked
+graph can fail where the real one does not). TF2: `tf.debugging.enable_check_numerics` (the message names the op,
+its type and, for graphs, the stack of the op's creation). XLA compiles the step as one cluster with no per-op
+check (`DebugNumericSummaryV2` has no XLA kernel), so an XLA mode is located with the same step run eagerly, and
+says so. TF1: every floating-point output of the step fetched at the failing step; the first op (in graph order)
+with a non-finite output and only finite inputs is where it starts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import traceback
+from typing import Callable
+
+import numpy as np
+import tensorflow as tf
+
+from tfcompare.core.errors import describe
+from tfcompare.tools.debug.report import NonFinite
+
+__all__ = ["first_non_finite", "locate_tf2", "locate_tf1"]
+
+_DETECTED = re.compile(r'Detected Infinity or NaN in output (\d+) of (eagerly-executing|graph) op "([^"]+)"')
+_HAD = re.compile(r"Tensor had (-?Inf|NaN) values")
+_NODE = re.compile(r"\{\{node ([^}]+?)/CheckNumerics\w*\}\}")
+_FRAME = re.compile(r"^\s*\+ (?P<file>\S.*?) \(L(?P<line>\d+)\) (?P<fn>\S+)\s*$")
+_LIBRARY = (f"{os.sep}tensorflow{os.sep}", f"{os.sep}keras{os.sep}", f"{os.sep}tfcompare{os.sep}",
+            f"{os.sep}numpy{os.sep}", "site-packages", "...")
+
+
+def _user(file: str) -> bool:
+    return not any(p in file for p in _LIBRARY)
+
+
+def first_non_finite(losses: list[float], weights: list[dict]) -> int | None:
+    """The first step (1-based) whose loss or weights are not all finite."""
+    for i, (loss, w) in enumerate(zip(losses, weights)):
+        if not np.isfinite(loss) or not all(np.all(np.isfinite(v)) for v in w.values()):
+            return i + 1
+    return None
+
+
+def _source_from_message(text: str) -> str | None:
+    lines = text.splitlines()
+    found = None
+    for i, line in enumerate(lines):
+        m = _FRAME.match(line)
+        if m and i + 1 < len(lines) and lines[i + 1].lstrip().startswith("->") and _user(m.group("file")):
+            found = f"{m.group('file')}:{m.group('line')} ({m.group('fn')})"
+    return found
+
+
+def _source_from_traceback(exc: BaseException) -> str | None:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _user(f.filename)]
+    return f"{frames[-1].filename}:{frames[-1].lineno} ({frames[-1].name})" if frames else None
+
+
+def locate_tf2(mode: str, run_steps: Callable[[], None], steps: int, how: str) -> NonFinite:
+    """Run the steps (a fresh runner built inside `run_steps`) with TF2's numeric checking on."""
+    tf.debugging.enable_check_numerics()
+    step = {"n": 0}
+    try:
+        run_steps(step)
+    except Exception as exc:  # the check raises InvalidArgumentError at the first non-finite output
+        text = str(exc)
+        m = _DETECTED.search(text)
+        if not m:
+            return NonFinite(mode, False, steps, step["n"] or None, how=f"{how}; the check raised {describe(exc)}")
+        had = _HAD.search(text)
+        node = _NODE.search(text)
+        source = _source_from_message(text) or _source_from_traceback(exc)
+        return NonFinite(mode, False, steps, step["n"], op_type=m.group(3),
+                         op_name=node.group(1) if node else m.group(3), kind=had.group(1) if had else "NaN/Inf",
+                         source=source, how=how)
+    finally:
+        tf.debugging.disable_check_numerics()
+    return NonFinite(mode, False, steps, None, how=f"{how}: with checking on every value stayed finite (checking "
+                                                   "changed the graph, so the unchecked graph's rewrite is the cause)")
+
+
+def locate_tf1(runner, batches: list[dict], step: int) -> NonFinite:
+    """Fetch every floating-point output at `step` and find the first op that turns finite inputs non-finite."""
+    graph, session = runner.graph, runner.sess
+    tensors = [t for op in graph.get_operations() for t in op.outputs
+               if t.dtype.is_floating and t.dtype != tf.resource and op.type not in ("Const", "Placeholder")]
+    runner.reset()
+    if step > 1:
+        runner.train(batches[:step - 1])
+    values = session.run(tensors + [runner.parts.train_op], runner.feed(batches[step - 1]))[:-1]
+    finite = {t.name: bool(np.all(np.isfinite(v))) for t, v in zip(tensors, values)}
+    how = "located by fetching every floating-point output of the step in the TF1 Session"
+    for op in graph.get_operations():  # graph order is creation order: inputs come first
+        outs = [t for t in op.outputs if t.name in finite]
+        if not outs or all(finite[t.name] for t in outs):
+            continue
+        if all(finite.get(t.name, True) for t in op.inputs):
+            bad = next(v for t, v in zip(tensors, values) if t.name in {o.name for o in outs}
+                       and not np.all(np.isfinite(v)))
+            kind = "NaN" if np.isnan(bad).any() else ("-Inf" if (bad == -np.inf).any() else "Inf")
+            frames = [f for f in (op.traceback or []) if _user(f.filename)]
+            source = f"{frames[-1].filename}:{frames[-1].lineno} ({frames[-1].name})" if frames else None
+            return NonFinite(runner.name, False, len(batches), step, op_type=op.type, op_name=op.name, kind=kind,
+                             source=source, how=how)
+    return NonFinite(runner.name, False, len(batches), step, how=f"{how}: no single op found (the non-finite value "
+                                                                 "arrives through a variable or a loop)")

@@ -1,0 +1,121 @@
+"""The findings of `tfcompare debug` as data: one line each on the terminal, the document with `--json`."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+__all__ = ["NonFinite", "PassSearch", "Divergence", "DebugReport"]
+
+
+@dataclasses.dataclass
+class NonFinite:
+    """Where a mode's numbers first stop being finite, or that they stay finite."""
+
+    mode: str
+    finite: bool
+    steps: int
+    step: int | None = None
+    op_type: str | None = None
+    op_name: str | None = None
+    kind: str | None = None  # NaN, Inf, -Inf
+    source: str | None = None  # the user's file:line (function) that created the op
+    how: str = ""  # how it was located (the check used), and anything that qualifies it
+    error: str | None = None
+
+    def line(self) -> str:
+        if self.error:
+            return f"numerics {self.mode}: error: {self.error}"
+        if self.finite:
+            return f"numerics {self.mode}: finite over {self.steps} steps"
+        if self.op_type is None:
+            return f"numerics {self.mode}: non-finite from step {self.step}; {self.how}"
+        where = f" at {self.source}" if self.source else ""
+        return (f"numerics {self.mode}: first non-finite value ({self.kind}) at step {self.step} of {self.steps}: "
+                f"op {self.op_name!r} ({self.op_type}){where}; {self.how}")
+
+
+@dataclasses.dataclass
+class PassSearch:
+    """A graph mode against eager with the whole Grappler off and each pass off in turn."""
+
+    mode: str
+    against: str
+    differs: bool
+    error_before: str
+    all_off: dict | None = None  # {"agrees": bool, "error": str}
+    passes: list[dict] = dataclasses.field(default_factory=list)  # {"pass", "agrees", "error"}
+    seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def culprits(self) -> list[str]:
+        return [p["pass"] for p in self.passes if p["agrees"]]
+
+    def line(self) -> str:
+        if self.error:
+            return f"grappler {self.mode}: error: {self.error}"
+        if not self.differs:
+            return f"grappler {self.mode}: agrees with {self.against} (no bisection needed)"
+        head = f"grappler {self.mode} vs {self.against}: differs ({self.error_before})"
+        if self.all_off and not self.all_off["agrees"]:
+            return f"{head}; still differs with Grappler off ({self.all_off['error']}): not a Grappler rewrite"
+        if not self.culprits:
+            return f"{head}; agrees with Grappler off, but with no single pass off: passes act together"
+        return (f"{head}; switched off alone, {', '.join(self.culprits)} brings it back to {self.against} "
+                f"({self.passes[[p['pass'] for p in self.passes].index(self.culprits[0])]['error']}); "
+                f"bisection took {self.seconds:.1f} s over {len(self.passes) + 1} reruns")
+
+
+@dataclasses.dataclass
+class Divergence:
+    """The first training step at which a mode leaves tolerance against tf1-graph."""
+
+    mode: str
+    against: str
+    steps: int
+    first_step: int | None
+    left_first: list[str] = dataclasses.field(default_factory=list)  # the loss and/or variables, worst first
+    losses: list[float] = dataclasses.field(default_factory=list)
+    reference_losses: list[float] = dataclasses.field(default_factory=list)
+    error: str | None = None
+
+    def line(self) -> str:
+        if self.error:
+            return f"divergence {self.mode}: error: {self.error}"
+        if self.first_step is None:
+            return f"divergence {self.mode}: within tolerance of {self.against} at every one of {self.steps} steps"
+        return (f"divergence {self.mode}: leaves tolerance of {self.against} at step {self.first_step} of "
+                f"{self.steps}, first in {', '.join(self.left_first)}")
+
+
+@dataclasses.dataclass
+class DebugReport:
+    case: str
+    modes: list[str]
+    steps: int
+    tolerance: str
+    numerics: list[NonFinite] = dataclasses.field(default_factory=list)
+    grappler: list[PassSearch] = dataclasses.field(default_factory=list)
+    divergence: list[Divergence] = dataclasses.field(default_factory=list)
+    dumps: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # mode -> files written
+    debugger_v2: str | None = None
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = [f.line() for f in self.numerics] + [g.line() for g in self.grappler]
+        out += [d.line() for d in self.divergence]
+        out += [f"dump {mode}: {len(files)} files in {files[0].rsplit('/', 2)[0] if files else '-'}"
+                for mode, files in self.dumps.items()]
+        if self.debugger_v2:
+            out.append(f"debugger-v2: dump in {self.debugger_v2} (TensorBoard's Debugger V2 tab)")
+        return out + [f"note: {n}" for n in self.notes]
+
+    def to_json(self) -> dict:
+        doc = dataclasses.asdict(self)
+        for search, item in zip(self.grappler, doc["grappler"]):
+            item["culprits"] = search.culprits
+        return doc
+
+    def json_text(self) -> str:
+        return json.dumps(self.to_json(), indent=2, default=str)

@@ -1,0 +1,202 @@
+"""One `tfcompare debug` session on one case: build each mode, find the first non-finite value, bisect Grappler
+where a graph mode differs from eager, find the step where each mode leaves tf1-graph, and dump on request."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import tensorflow as tf
+
+from tfcompare.core import equivalence
+from tfcompare.core.cases import Case
+from tfcompare.core.environment import session_config
+from tfcompare.core.errors import describe
+from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
+from tfcompare.core.runners import make_runner
+from tfcompare.tools.debug import dumps, grappler, numerics
+from tfcompare.tools.debug.divergence import divergence, trajectory
+from tfcompare.tools.debug.report import DebugReport, Divergence, NonFinite
+
+__all__ = ["DebugOptions", "debug_case"]
+
+EAGER = "tf2-eager"
+_GRAPH_MODES = ("tf1-graph", "tf2-function")  # what Grappler optimises (XLA compiles its own way)
+
+
+@dataclasses.dataclass(frozen=True)
+class DebugOptions:
+    """What to run and what to write; validated here, naming the bad value."""
+
+    modes: tuple[str, ...] = CORE_MODES
+    steps: int = 3
+    seed: int = 0
+    threads: int = 2
+    dump: Path | None = None  # Grappler per-pass graphs and XLA HLO, per mode
+    debugger_v2: Path | None = None  # a Debugger V2 dump root
+    eager_functions: bool = False  # tf.function modes run their Python step eagerly (breakpoints stop)
+
+    def __post_init__(self):
+        bad = [m for m in self.modes if m not in CORE_MODES]
+        if bad or not self.modes:
+            raise ValueError(f"debug mode {bad[0] if bad else '(none)'!r} is not one of {', '.join(CORE_MODES)}")
+        if not isinstance(self.steps, int) or not 1 <= self.steps <= 1000:
+            raise ValueError(f"steps={self.steps!r} must be an integer from 1 to 1000")
+
+
+@contextlib.contextmanager
+def _eagerly(on: bool):
+    if not on:
+        yield
+        return
+    tf.config.run_functions_eagerly(True)
+    try:
+        yield
+    finally:
+        tf.config.run_functions_eagerly(False)
+
+
+def _what(eq: equivalence.Equivalence) -> str:
+    worst = eq.worst()
+    if worst is None:
+        return "nothing compared"
+    if eq.ok:
+        return f"max abs err {eq.max_abs_err:.3g}"
+    return f"{worst.name}: {worst.detail or f'max abs err {worst.max_abs_err:.3g}'}"
+
+
+class _Session:
+    def __init__(self, case: Case, options: DebugOptions, progress: Callable[[str], None]):
+        self.case, self.options, self.progress = case, options, progress
+        self.config = session_config(options.threads, options.threads)
+        self.runners: dict = {}
+        self.paths: dict = {}  # mode -> (losses, weights)
+        self.snapshots: dict = {}  # mode -> equivalence values
+
+    def data(self) -> None:
+        case, seed = self.case, self.options.seed
+        self.weights = case.init_weights(np.random.default_rng(seed))
+        self.batch = case.make_batch(np.random.default_rng(seed + 1), case.default_batch_size)
+        self.batches = [case.make_batch(np.random.default_rng(seed + 2 + i), case.default_batch_size)
+                        for i in range(self.options.steps)]
+
+    def runner(self, mode: str, config=None):
+        runner = make_runner(mode, MODES[mode], self.case, self.weights, config or self.config)
+        traced = MODES[mode].traced and self.options.eager_functions
+        with _eagerly(traced):
+            runner.build()
+            runner.first_call(self.batches[0])
+        return runner
+
+    def walk(self, mode: str):
+        with _eagerly(MODES[mode].traced and self.options.eager_functions):
+            return trajectory(self.runners[mode], self.batches)
+
+    def numerics(self, mode: str) -> NonFinite:
+        losses, weights = self.paths[mode]
+        step = numerics.first_non_finite(losses, weights)
+        if step is None:
+            return NonFinite(mode, True, len(losses))
+        if mode == REFERENCE_MODE:
+            return numerics.locate_tf1(self.runners[mode], self.batches, step)
+        checked = EAGER if MODES[mode].jit_compile else mode
+        how = ("tf.debugging.enable_check_numerics" if checked == mode else
+               "XLA compiles the step as one cluster with no per-op check (DebugNumericSummaryV2 has no XLA "
+               "kernel): located with the same step run eagerly, enable_check_numerics")
+
+        def run_steps(at):
+            at["n"] = 1
+            runner = self.runner(checked)
+            runner.reset()
+            for i, batch in enumerate(self.batches):
+                at["n"] = i + 1
+                runner.train([batch])
+            runner.close()
+
+        found = numerics.locate_tf2(mode, run_steps, len(losses), how)
+        if found.step is None:
+            found.step = step
+        return found
+
+    def bisect(self, mode: str):
+        eager = self.snapshot(EAGER)
+
+        def compare(opts: dict) -> tuple[bool, str]:
+            tf1 = mode == REFERENCE_MODE
+            # TF2 functions are instantiated at their first call (forward, gradients, step): all inside the options
+            with contextlib.nullcontext() if tf1 else grappler.tf2_options(opts):
+                runner = self.runner(mode, grappler.tf1_config(self.config, opts) if tf1 else None)
+                try:
+                    values = equivalence.snapshot(runner, self.batch, self.batches)
+                finally:
+                    runner.close()
+            eq = equivalence.compare(values, eager, self.case.dtype, self.case.tolerances.get(mode), against=EAGER)
+            return eq.ok, _what(eq)
+
+        return grappler.bisect(mode, EAGER, compare)
+
+    def snapshot(self, mode: str):
+        if mode not in self.snapshots:
+            runner = self.runners.get(mode) or self.runner(mode)
+            self.runners.setdefault(mode, runner)
+            self.snapshots[mode] = equivalence.snapshot(runner, self.batch, self.batches)
+        return self.snapshots[mode]
+
+
+def debug_case(case: Case, options: DebugOptions, progress: Callable[[str], None] = lambda s: None) -> DebugReport:
+    """Every finding for `case` in `options.modes`; a mode that fails is an error finding, the others still run."""
+    s = _Session(case, options, progress)
+    tol = equivalence.TOLERANCES[case.dtype]
+    report = DebugReport(case.name, list(options.modes), options.steps, str(tol))
+    if options.eager_functions:
+        report.notes.append("--eager-functions: the tf.function modes ran their Python step eagerly "
+                            "(tf.config.run_functions_eagerly), so a breakpoint() in the step stops; their numbers "
+                            "are eager numbers, and XLA did not compile")
+    try:
+        s.data()
+    except Exception as exc:
+        why = f"case set-up failed: {describe(exc)}"
+        report.numerics = [NonFinite(m, False, options.steps, error=why) for m in options.modes]
+        return report
+    needed = list(dict.fromkeys([REFERENCE_MODE, *options.modes]))
+    for mode in needed:
+        progress(f"{case.name}: {mode}: building and running {options.steps} steps")
+        try:
+            s.runners[mode] = s.runner(mode)
+            s.paths[mode] = s.walk(mode)
+        except Exception as exc:
+            s.runners.pop(mode, None)
+            if mode in options.modes:
+                report.numerics.append(NonFinite(mode, False, options.steps, error=describe(exc)))
+    for mode in options.modes:
+        if mode in s.paths:
+            progress(f"{case.name}: {mode}: numeric check")
+            try:
+                report.numerics.append(s.numerics(mode))
+            except Exception as exc:
+                report.numerics.append(NonFinite(mode, False, options.steps, error=describe(exc)))
+    for mode in (m for m in options.modes if m in _GRAPH_MODES and m in s.paths):
+        progress(f"{case.name}: {mode}: against {EAGER}, Grappler bisection if they differ")
+        try:
+            report.grappler.append(s.bisect(mode))
+        except Exception as exc:
+            report.grappler.append(grappler.PassSearch(mode, EAGER, False, "", error=describe(exc)))
+    for mode in (m for m in options.modes if m != REFERENCE_MODE and m in s.paths):
+        if REFERENCE_MODE not in s.paths:
+            report.divergence.append(Divergence(mode, REFERENCE_MODE, options.steps, None,
+                                                error=f"{REFERENCE_MODE} did not run"))
+            continue
+        report.divergence.append(divergence(mode, REFERENCE_MODE, s.paths[mode], s.paths[REFERENCE_MODE], tol))
+    if options.dump is not None:
+        progress(f"{case.name}: writing dumps to {options.dump}")
+        report.dumps = dumps.write(options.dump, s.runners, case, s.batch)
+    if options.debugger_v2 is not None:
+        progress(f"{case.name}: Debugger V2 dump")
+        report.debugger_v2 = dumps.debugger_v2(options.debugger_v2, lambda: [
+            trajectory(s.runner(m), s.batches) for m in options.modes if m != REFERENCE_MODE])
+    for runner in s.runners.values():
+        runner.close()
+    return report
