@@ -198,6 +198,16 @@ def write_inspection(logdir: str | Path, found, text: str) -> None:
         writer.close()
 
 
+def write_debug(logdir: str | Path, lines: list[str]) -> None:
+    """`tfcompare debug`'s findings as text, one line each, in one TensorBoard run."""
+    writer = tf.summary.create_file_writer(str(logdir))
+    try:
+        with writer.as_default():
+            tf.summary.text("debug/findings", "\n".join(f"* {line}" for line in lines), step=0)
+    finally:
+        writer.close()
+
+
 def write_claims(logdir: str | Path, results, markdown_text: str) -> None:
     """The claims table as text and every plot as an image, in one TensorBoard run."""
     writer = tf.summary.create_file_writer(str(logdir))

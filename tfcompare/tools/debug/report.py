@@ -100,15 +100,24 @@ class DebugReport:
     divergence: list[Divergence] = dataclasses.field(default_factory=list)
     dumps: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # mode -> files written
     debugger_v2: str | None = None
+    overhead: list[dict] = dataclasses.field(default_factory=list)  # step time with and without numeric checking
     notes: list[str] = dataclasses.field(default_factory=list)
+
+    def failed(self) -> bool:
+        """Whether a mode (or the case) could not be run: its finding is an error, not a result."""
+        return any(f.error for f in [*self.numerics, *self.grappler, *self.divergence])
 
     def lines(self) -> list[str]:
         out = [f.line() for f in self.numerics] + [g.line() for g in self.grappler]
         out += [d.line() for d in self.divergence]
         out += [f"dump {mode}: {len(files)} files in {files[0].rsplit('/', 2)[0] if files else '-'}"
                 for mode, files in self.dumps.items()]
+        out += [f"overhead {o['mode']}: numeric checking makes a step {o['ratio']:.2f}x as long "
+                f"({o['plain_s'] * 1e3:.3g} ms -> {o['checked_s'] * 1e3:.3g} ms, medians, interleaved)"
+                + (" NOISY" if o["noisy"] else "") for o in self.overhead]
         if self.debugger_v2:
-            out.append(f"debugger-v2: dump in {self.debugger_v2} (TensorBoard's Debugger V2 tab)")
+            out.append(f"debugger-v2: dump in {self.debugger_v2}: tensorboard --logdir {self.debugger_v2}, Debugger V2 tab "
+                       "(the plugin reads a dump only at the logdir itself)")
         return out + [f"note: {n}" for n in self.notes]
 
     def to_json(self) -> dict:

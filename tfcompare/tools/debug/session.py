@@ -17,8 +17,10 @@ from tfcompare.core.environment import session_config
 from tfcompare.core.errors import describe
 from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
 from tfcompare.core.runners import make_runner
+from tfcompare.core.trace_log import QuietRetraceWarning
 from tfcompare.tools.debug import dumps, grappler, numerics
 from tfcompare.tools.debug.divergence import divergence, trajectory
+from tfcompare.tools.debug.overhead import check_overhead
 from tfcompare.tools.debug.report import DebugReport, Divergence, NonFinite
 
 __all__ = ["DebugOptions", "debug_case"]
@@ -38,6 +40,7 @@ class DebugOptions:
     dump: Path | None = None  # Grappler per-pass graphs and XLA HLO, per mode
     debugger_v2: Path | None = None  # a Debugger V2 dump root
     eager_functions: bool = False  # tf.function modes run their Python step eagerly (breakpoints stop)
+    overhead: bool = False  # also time each TF2 mode's step with and without numeric checking
 
     def __post_init__(self):
         bad = [m for m in self.modes if m not in CORE_MODES]
@@ -148,6 +151,11 @@ class _Session:
 
 def debug_case(case: Case, options: DebugOptions, progress: Callable[[str], None] = lambda s: None) -> DebugReport:
     """Every finding for `case` in `options.modes`; a mode that fails is an error finding, the others still run."""
+    with QuietRetraceWarning():  # the reruns build the same step many times on purpose
+        return _debug(case, options, progress)
+
+
+def _debug(case: Case, options: DebugOptions, progress: Callable[[str], None]) -> DebugReport:
     s = _Session(case, options, progress)
     tol = equivalence.TOLERANCES[case.dtype]
     report = DebugReport(case.name, list(options.modes), options.steps, str(tol))
@@ -194,9 +202,22 @@ def debug_case(case: Case, options: DebugOptions, progress: Callable[[str], None
         progress(f"{case.name}: writing dumps to {options.dump}")
         report.dumps = dumps.write(options.dump, s.runners, case, s.batch)
     if options.debugger_v2 is not None:
-        progress(f"{case.name}: Debugger V2 dump")
-        report.debugger_v2 = dumps.debugger_v2(options.debugger_v2, lambda: [
-            trajectory(s.runner(m), s.batches) for m in options.modes if m != REFERENCE_MODE])
+        # Debugger V2 instruments eager ops and graphs; its DebugNumericSummaryV2 has no XLA kernel
+        dumped = [m for m in options.modes if m != REFERENCE_MODE and not MODES[m].jit_compile]
+        progress(f"{case.name}: Debugger V2 dump of {', '.join(dumped) or 'no mode'}")
+        try:
+            report.debugger_v2 = dumps.debugger_v2(options.debugger_v2, lambda: [
+                trajectory(s.runner(m), s.batches) for m in dumped])
+            report.notes.append(f"Debugger V2 dumped {', '.join(dumped)} (not XLA: its instrumentation has no XLA "
+                                "kernel, and not the TF1 Session, which it does not instrument)")
+        except Exception as exc:
+            report.notes.append(f"the Debugger V2 dump failed: {describe(exc)}")
+    if options.overhead:
+        progress(f"{case.name}: timing steps with and without numeric checking, interleaved")
+        try:
+            report.overhead = check_overhead(case, s.weights, s.batch, options.modes, s.config)
+        except Exception as exc:  # e.g. a step that is not finite: checking raises
+            report.notes.append(f"the numeric-checking overhead could not be measured: {describe(exc)}")
     for runner in s.runners.values():
         runner.close()
     return report

@@ -1,0 +1,63 @@
+"""Cases for `tfcompare debug`'s tests: a NaN in every mode at a known op, a step that counts its Python runs,
+and a case that fails before any step. Written for tfcompare's tests."""
+
+import numpy as np
+import tensorflow as tf
+
+from tfcompare import Case, InputSpec, StepModule, graph_parts, placeholders, tf1
+
+INPUTS = (InputSpec("x", (4,)), InputSpec("y", (1,)))
+
+
+def _weights(rng):
+    return {"w": rng.standard_normal((4, 1)).astype(np.float32)}
+
+
+def _sqrt_graph(specs):
+    inputs = placeholders(specs)
+    w = tf1.get_variable("w", shape=[4, 1])
+    out = tf1.sqrt(tf1.matmul(inputs["x"], w))  # NaN wherever x @ w < 0
+    loss = tf1.reduce_mean(tf1.square(out - inputs["y"]))
+    return graph_parts(inputs, out, loss, tf1.train.GradientDescentOptimizer(0.1), {"w": w})
+
+
+class Sqrt(StepModule):
+    def __call__(self, inputs):
+        return tf.sqrt(tf.matmul(inputs["x"], self.variables_by_name["w"]))
+
+    def loss(self, inputs):
+        return tf.reduce_mean(tf.square(self(inputs) - inputs["y"]))
+
+
+class Counting(Sqrt):
+    """Counts how often its Python loss body runs: once per trace in a graph, once per call eagerly."""
+
+    runs = 0
+
+    def __call__(self, inputs):
+        return tf.matmul(inputs["x"], self.variables_by_name["w"])
+
+    def loss(self, inputs):
+        Counting.runs += 1
+        return tf.reduce_mean(tf.square(self(inputs) - inputs["y"]))
+
+
+def _linear_graph(specs):
+    inputs = placeholders(specs)
+    w = tf1.get_variable("w", shape=[4, 1])
+    out = tf1.matmul(inputs["x"], w)
+    loss = tf1.reduce_mean(tf1.square(out - inputs["y"]))
+    return graph_parts(inputs, out, loss, tf1.train.GradientDescentOptimizer(0.1), {"w": w})
+
+
+def _broken(rng):
+    raise RuntimeError("weights file missing")
+
+
+CASES = [
+    Case("sqrt-negative", "sqrt of a value that is negative for some rows: NaN in every mode at Sqrt", INPUTS,
+         _weights, build_graph=_sqrt_graph, make_model=Sqrt, default_batch_size=8),
+    Case("counting", "a step whose Python body counts its runs", INPUTS, _weights, build_graph=_linear_graph,
+         make_model=Counting, default_batch_size=8),
+    Case("broken", "fails before any step", INPUTS, _broken, build_graph=_linear_graph, make_model=Sqrt),
+]

@@ -1,0 +1,123 @@
+"""`tfcompare debug` on real TensorFlow: the first non-finite op per mode, the Grappler pass that changes a graph's
+result, the step each mode leaves tf1-graph, per-pass and HLO dumps, a Debugger V2 dump read by a real
+TensorBoard, and the step run eagerly on request."""
+
+import json
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tfcompare.cli import cli
+from tfcompare.core.cases import load_cases_file
+from tfcompare.registry import DEBUG_CASES
+from tfcompare.report.server import TensorBoard
+from tfcompare.tools.debug import DebugOptions, debug_case
+
+DATA = Path(__file__).parent / "data"
+MINE = {c.name: c for c in load_cases_file(DATA / "debug_cases.py")}
+
+
+def test_the_first_non_finite_op_per_mode_and_the_modes_that_stay_finite():
+    found = {f.mode: f for f in debug_case(DEBUG_CASES["offset-log"], DebugOptions()).numerics}
+    eager = found["tf2-eager"]
+    assert (eager.finite, eager.step, eager.op_type, eager.op_name, eager.kind) == (False, 1, "Log", "Log", "-Inf")
+    assert eager.source.endswith("eager_models/offset.py:21 (loss)")
+    assert all(found[m].finite for m in ("tf1-graph", "tf2-function", "tf2-xla"))  # constants folded: exact
+    sqrt = {f.mode: f for f in debug_case(MINE["sqrt-negative"], DebugOptions()).numerics}
+    for mode, row in sqrt.items():  # NaN in every mode, at the same op, from step 1
+        assert (row.finite, row.step, row.op_type, row.kind) == (False, 1, "Sqrt", "NaN"), (mode, row)
+        assert row.source.endswith("tests/data/debug_cases.py:19 (_sqrt_graph)" if mode == "tf1-graph"
+                                   else "tests/data/debug_cases.py:26 (__call__)"), (mode, row.source)
+    assert sqrt["tf1-graph"].op_name == "Sqrt" and "fetching every floating-point output" in sqrt["tf1-graph"].how
+    assert sqrt["tf2-function"].op_name == "Sqrt" and "located with the same step run eagerly" in sqrt["tf2-xla"].how
+
+
+def test_the_bisection_names_constant_folding_every_run_and_dumps_every_pass(tmp_path):
+    runs = []
+    for i in range(2):
+        options = DebugOptions(modes=("tf1-graph", "tf2-eager", "tf2-function", "tf2-xla"),
+                               dump=tmp_path / f"dump{i}" if i == 0 else None)
+        runs.append(debug_case(DEBUG_CASES["offset"], options))
+    for report in runs:
+        searches = {g.mode: g for g in report.grappler}
+        for mode in ("tf1-graph", "tf2-function"):
+            assert searches[mode].differs and searches[mode].error_before == "forward: max abs err 2.42"
+            assert searches[mode].culprits == ["constant_folding"] and searches[mode].all_off["agrees"]
+            assert len(searches[mode].passes) == 13
+        steps = {d.mode: d for d in report.divergence}
+        assert steps["tf2-eager"].first_step == 1 and steps["tf2-eager"].left_first[0] in ("loss", "w")
+        assert steps["tf2-function"].first_step is None and steps["tf2-xla"].first_step is None
+    dumped = runs[0].dumps
+    stages = ["00-as-built", "01-after-pruning", "02-after-function", "03-after-common_subgraph_elimination",
+              "04-after-debug_stripper", "05-after-constfold", "06-after-shape", "07-after-arithmetic",
+              "08-after-layout", "09-after-remap", "10-after-loop", "11-after-dependency", "12-after-memory"]
+    for mode in ("tf1-graph", "tf2-function"):
+        assert [Path(f).stem for f in dumped[mode]] == stages
+        before, after = (Path(dumped[mode][i]).read_text() for i in (4, 5))
+        assert before.count('op: "Sub"') > after.count('op: "Sub"')  # constant folding took (x + c) - c apart
+    assert [Path(f).name for f in dumped["tf2-xla"]] == ["hlo.txt", "optimized_hlo.txt"]
+    assert "HloModule" in Path(dumped["tf2-xla"][0]).read_text()
+
+
+def test_eager_functions_run_the_python_step_every_call():
+    counting = MINE["counting"]
+    cls = counting.make_model  # the model class, which counts its Python loss runs
+    cls.runs = 0
+    debug_case(counting, DebugOptions(modes=("tf1-graph", "tf2-function"), steps=4))
+    traced = cls.runs
+    cls.runs = 0
+    report = debug_case(counting, DebugOptions(modes=("tf1-graph", "tf2-function"), steps=4, eager_functions=True))
+    assert cls.runs > traced + 4  # every call ran the Python body (4 steps, twice, plus checks), not only traces
+    assert any("breakpoint() in the step stops" in n for n in report.notes)
+
+
+@pytest.mark.server
+def test_the_cli_writes_findings_and_a_debugger_v2_dump_that_tensorboard_reads(tmp_path):
+    result = CliRunner().invoke(cli, ["debug", "offset-log", "--mode", "tf2-eager", "--debugger-v2", "--logdir",
+                                      str(tmp_path), "--run-name", "dbg"])
+    assert result.exit_code == 0, result.output
+    assert ("numerics tf2-eager: first non-finite value (-Inf) at step 1 of 3: op 'Log' (Log) at "
+            in result.stdout)
+    with TensorBoard(tmp_path / "dbg", reload_interval=1) as board:
+        digests, tags = 0, {}
+        deadline = time.time() + 60
+        while time.time() < deadline and not digests:
+            runs = json.loads(urllib.request.urlopen(board.url + "/data/plugin/debugger-v2/runs").read())
+            if runs:
+                run = next(iter(runs))
+                digests = json.loads(urllib.request.urlopen(
+                    f"{board.url}/data/plugin/debugger-v2/execution/digests?run={run}&begin=0&end=-1").read())[
+                    "num_digests"]
+            time.sleep(0.5)
+        tags = json.loads(urllib.request.urlopen(board.url + "/data/plugin/text/tags").read())
+    assert digests > 10  # the eager ops of three steps, each one recorded
+    assert tags == {".": ["debug/findings"]}
+
+
+@pytest.mark.parametrize("args,message", [
+    (["nope"], "unknown case 'nope'; choose from"),
+    (["offset", "--mode", "tf2-loop"], "'tf2-loop' is not one of"),
+    (["offset", "--steps", "0"], "0 is not in the range 1<=x<=1000"),
+    (["offset", "--dump", "{full}"], "is not empty (or not a folder)"),
+    (["offset", "--dump", "{file}/sub"], "is not writable"),
+    (["offset", "--dump", " "], "the dump folder name is empty"),
+])
+def test_bad_input_is_a_usage_error_naming_the_value(tmp_path, args, message):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("")
+    (tmp_path / "file").write_text("")
+    args = [a.format(full=tmp_path / "full", file=tmp_path / "file") for a in args]
+    result = CliRunner().invoke(cli, ["debug", *args, "--logdir", str(tmp_path / "logs")])
+    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+
+
+def test_a_case_that_fails_before_any_step_is_reported_per_mode(tmp_path):
+    result = CliRunner().invoke(cli, ["debug", "broken", "--cases-file", str(DATA / "debug_cases.py"), "--json",
+                                      "--logdir", str(tmp_path)])
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert [f["mode"] for f in doc["numerics"]] == ["tf1-graph", "tf2-eager", "tf2-function", "tf2-xla"]
+    assert all(f["error"].startswith("case set-up failed: RuntimeError: weights file missing") for f in doc["numerics"])
