@@ -31,7 +31,7 @@ def test_keras_weights_and_optimizer_slots_are_found_and_restored():
 
 def test_keras_models_agree_with_tf1_in_every_mode_and_leaks_are_named(tmp_path):
     config = harness.RunConfig(cases=("keras-sgd", "keras-adam", "keras-step", "leak-python", "leak-lazy", "keras-rate",
-                                      "keras-adam-small", "keras-adam-default", "plain-step"),
+                                      "keras-adam-small", "keras-adam-default", "plain-step", "keras-layer-differs"),
                                modes=("tf1-graph", "tf2-eager", "tf2-function"),  # XLA: test_core_cases's pairs
                                **QUICK_TEST)
     result = harness.run(config, KERAS, tmp_path, "keras")
@@ -55,6 +55,9 @@ def test_keras_models_agree_with_tf1_in_every_mode_and_leaks_are_named(tmp_path)
         assert [e["setting"] for e in found["explained_by"]] == ["epsilon"]
         assert found["explained_by"][0]["tf2"] == 1e-7 and found["difference"] > 1e-3
         assert found["explained_by"][0]["difference_after"] < 1e-5  # matched epsilon: the replays agree again
+    layer = rows[("keras-layer-differs", "tf2-function")]  # relu where TF1 had tanh, in the layer named "hidden"
+    assert layer.status == "mismatch" and layer.error.startswith("the forward pass differs from tf1-graph")
+    assert "; the first layer whose output differs: hidden (max abs err " in layer.error
     python = rows[("leak-python", "tf2-eager")]
     assert python.status == "error" and python.error.startswith("state is leaking: a second run from the restored")
     assert "outside the model's variables" in python.error

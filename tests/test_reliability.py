@@ -391,8 +391,9 @@ def test_contract_errors_say_what_to_do_and_a_cases_file_alone_runs_its_own_case
                                       "--logdir", str(tmp_path), "--run-name", "own", *QUICK])
     doc = json.loads((tmp_path / "own" / "results.json").read_text())
     assert sorted({r["case"] for r in doc["results"]}) == ["keras-adam", "keras-adam-default", "keras-adam-small",
-                                                            "keras-ambiguous", "keras-rate", "keras-sgd",
-                                                            "keras-step", "leak-lazy", "leak-python", "plain-step"]
+                                                            "keras-ambiguous", "keras-layer-differs", "keras-rate",
+                                                            "keras-sgd", "keras-step", "leak-lazy", "leak-python",
+                                                            "plain-step"]
     result = CliRunner().invoke(cli, ["run", "--cases-file", TROUBLE, "--case", "trouble-none", "--case",
                                       "trouble-label", "--mode", "tf1-graph", "--mode", "tf2-function",
                                       "--logdir", str(tmp_path), "--run-name", "contract", *QUICK])

@@ -6,7 +6,8 @@ from tensorboard.backend.event_processing import event_accumulator
 
 from tfcompare.report import tensorboard as summaries
 from tfcompare.core.modes import MODES
-from tfcompare.registry import CASES
+
+from conftest import FULL_CASES
 
 
 def _load(full_run, case, mode):
@@ -21,7 +22,8 @@ def _value(acc, tag, index=0):
     return float(tf.make_ndarray(acc.Tensors(tag)[index].tensor_proto))
 
 
-@pytest.mark.parametrize("case,mode", [(c, m) for m in MODES for c in CASES if m not in CASES[c].unsupported_modes])
+@pytest.mark.parametrize("case,mode", [(c, m) for m in MODES for c in FULL_CASES
+                                       if m not in FULL_CASES[c].unsupported_modes])
 def test_same_scalar_tags_and_values_in_every_mode(full_run, case, mode):
     row = full_run.find(case, mode)
     acc = _load(full_run, case, mode)

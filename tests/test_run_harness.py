@@ -11,12 +11,12 @@ from tfcompare.core.equivalence import TOLERANCES, Tolerance
 from tfcompare.core.modes import MODES
 from tfcompare.registry import CASES
 
-from conftest import QUICK_TEST
+from conftest import FULL_CASES, QUICK_TEST
 
 RESULT_KEYS = {"case", "mode", "status", "error", "build_s", "first_call_s", "step_median_s", "step_iqr_s",
                "samples", "noisy", "traces", "peak_memory_bytes", "max_abs_err", "max_rel_err",
                "speedup_vs_tf1_graph"}
-PAIRS = [(c, m) for c in CASES for m in MODES if m not in CASES[c].unsupported_modes]
+PAIRS = [(c, m) for c in FULL_CASES for m in MODES if m not in FULL_CASES[c].unsupported_modes]
 
 
 @pytest.mark.parametrize("case,mode", PAIRS)

@@ -168,3 +168,25 @@ def _plain(weights):
 
 CASES.append(Case("plain-step", "a @tf.function training step over global variables and a Keras SGD", _INPUTS,
                   _weights, _batch, _SGD, _plain, 16))
+
+
+def _two_layers(specs, activation=tf1.nn.tanh):
+    inputs = placeholders(specs)
+    with tf1.variable_scope("hidden"):
+        h = activation(tf1.matmul(inputs["x"], tf1.get_variable("kernel", shape=[4, 3])) +
+                       tf1.get_variable("bias", shape=[3], initializer=tf1.zeros_initializer()))
+    with tf1.variable_scope("out"):
+        out = tf1.matmul(h, tf1.get_variable("kernel", shape=[3, 1])) + tf1.get_variable(
+            "bias", shape=[1], initializer=tf1.zeros_initializer())
+    loss = tf1.reduce_mean(tf1.square(out - inputs["y"]))
+    return graph_parts(inputs, out, loss, tf1.train.GradientDescentOptimizer(0.1), tf1.trainable_variables())
+
+
+def _named_layers(weights):  # the rewrite used relu where TF1 had tanh: the first layer is where it starts
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="relu", name="hidden"),
+                              keras.layers.Dense(1, name="out")])
+    return KerasStep(model, keras.optimizers.SGD(0.1), keras.losses.MeanSquaredError(), weights)
+
+
+CASES.append(Case("keras-layer-differs", "relu in the rewrite where TF1 had tanh, in the first of two named layers",
+                  _INPUTS, build_graph=_two_layers, make_model=_named_layers, default_batch_size=16))

@@ -27,6 +27,7 @@ from tfcompare.core.cases import Case, find_case
 from tfcompare.core.errors import describe, is_interrupt
 from tfcompare.core.files import claim_folder, write_atomic
 from tfcompare.core.graphs import step_flops
+from tfcompare.core.layer_outputs import first_differing_layer
 from tfcompare.core.peak import gemm_peak
 from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
 from tfcompare.core.results import ModeResult, RunResult, write_json_atomic
@@ -305,10 +306,21 @@ class _CaseRun:
                     message = equivalence.diagnose(eq, values, ref)
                     if "optimizer update" in message:
                         message += f" ({self._replay(reference, runner, ref, eq.tolerance.rtol)})"
+                    elif message.startswith("the forward pass differs"):
+                        message += self._first_layer(reference, runner, eq.tolerance)
                     row.fail("mismatch", f"{message} ({eq.tolerance})")
         finally:
             if extra is not None:
                 extra.close()
+
+    def _first_layer(self, reference: Runner, runner: Runner, tol) -> str:
+        """`; first in layer 'hidden' (...)` when Keras layer names match TF1 scopes; never an error."""
+        try:
+            found = self._guard(runner.name, "layer outputs", lambda: first_differing_layer(
+                reference, runner, self.batch, tol.rtol, tol.atol))
+        except Exception:
+            return ""
+        return f"; the first layer whose output differs: {found}" if found else ""
 
     def _replay(self, reference: Runner, runner: Runner, ref: dict, rtol: float) -> str:
         """Both optimizers, and which setting explains their difference (the same gradients through both)."""
