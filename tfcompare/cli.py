@@ -154,12 +154,15 @@ def cli():
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="Also list the cases defined in this file.")
 def list_(cases_file):
     """List the cases (with a one-line description) and the execution modes."""
+    from tfcompare.registry import DEBUG_CASES
+
     registry, _ = _registry(cases_file)
     click.echo("cases:")
     width = max(len(n) for n in registry)
     for name, case in registry.items():
         extra = "".join(f"  [--option {k}={v}]" for k, v in case.options.items())
         extra += "  [--seq-lens]" if case.make_varied_batch else ""
+        extra += "  (debug case: tfcompare debug; run only with --case)" if name in DEBUG_CASES else ""
         click.echo(f"  {name.ljust(width)}  {case.description}{extra}")
     click.echo("audit scenarios (tfcompare audit --scenario NAME):")
     from eager_models.retracing_scenarios import SCENARIOS
