@@ -6,7 +6,6 @@ in the order i, f, c, o, and adds no forget bias in the cell (its initializer pu
 `LAYOUT` converts TF1's fused weights to that and back, so a TF1 checkpoint's values load into the Keras model.
 """
 
-import keras
 import numpy as np
 
 from tfcompare import KerasStep, WeightLayout
@@ -52,6 +51,8 @@ def keep_everything(batch: dict) -> dict:
 
 
 def make_model(weights: dict) -> KerasStep:
+    import keras  # only this case needs Keras: processes that load the registry for other cases skip its import
+
     features = weights["lstm/kernel"].shape[0]
     model = keras.Sequential([keras.Input((None, features)), keras.layers.LSTM(HIDDEN), keras.layers.Dense(CLASSES)])
     return KerasStep(model, keras.optimizers.Adam(0.01, epsilon=1e-8),

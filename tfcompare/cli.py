@@ -203,8 +203,11 @@ def list_(cases_file):
               help="Stream batches with these lengths through the tf.function variants (cases with varying dims).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results.json document instead of the table.")
 @click.option("--profile", is_flag=True, help="Capture a tf.profiler trace per mode (extra 'profile' to view).")
+@click.option("--distributed", type=click.IntRange(1, 8), metavar="N",
+              help="Add tf2-mirrored (N logical CPUs) and tf2-multiworker (N worker processes), each compared with "
+                   "tf1-graph on the whole batch.")
 def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, seed, quick, logdir, run_name,
-        overwrite, mode_timeout, cases_file, options, seq_lens, as_json, profile):
+        overwrite, mode_timeout, cases_file, options, seq_lens, as_json, profile, distributed):
     """Run cases in every mode: check equivalence with tf1-graph, time first call and steady state.
 
     Writes <logdir>/<run-name>/results.json and one TensorBoard run per case and mode. Exits 1 when
@@ -252,6 +255,7 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
         profile=profile,
         seq_lens=seq_lens,
         mode_timeout_s=mode_timeout,
+        distributed=distributed or 0,
     )
     try:
         result = harness.run(config, registry, logdir, run_name, overwrite=overwrite,

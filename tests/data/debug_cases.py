@@ -42,7 +42,7 @@ class Counting(Sqrt):
         return tf.reduce_mean(tf.square(self(inputs) - inputs["y"]))
 
 
-def _linear_graph(specs):
+def linear_graph(specs):
     inputs = placeholders(specs)
     w = tf1.get_variable("w", shape=[4, 1])
     out = tf1.matmul(inputs["x"], w)
@@ -57,7 +57,7 @@ def _broken(rng):
 CASES = [
     Case("sqrt-negative", "sqrt of a value that is negative for some rows: NaN in every mode at Sqrt", INPUTS,
          _weights, build_graph=_sqrt_graph, make_model=Sqrt, default_batch_size=8),
-    Case("counting", "a step whose Python body counts its runs", INPUTS, _weights, build_graph=_linear_graph,
+    Case("counting", "a step whose Python body counts its runs", INPUTS, _weights, build_graph=linear_graph,
          make_model=Counting, default_batch_size=8),
-    Case("broken", "fails before any step", INPUTS, _broken, build_graph=_linear_graph, make_model=Sqrt),
+    Case("broken", "fails before any step", INPUTS, _broken, build_graph=linear_graph, make_model=Sqrt),
 ]

@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-__all__ = ["InputSpec", "GraphParts", "WeightLayout", "Case", "CaseError", "find_case", "load_cases_file"]
+__all__ = ["InputSpec", "GraphParts", "WeightLayout", "Case", "CaseError", "case_source", "find_case", "load_cases_file"]
 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_\-]*$")
 _DTYPES = ("float32", "float64", "int32", "int64")
@@ -250,6 +250,14 @@ def _transformed(case: Case, field: str, batch: dict) -> dict:
     return dict(out)
 
 
+_SOURCES: dict[int, str] = {}  # id(case) -> the cases file it came from (for processes that must load it again)
+
+
+def case_source(case: Case) -> str | None:
+    """The cases file `case` was loaded from, or None for a built-in case."""
+    return _SOURCES.get(id(case))
+
+
 def find_case(registry: Mapping[str, Case], name: str) -> Case:
     """The case called `name`; the one place an unknown name becomes an error that lists the choices."""
     try:
@@ -300,4 +308,6 @@ def load_cases_file(path: str | Path) -> list[Case]:
         raise CaseError(f"cases file {str(path)!r}: CASES holds {type(bad[0]).__name__}, not Case")
     if not found:
         raise CaseError(f"cases file {str(path)!r} defines no Case (set CASES = [Case(...), ...])")
+    for case in found:
+        _SOURCES[id(case)] = str(path.resolve())
     return found

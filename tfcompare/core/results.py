@@ -49,6 +49,8 @@ class ModeResult:
     us_per_op: float | None = None  # median step / ops per step: the dispatch cost for op-bound steps
     step_times_s: list[float] = dataclasses.field(default_factory=list)
     equivalence: dict[str, Any] | None = None
+    workers: int | None = None  # distributed modes: replicas (run.distributed)
+    strategy: str | None = None  # distributed modes: the tf.distribute strategy
     state_check_s: float | None = None  # the second equivalence run that proves all state was restored
     optimizer_replay: dict[str, Any] | None = None  # which optimizer setting explains a difference in the update
 

@@ -13,6 +13,8 @@ import dataclasses
 import datetime
 import importlib.util
 import os
+import shutil
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -23,7 +25,7 @@ import tensorflow as tf
 
 from tfcompare.core import environment, equivalence, optimizer_replay
 from tfcompare.core.budget import check_fits, run_floor_bytes
-from tfcompare.core.cases import Case, find_case
+from tfcompare.core.cases import Case, case_source, find_case
 from tfcompare.core.errors import describe, is_interrupt
 from tfcompare.core.files import claim_folder, write_atomic
 from tfcompare.core.graphs import step_flops
@@ -32,12 +34,14 @@ from tfcompare.core.peak import gemm_peak
 from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
 from tfcompare.core.results import ModeResult, RunResult, write_json_atomic
 from tfcompare.core.runners import NotSplittable, Runner, make_runner
-from tfcompare.core.timing import Timer, interleave, rotated
+from tfcompare.core.timing import Measurement, Timer, interleave, rotated
 from tfcompare.core.watchdog import TimedOut, abandoned_threads, check_interrupt, deferred_interrupts, run_with_limit
 from tfcompare.core.trace_log import QuietRetraceWarning
 from tfcompare.report import picture, tables
 from tfcompare.report import tensorboard as summaries
 from tfcompare.run import levers, shapes
+from tfcompare.run.distributed import DIST_MODES, run_distributed, supported
+from tfcompare.run.distributed.cluster import DistError
 
 __all__ = ["RunConfig", "run", "default_run_name", "QUICK", "DEFAULTS", "MODE_TIMEOUT_S", "RESULTS"]
 
@@ -84,6 +88,7 @@ class RunConfig:
     seq_lens: tuple[int, ...] = ()
     shape_passes: int = 3
     mode_timeout_s: float | None = MODE_TIMEOUT_S
+    distributed: int = 0  # N > 0 adds the distributed modes with N replicas (run.distributed)
 
     def __post_init__(self):
         if not self.cases:
@@ -107,6 +112,8 @@ class RunConfig:
             raise ValueError(f"`seed` must be an integer from 0 to {_SEED_MAX}, got {self.seed!r}")
         if self.mode_timeout_s is not None and not self.mode_timeout_s > 0:
             raise ValueError(f"`mode_timeout_s` must be positive or None, got {self.mode_timeout_s!r}")
+        if not isinstance(self.distributed, int) or isinstance(self.distributed, bool) or not 0 <= self.distributed <= 8:
+            raise ValueError(f"`distributed` must be a number of workers from 1 to 8 (0: off), got {self.distributed!r}")
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -165,6 +172,7 @@ class _CaseRun:
                      for m in config.modes}
         self.runners: dict[str, Runner] = {}
         self.cost: dict | None = None  # FLOPs and ops of one step (count_flops)
+        self.reference_values: dict | None = None  # tf1-graph's equivalence snapshot (check)
         for mode, why in case.unsupported_modes.items():
             if mode in self.rows:
                 self.rows[mode].status, self.rows[mode].error = "skipped", f"not supported by this case: {why}"
@@ -271,6 +279,7 @@ class _CaseRun:
             try:
                 ref = self._guard(REFERENCE_MODE, "equivalence run",
                                   lambda: equivalence.snapshot(reference, self.batch, self.batches))
+                self.reference_values = ref
             except Exception as exc:
                 for mode in self.runners:
                     self.rows[mode].fail("error", f"{REFERENCE_MODE} equivalence run failed: {_message(exc)}")
@@ -338,6 +347,57 @@ class _CaseRun:
             return f"{_optimizers(reference, runner)}; the optimizer replay failed: {_message(exc)}"
         self.rows[runner.name].optimizer_replay = found.to_json()
         return found.line()
+
+    def distributed(self, run_dir: Path, progress, head: str) -> None:
+        """The distributed modes, each in processes of its own; compared with tf1-graph on the whole batch."""
+        workers = self.config.distributed
+        model = next((r.model for r in self.runners.values() if hasattr(r, "model")), None)
+        for mode in DIST_MODES:
+            row = self.rows[mode] = ModeResult(case=self.case.name, mode=mode, batch_size=self.batch_size,
+                                               workers=workers, strategy=DIST_MODES[mode].split(" ")[0])
+            why = self.case.unsupported_modes.get(mode) or (supported(self.case, model) if model else None)
+            if why is None and self.batch_size % workers:
+                why = f"the batch ({self.batch_size}) does not split evenly over {workers} workers"
+            if why:
+                row.status, row.error = "skipped", f"not supported by this case: {why}"
+                continue
+            if self.reference_values is None:
+                row.fail("error", f"no equivalence check: {REFERENCE_MODE} did not run")
+                continue
+            progress(f"{head}: {mode} with {workers} workers")
+            spec = {"case": self.case.name, "cases_file": case_source(self.case), "seed": self.config.seed,
+                    "batch_size": self.batch_size, "steps": self.config.steps, "repeats": self.config.repeats}
+            folder = Path(tempfile.mkdtemp(prefix=f"tfcompare-{mode}-"))  # worker specs and logs
+            try:
+                found = run_distributed(mode, spec, workers, folder, self.config.mode_timeout_s or MODE_TIMEOUT_S,
+                                        self.config.threads)
+            except DistError as exc:
+                row.fail("error", str(exc))
+                continue
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+            self._distributed_row(row, found)
+
+    def _distributed_row(self, row: ModeResult, found: dict) -> None:
+        values = {k: np.asarray(v) for k, v in found["values"].items()}
+        tol = equivalence.TOLERANCES[self.case.dtype]  # the same budget, stated: replicas sum in another order
+        eq = equivalence.compare(values, self.reference_values, self.case.dtype,
+                                 (tol.rtol, tol.atol, "all-reduce adds the replicas' gradients in another order"))
+        row.equivalence = eq.to_json()
+        row.max_abs_err, row.max_rel_err, row.tolerance = eq.max_abs_err, eq.max_rel_err, str(eq.tolerance)
+        worst = eq.worst()
+        row.worst_check = worst.name if worst else None
+        row.build_s, row.first_call_s = found["ready_s"], found["first_call_s"]
+        timed = Measurement(found["step_times_s"])
+        row.step_times_s, row.samples = list(timed.samples), len(timed.samples)
+        row.step_median_s, row.step_q1_s, row.step_q3_s = timed.median, timed.q1, timed.q3
+        row.step_iqr_s, row.noisy, row.traces = timed.iqr, timed.noisy, found["traces"]
+        row.strategy = found["strategy"]
+        ref = self.rows.get(REFERENCE_MODE)
+        if ref is not None and ref.step_median_s and row.step_median_s:
+            row.speedup_vs_tf1_graph = ref.step_median_s / row.step_median_s
+        if not eq.ok:
+            row.fail("mismatch", f"{equivalence.diagnose(eq, values, self.reference_values)} ({eq.tolerance})")
 
     def measure(self) -> None:
         """Time the steady state of every live mode, interleaved, and check nothing retraced meanwhile.
@@ -515,6 +575,8 @@ def _run_cases(config, cases, run_dir, result, session_config, timer, progress, 
                 case_run.limit(result.environment.get("gemm_peak_gflops"))
                 if profiling:
                     case_run.profile(run_dir)
+            if config.distributed and case_run.order:
+                case_run.distributed(run_dir, progress, f"[{index + 1}/{len(config.cases)}] {name}")
             case_run.write(run_dir, result)
             if config.seq_lens and case.make_varied_batch is not None and case_run.runners:
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: variable lengths {list(config.seq_lens)} "
@@ -533,6 +595,6 @@ def _run_cases(config, cases, run_dir, result, session_config, timer, progress, 
                                                    "step_median_s": None, "error": str(exc)})
         finally:
             case_run.close()
-        result.results.extend(case_run.rows[m] for m in config.modes)
+        result.results.extend(case_run.rows[m] for m in [*config.modes, *DIST_MODES] if m in case_run.rows)
         save()
         check_interrupt()

@@ -1,0 +1,83 @@
+"""Distributed modes on real worker processes and real gRPC servers on 127.0.0.1: the same numbers as tf1-graph
+on the whole batch, and no process left behind whatever happens to a worker or to the run."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tfcompare.cli import cli
+from tfcompare.core.cases import load_cases_file
+from tfcompare.registry import CASES
+from tfcompare.run import harness
+
+from conftest import QUICK_TEST
+
+DATA = Path(__file__).parent / "data"
+WORKER = "tfcompare.run.distributed.worker"
+
+
+def _workers() -> list[str]:
+    return subprocess.run(["pgrep", "-f", WORKER], capture_output=True, text=True).stdout.split()
+
+
+def test_every_distributed_mode_agrees_with_tf1_graph_on_linear_and_mlp(tmp_path):
+    config = harness.RunConfig(cases=("linear", "mlp"), modes=("tf1-graph",), distributed=2, **QUICK_TEST)
+    result = harness.run(config, CASES, tmp_path, "dist")
+    rows = {(r.case, r.mode): r for r in result.results}
+    for case in ("linear", "mlp"):
+        for mode, strategy in (("tf2-mirrored", "MirroredStrategy"), ("tf2-multiworker", "MultiWorkerMirroredStrategy")):
+            row = rows[(case, mode)]
+            assert row.status == "ok", row.error
+            assert (row.workers, row.strategy, row.traces) == (2, strategy, 1)
+            assert row.tolerance == "rtol=0.0001 atol=1e-05 (all-reduce adds the replicas' gradients in another order)"
+            names = {c["name"] for c in row.equivalence["checks"]}
+            assert {"forward", "losses"} <= names and any(n.startswith("gradients[") for n in names)
+            assert row.samples == QUICK_TEST["repeats"] and row.step_median_s > 0 and row.first_call_s > 0
+    doc = json.loads((tmp_path / "dist" / "results.json").read_text())
+    assert {r["mode"] for r in doc["results"]} == {"tf1-graph", "tf2-mirrored", "tf2-multiworker"}
+    assert _workers() == []
+
+
+def test_a_killed_or_hung_worker_is_an_error_row_within_the_limit_and_leaves_nothing(tmp_path):
+    cases = {c.name: c for c in load_cases_file(DATA / "dist_cases.py")}
+    config = harness.RunConfig(cases=("worker-dies", "worker-hangs"), modes=("tf1-graph",), distributed=2,
+                               mode_timeout_s=10, **QUICK_TEST)
+    t0 = time.monotonic()
+    rows = {(r.case, r.mode): r for r in harness.run(config, cases, tmp_path, "bad").results}
+    died, hung = rows[("worker-dies", "tf2-multiworker")], rows[("worker-hangs", "tf2-multiworker")]
+    assert died.status == "error" and died.error.startswith("worker 1 exited with -9")
+    assert hung.status == "error" and hung.error.startswith("timed out after 10 s waiting for worker(s) [")
+    assert rows[("worker-dies", "tf1-graph")].status == "ok"  # the rest of the case still ran
+    assert time.monotonic() - t0 < 60
+    assert _workers() == []
+
+
+def test_ctrl_c_during_a_distributed_run_leaves_no_worker(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "tfcompare", "run", "--cases-file", str(DATA / "dist_cases.py"),
+                             "--case", "worker-hangs", "--mode", "tf1-graph", "--distributed", "2", "--quick",
+                             "--logdir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    for line in proc.stderr:
+        if "tf2-multiworker with 2 workers" in line:
+            break
+    deadline = time.monotonic() + 60
+    while len(_workers()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(_workers()) == 2
+    time.sleep(1)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert _workers() == []
+
+
+def test_zero_or_negative_workers_is_a_usage_error():
+    for bad in ("0", "-2", "9"):
+        result = CliRunner().invoke(cli, ["run", "--case", "linear", "--distributed", bad])
+        assert result.exit_code == 2 and "--distributed" in result.output and "Traceback" not in result.output
