@@ -14,9 +14,9 @@ from tfcompare.registry import CASES  # noqa: E402
 QUICK_TEST = dict(steps=3, repeats=3, min_block_s=0.002, loop_steps=4, threads=2)
 
 # The full run covers every case in every core mode, and the lever modes on the cases whose structure they meet
-# differently (varying dims, control flow, Python and custom-gradient ops, per-side transforms); the three
-# heaviest graphs skip them (a third of the suite's time) and their lever rows say why.
-_NO_LEVERS = ("elementwise", "cnn", "resnet")
+# differently (varying dims, control flow, Python and custom-gradient ops); the four heaviest graphs skip them
+# (a third of the suite's time) and their lever rows say why.
+_NO_LEVERS = ("elementwise", "cnn", "resnet", "keras-lstm")
 FULL_CASES = {
     name: dataclasses.replace(case, unsupported_modes={
         **{m: "lever modes are not run on this case in the test suite's full run (time)" for m in LEVER_MODES},

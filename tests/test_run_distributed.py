@@ -19,7 +19,7 @@ from tfcompare.run import harness
 from conftest import QUICK_TEST
 
 DATA = Path(__file__).parent / "data"
-WORKER = "tfcompare.run.distributed.worker"
+WORKER = "tfcompare.worker"
 
 
 def _workers() -> list[str]:
@@ -31,28 +31,29 @@ def test_every_distributed_mode_agrees_with_tf1_graph_on_linear_and_mlp(tmp_path
     result = harness.run(config, CASES, tmp_path, "dist")
     rows = {(r.case, r.mode): r for r in result.results}
     for case in ("linear", "mlp"):
-        for mode, strategy in (("tf2-mirrored", "MirroredStrategy"), ("tf2-multiworker", "MultiWorkerMirroredStrategy")):
+        for mode, strategy, traces in (("tf1-ps", "SyncReplicasOptimizer", 0), ("tf2-mirrored", "MirroredStrategy", 1),
+                                       ("tf2-multiworker", "MultiWorkerMirroredStrategy", 1)):
             row = rows[(case, mode)]
-            assert row.status == "ok", row.error
-            assert (row.workers, row.strategy, row.traces) == (2, strategy, 1)
+            assert row.status == "ok", (mode, row.error)
+            assert (row.workers, row.strategy, row.traces) == (2, strategy, traces)
             assert row.tolerance == "rtol=0.0001 atol=1e-05 (all-reduce adds the replicas' gradients in another order)"
             names = {c["name"] for c in row.equivalence["checks"]}
             assert {"forward", "losses"} <= names and any(n.startswith("gradients[") for n in names)
             assert row.samples == QUICK_TEST["repeats"] and row.step_median_s > 0 and row.first_call_s > 0
     doc = json.loads((tmp_path / "dist" / "results.json").read_text())
-    assert {r["mode"] for r in doc["results"]} == {"tf1-graph", "tf2-mirrored", "tf2-multiworker"}
+    assert {r["mode"] for r in doc["results"]} == {"tf1-graph", "tf1-ps", "tf2-mirrored", "tf2-multiworker"}
     assert _workers() == []
 
 
 def test_a_killed_or_hung_worker_is_an_error_row_within_the_limit_and_leaves_nothing(tmp_path):
     cases = {c.name: c for c in load_cases_file(DATA / "dist_cases.py")}
     config = harness.RunConfig(cases=("worker-dies", "worker-hangs"), modes=("tf1-graph",), distributed=2,
-                               mode_timeout_s=10, **QUICK_TEST)
+                               mode_timeout_s=8, **QUICK_TEST)
     t0 = time.monotonic()
     rows = {(r.case, r.mode): r for r in harness.run(config, cases, tmp_path, "bad").results}
     died, hung = rows[("worker-dies", "tf2-multiworker")], rows[("worker-hangs", "tf2-multiworker")]
     assert died.status == "error" and died.error.startswith("worker 1 exited with -9")
-    assert hung.status == "error" and hung.error.startswith("timed out after 10 s waiting for worker(s) [")
+    assert hung.status == "error" and hung.error.startswith("timed out after 8 s waiting for worker(s) [")
     assert rows[("worker-dies", "tf1-graph")].status == "ok"  # the rest of the case still ran
     assert time.monotonic() - t0 < 60
     assert _workers() == []

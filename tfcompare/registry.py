@@ -211,6 +211,9 @@ def _resnet(depth: int = 2) -> Case:
         default_batch_size=16, features=("x",), options={"depth": depth}, configure=_resnet,
         option_limits={"depth": 64},  # 64 blocks: ~0.6 M weights, a few seconds to build; far past any claim
         tolerances={m: _BN_XLA_TOLERANCE for m in ("tf2-xla", "tf2-xla-loop")},
+        unsupported_modes={m: "batch norm in training mode normalises each replica's shard by its own statistics, "
+                              "so N replicas do not compute the whole batch's step (SyncBatchNormalization would)"
+                           for m in ("tf2-mirrored", "tf2-multiworker")},
     )
 
 

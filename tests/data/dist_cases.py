@@ -37,10 +37,11 @@ def _hangs(weights):
 
 
 INPUTS = (InputSpec("x", (4,)), InputSpec("y", (1,)))
+_OTHERS = {m: "the misbehaving worker is the multi-worker mode's" for m in ("tf1-ps", "tf2-mirrored")}
 _W = lambda rng: {"w": rng.standard_normal((4, 1)).astype(np.float32)}  # noqa: E731
 CASES = [
     Case("worker-dies", "worker 1 is killed while building", INPUTS, _W, build_graph=_graph, make_model=_dies,
-         default_batch_size=8, unsupported_modes={"tf2-mirrored": "only the multi-worker mode has a worker 1"}),
+         default_batch_size=8, unsupported_modes=_OTHERS),
     Case("worker-hangs", "worker 1 never finishes building", INPUTS, _W, build_graph=_graph, make_model=_hangs,
-         default_batch_size=8, unsupported_modes={"tf2-mirrored": "only the multi-worker mode has a worker 1"}),
+         default_batch_size=8, unsupported_modes=_OTHERS),
 ]

@@ -134,14 +134,17 @@ def custom_scalars_layout(cases: list[str]):
 
 def hparams_domain(result: RunResult) -> list:
     cfg = result.config
-    return [hp.HParam("case", hp.Discrete(list(cfg["cases"]))), hp.HParam("mode", hp.Discrete(list(cfg["modes"]))),
-            hp.HParam("batch_size"), hp.HParam("steps"), hp.HParam("seed"), hp.HParam("tf_version")]
+    modes = list(dict.fromkeys([*cfg["modes"], *(r.mode for r in result.results)]))  # distributed rows too
+    return [hp.HParam("case", hp.Discrete(list(cfg["cases"]))), hp.HParam("mode", hp.Discrete(modes)),
+            hp.HParam("batch_size"), hp.HParam("steps"), hp.HParam("seed"), hp.HParam("tf_version"),
+            hp.HParam("workers"), hp.HParam("strategy")]
 
 
 def hparams_for(result: RunResult, row: ModeResult) -> dict:
     cfg = result.config
     return {"case": row.case, "mode": row.mode, "batch_size": row.batch_size, "steps": cfg["steps"],
-            "seed": cfg["seed"], "tf_version": result.environment["tf_version"]}
+            "seed": cfg["seed"], "tf_version": result.environment["tf_version"],
+            "workers": row.workers or 1, "strategy": row.strategy or "none"}
 
 
 def write_run(result: RunResult, table_markdown: str, picture_png: bytes | None = None) -> None:

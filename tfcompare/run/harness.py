@@ -41,7 +41,7 @@ from tfcompare.report import picture, tables
 from tfcompare.report import tensorboard as summaries
 from tfcompare.run import levers, shapes
 from tfcompare.run.distributed import DIST_MODES, run_distributed, supported
-from tfcompare.run.distributed.cluster import DistError
+from tfcompare.run.distributed.cluster import STRATEGIES, DistError
 
 __all__ = ["RunConfig", "run", "default_run_name", "QUICK", "DEFAULTS", "MODE_TIMEOUT_S", "RESULTS"]
 
@@ -354,8 +354,8 @@ class _CaseRun:
         model = next((r.model for r in self.runners.values() if hasattr(r, "model")), None)
         for mode in DIST_MODES:
             row = self.rows[mode] = ModeResult(case=self.case.name, mode=mode, batch_size=self.batch_size,
-                                               workers=workers, strategy=DIST_MODES[mode].split(" ")[0])
-            why = self.case.unsupported_modes.get(mode) or (supported(self.case, model) if model else None)
+                                               workers=workers, strategy=STRATEGIES[mode])
+            why = self.case.unsupported_modes.get(mode) or supported(mode, model)
             if why is None and self.batch_size % workers:
                 why = f"the batch ({self.batch_size}) does not split evenly over {workers} workers"
             if why:

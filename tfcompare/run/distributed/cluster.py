@@ -19,16 +19,21 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from tfcompare.core.children import die_with_parent
 from tfcompare.core.watchdog import check_interrupt
 
-__all__ = ["DIST_MODES", "DistError", "supported", "run_distributed", "free_ports"]
+__all__ = ["DIST_MODES", "STRATEGIES", "DistError", "supported", "run_distributed", "free_ports"]
 
 HOST = "127.0.0.1"
 DIST_MODES = {
+    "tf1-ps": "SyncReplicasOptimizer: TF1 between-graph replication, 1 parameter server and N worker processes",
     "tf2-mirrored": "MirroredStrategy over N logical CPU devices in one process",
     "tf2-multiworker": "MultiWorkerMirroredStrategy over N worker processes (TF_CONFIG, gRPC on 127.0.0.1)",
 }
+STRATEGIES = {"tf1-ps": "SyncReplicasOptimizer", "tf2-mirrored": "MirroredStrategy",
+              "tf2-multiworker": "MultiWorkerMirroredStrategy"}
 _PORT_ERRORS = ("Address already in use", "Could not start gRPC server", "Failed to add port")
 _TRIES = 3
 
@@ -37,9 +42,12 @@ class DistError(RuntimeError):
     """A distributed mode that failed: which process, and the tail of its stderr."""
 
 
-def supported(case, model) -> str | None:
-    """Why the case cannot run distributed (None when it can): the step is split by the harness, so the model
-    must expose its loss and a TF1-exact/`tf.Module` optimizer with `apply(grads, variables)`."""
+def supported(mode: str, model) -> str | None:
+    """Why the case cannot run in `mode` (None when it can). TF1: any builder that hands `graph_parts` its
+    optimizer. TF2: the step is split by the harness, so the model must expose its loss and a TF1-exact or
+    `tf.Module` optimizer with `apply(grads, variables)`."""
+    if mode == "tf1-ps" or model is None:
+        return None
     optimizer = getattr(model, "optimizer", None)
     if not callable(getattr(optimizer, "apply", None)) or type(optimizer).__module__.split(".")[0] == "keras":
         return "its TF2 side has no tf.Module optimizer with apply(grads, variables) (Keras 3 optimizers do not " \
@@ -65,7 +73,7 @@ def free_ports(n: int) -> list[int]:
 
 @dataclasses.dataclass
 class _Proc:
-    task: int
+    task: int | str
     popen: subprocess.Popen
     log: Path
 
@@ -85,7 +93,7 @@ def _start(spec: dict, folder: Path, task: int, threads: int) -> _Proc:
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONUNBUFFERED="1")
     env.pop("TF_CONFIG", None)
     with open(log, "w") as err:
-        popen = subprocess.Popen([sys.executable, "-m", "tfcompare.run.distributed.worker", str(path)],
+        popen = subprocess.Popen([sys.executable, "-m", "tfcompare.worker", str(path)],
                                  stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env,
                                  start_new_session=True, preexec_fn=die_with_parent)
     return _Proc(task, popen, log)
@@ -105,43 +113,70 @@ def _stop(procs: list[_Proc]) -> None:
             pass
 
 
-def _wait(procs: list[_Proc], out: Path, timeout_s: float) -> dict:
+def _wait(procs: list[_Proc], out: Path, timeout_s: float) -> list[dict]:
+    """Every worker's result; a parameter server serves until it is stopped, so only its failure is waited for."""
     deadline = time.monotonic() + timeout_s
+    workers = [p for p in procs if p.task != "ps"]
     while True:
         check_interrupt()
-        codes = [p.popen.poll() for p in procs]
-        failed = [(p, c) for p, c in zip(procs, codes) if c not in (None, 0)]
+        codes = {p.task: p.popen.poll() for p in procs}
+        failed = [p for p in procs if codes[p.task] not in (None, 0)]
         if failed:
-            p, code = failed[0]
-            raise DistError(f"worker {p.task} exited with {code}: {p.tail() or 'no output'}")
-        if all(c == 0 for c in codes):
-            if not out.exists():
-                raise DistError("the workers ended without writing a result")
-            return json.loads(out.read_text())
+            p = failed[0]
+            name = "the parameter server" if p.task == "ps" else f"worker {p.task}"
+            raise DistError(f"{name} exited with {codes[p.task]}: {p.tail() or 'no output'}")
+        if all(codes[p.task] == 0 for p in workers):
+            files = [Path(f"{out}-{p.task}.json") for p in workers]
+            missing = [p.task for p, f in zip(workers, files) if not f.exists()]
+            if missing:
+                raise DistError(f"worker(s) {missing} ended without writing a result")
+            return [json.loads(f.read_text()) for f in files]
         if time.monotonic() > deadline:
-            hung = [p.task for p, c in zip(procs, codes) if c is None]
-            raise DistError(f"timed out after {timeout_s:g} s waiting for worker(s) {hung}: "
-                            f"{procs[hung[0]].tail() or 'no output'}")
+            hung = [p for p in workers if codes[p.task] is None]
+            raise DistError(f"timed out after {timeout_s:g} s waiting for worker(s) {[p.task for p in hung]}: "
+                            f"{hung[0].tail() or 'no output'}")
         time.sleep(0.05)
+
+
+def _merge(results: list[dict]) -> dict:
+    """One result from the workers': the chief's times; TF1's per-worker shards put together (the forward pass
+    concatenated in task order, gradients and losses averaged over the equal shards, weights from the ps)."""
+    chief = dict(results[0])
+    if len(results) == 1 or chief["mode"] != "tf1-ps":
+        return chief
+    values = {}
+    for key in chief["values"]:
+        parts = [np.asarray(r["values"][key]) for r in results]
+        if key == "forward":
+            values[key] = np.concatenate(parts).tolist()
+        elif key.startswith(("gradients[", "losses")):
+            values[key] = np.mean(parts, axis=0).tolist()
+        else:
+            values[key] = parts[0].tolist()
+    chief["values"] = values
+    return chief
 
 
 def run_distributed(mode: str, spec: dict, workers: int, folder: Path, timeout_s: float, threads: int) -> dict:
     """Run `mode` with `workers` replicas; the chief's result (values, times), or DistError naming the worker."""
     folder.mkdir(parents=True, exist_ok=True)
-    out = folder / "result.json"
+    out = folder / "result"
     for attempt in range(_TRIES):
         procs: list[_Proc] = []
         t0 = time.perf_counter()
         try:
+            full = {**spec, "mode": mode, "workers": workers, "out": str(out), "threads": max(1, threads // workers)}
             if mode == "tf2-mirrored":
-                full = {**spec, "mode": mode, "workers": workers, "out": str(out), "threads": threads}
-                procs.append(_start(full, folder, 0, threads))
-            else:
-                addresses = [f"{HOST}:{p}" for p in free_ports(workers)]
-                full = {**spec, "mode": mode, "workers": workers, "out": str(out), "addresses": addresses,
-                        "threads": max(1, threads // workers)}
+                procs.append(_start({**full, "threads": threads}, folder, 0, threads))
+            elif mode == "tf2-multiworker":
+                full["addresses"] = [f"{HOST}:{p}" for p in free_ports(workers)]
                 procs += [_start(full, folder, i, threads) for i in range(workers)]
-            result = _wait(procs, out, timeout_s)
+            else:
+                ports = free_ports(workers + 1)
+                full["cluster"] = {"ps": [f"{HOST}:{ports[0]}"], "worker": [f"{HOST}:{p}" for p in ports[1:]]}
+                procs += [_start(full, folder, "ps", threads)] + [_start(full, folder, i, threads)
+                                                                   for i in range(workers)]
+            result = _merge(_wait(procs, out, timeout_s))
             result["wall_s"] = time.perf_counter() - t0
             return result
         except DistError as exc:
