@@ -47,6 +47,14 @@ def _data(case, spec):
     return weights, batch, batches
 
 
+def _wait_for(path: str, what: str, limit_s: float = 120) -> None:
+    deadline = time.monotonic() + limit_s
+    while not os.path.exists(path):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the chief did not {what} within {limit_s:g} s")
+        time.sleep(0.02)
+
+
 def _tf1_ps(case, spec: dict, t0: float) -> int:
     """TF1 between-graph replication: this process is the parameter server (serves until killed) or worker i,
     which builds its own graph with the variables on the ps (`replica_device_setter`), the case's optimizer in
@@ -81,18 +89,17 @@ def _tf1_ps(case, spec: dict, t0: float) -> int:
             b = case.tf1_inputs(b)
             return {p: np.asarray(b[k])[part] if np.ndim(b[k]) else b[k] for k, p in parts.inputs.items()}
 
-        ready = spec["out"] + ".weights-loaded"
+        initialised, ready = spec["out"] + ".initialised", spec["out"] + ".weights-loaded"
+        if task != 0:  # a worker session that finds the model uninitialised sleeps 30 s before it looks again
+            _wait_for(initialised, "initialise the variables")
         with tf1.train.MonitoredTrainingSession(master=server.target, is_chief=task == 0, hooks=[hook],
                                                 config=config) as sess:
             if task == 0:  # the chief loads the shared weights onto the ps before anyone steps
+                open(initialised, "w").close()
                 sess.run(load, {p: weights[k] for k, p in load_feeds.items()})
                 open(ready, "w").close()
             else:
-                deadline = time.monotonic() + 120
-                while not os.path.exists(ready):
-                    if time.monotonic() > deadline:
-                        raise TimeoutError("the chief did not load the weights within 120 s")
-                    time.sleep(0.02)
+                _wait_for(ready, "load the weights")
             ready_s = time.perf_counter() - t0
             forward = sess.run(parts.output, feed(batch))
             gradients = sess.run(grads, feed(batch))
