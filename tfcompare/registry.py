@@ -213,7 +213,7 @@ def _resnet(depth: int = 2) -> Case:
         tolerances={m: _BN_XLA_TOLERANCE for m in ("tf2-xla", "tf2-xla-loop")},
         unsupported_modes={m: "batch norm in training mode normalises each replica's shard by its own statistics, "
                               "so N replicas do not compute the whole batch's step (SyncBatchNormalization would)"
-                           for m in ("tf2-mirrored", "tf2-multiworker")},
+                           for m in ("tf1-ps", "tf2-mirrored", "tf2-multiworker")},
     )
 
 

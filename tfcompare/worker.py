@@ -15,10 +15,12 @@ def _case(spec: dict):
     if spec.get("cases_file"):
         from tfcompare.core.cases import load_cases_file
 
-        return {c.name: c for c in load_cases_file(spec["cases_file"])}[spec["case"]]
-    from tfcompare.registry import CASES, DEBUG_CASES
+        case = {c.name: c for c in load_cases_file(spec["cases_file"])}[spec["case"]]
+    else:
+        from tfcompare.registry import CASES, DEBUG_CASES
 
-    return {**CASES, **DEBUG_CASES}[spec["case"]]
+        case = {**CASES, **DEBUG_CASES}[spec["case"]]
+    return case.with_options(**spec["options"]) if spec.get("options") else case  # as the run configured it
 
 
 def main(path: str) -> int:

@@ -184,7 +184,10 @@ class Case:
                 raise CaseError(f"case {self.name!r}: option {key}={value} is above its limit {limit}")
         if not values or self.configure is None:
             return self
-        return self.configure(**{**self.options, **values})
+        configured = self.configure(**{**self.options, **values})
+        if id(self) in _SOURCES:  # still from the same cases file
+            _SOURCES[id(configured)] = _SOURCES[id(self)]
+        return configured
 
     def feature_specs(self) -> tuple[InputSpec, ...]:
         return tuple(i for i in self.inputs if not self.features or i.name in self.features)

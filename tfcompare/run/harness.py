@@ -366,7 +366,8 @@ class _CaseRun:
                 continue
             progress(f"{head}: {mode} with {workers} workers")
             spec = {"case": self.case.name, "cases_file": case_source(self.case), "seed": self.config.seed,
-                    "batch_size": self.batch_size, "steps": self.config.steps, "repeats": self.config.repeats}
+                    "batch_size": self.batch_size, "steps": self.config.steps, "repeats": self.config.repeats,
+                    "options": dict(self.case.options)}
             folder = Path(tempfile.mkdtemp(prefix=f"tfcompare-{mode}-"))  # worker specs and logs
             try:
                 found = run_distributed(mode, spec, workers, folder, self.config.mode_timeout_s or MODE_TIMEOUT_S,

@@ -180,9 +180,12 @@ def run_distributed(mode: str, spec: dict, workers: int, folder: Path, timeout_s
             result["wall_s"] = time.perf_counter() - t0
             return result
         except DistError as exc:
-            if attempt + 1 < _TRIES and any(e in str(exc) for e in _PORT_ERRORS):
+            if not any(e in str(exc) for e in _PORT_ERRORS):
+                raise
+            if attempt + 1 < _TRIES:
                 continue  # a port was taken between choosing and binding: new ports
-            raise
+            raise DistError(f"a port chosen free on {HOST} was taken before the worker could bind it, "
+                            f"{_TRIES} times: {exc}") from None
         finally:
             _stop(procs)
-    raise DistError(f"could not bind ports on {HOST} after {_TRIES} tries")
+    raise AssertionError("unreachable")  # every try returns or raises
