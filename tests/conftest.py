@@ -14,13 +14,15 @@ from tfcompare.registry import CASES  # noqa: E402
 QUICK_TEST = dict(steps=3, repeats=3, min_block_s=0.002, loop_steps=4, threads=2)
 
 # The full run covers every case in every core mode, and the lever modes on the cases whose structure they meet
-# differently (varying dims, control flow, Python and custom-gradient ops); the four heaviest graphs skip them
-# (a third of the suite's time) and their lever rows say why.
-_NO_LEVERS = ("elementwise", "cnn", "resnet", "keras-lstm")
+# differently (Python and custom-gradient ops; varying dims and control flow in a loop); the heaviest graphs skip
+# them (a third of the suite's time) and their lever rows say why.
+_NOT_HERE = "not run on this case in the test suite's full run (time)"
+_SKIPPED = {**{name: LEVER_MODES for name in ("elementwise", "cnn", "resnet", "keras-lstm")},
+            # varying dims and control flow keep the lever their structure meets: a K-step loop
+            **{name: ("tf2-partial", "tf2-concrete", "tf2-xla-loop") for name in ("rnn", "control_flow")}}
 FULL_CASES = {
-    name: dataclasses.replace(case, unsupported_modes={
-        **{m: "lever modes are not run on this case in the test suite's full run (time)" for m in LEVER_MODES},
-        **case.unsupported_modes}) if name in _NO_LEVERS else case
+    name: dataclasses.replace(case, unsupported_modes={**{m: _NOT_HERE for m in _SKIPPED[name]},
+                                                       **case.unsupported_modes}) if name in _SKIPPED else case
     for name, case in CASES.items()}
 
 

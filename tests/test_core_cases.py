@@ -40,10 +40,14 @@ def test_a_keras_lstm_agrees_with_the_tf1_lstm_in_every_mode(full_run):
 
 
 def test_wrong_transforms_are_error_rows_that_name_them(tmp_path):
-    not_inverse = dataclasses.replace(LSTM, name="lstm-not-inverse", tf2_layout=dataclasses.replace(
+    from tfcompare.core.cases import InputSpec
+
+    short = dataclasses.replace(LSTM, inputs=(InputSpec("x", (3, 6)), InputSpec("label", (), "int32", high=4)),
+                                make_batch=None)  # 3 time steps: a smaller TF1 unroll, the same layouts
+    not_inverse = dataclasses.replace(short, name="lstm-not-inverse", tf2_layout=dataclasses.replace(
         LSTM.tf2_layout, to_tf1=lambda w: {**keras_lstm.to_tf1(w), "lstm/bias": np.asarray(w["lstm/bias"])}))
-    not_a_dict = dataclasses.replace(LSTM, name="lstm-list-batch", tf2_batch=lambda b: [b["x"]])
-    wrong_shape = dataclasses.replace(LSTM, name="lstm-wrong-shape",
+    not_a_dict = dataclasses.replace(short, name="lstm-list-batch", tf2_batch=lambda b: [b["x"]])
+    wrong_shape = dataclasses.replace(short, name="lstm-wrong-shape",
                                       tf1_batch=lambda b: {**b, "keep_prob": np.ones(3, np.float32)})
     cases = {c.name: c for c in (not_inverse, not_a_dict, wrong_shape)}
     config = harness.RunConfig(cases=tuple(cases), modes=("tf1-graph", "tf2-eager"), **QUICK_TEST)
