@@ -283,7 +283,7 @@ def load_cases_file(path: str | Path) -> list[Case]:
     if path.suffix != ".py":
         raise CaseError(f"cases file {str(path)!r} is not a .py file")
     module_name = f"_tfcompare_user_cases_{abs(hash(path.resolve()))}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    spec = importlib.util.spec_from_file_location(module_name, path.resolve())  # clean paths in tracebacks
     if spec is None or spec.loader is None:
         raise CaseError(f"cases file {str(path)!r} is not a Python file")
     module = importlib.util.module_from_spec(spec)
