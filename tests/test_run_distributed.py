@@ -81,3 +81,29 @@ def test_zero_or_negative_workers_is_a_usage_error():
     for bad in ("0", "-2", "9"):
         result = CliRunner().invoke(cli, ["run", "--case", "linear", "--distributed", bad])
         assert result.exit_code == 2 and "--distributed" in result.output and "Traceback" not in result.output
+
+
+def test_a_port_taken_before_the_worker_binds_is_retried_then_one_clear_error(tmp_path, monkeypatch):
+    import socket
+
+    from tfcompare.run.distributed import cluster
+
+    busy = socket.socket()
+    busy.bind((cluster.HOST, 0))
+    busy.listen(1)
+    tries = []
+
+    def taken(n):  # every try is handed the port another program holds
+        tries.append(n)
+        return [busy.getsockname()[1]] * n
+
+    monkeypatch.setattr(cluster, "free_ports", taken)
+    spec = {"case": "linear", "cases_file": None, "seed": 0, "batch_size": 8, "steps": 1, "repeats": 1}
+    try:
+        cluster.run_distributed("tf2-multiworker", spec, 1, tmp_path / "w", 60, 1)
+        raise AssertionError("a taken port must not run")
+    except cluster.DistError as exc:
+        assert str(exc).startswith("a port chosen free on 127.0.0.1 was taken before the worker could bind it, 3 times")
+    finally:
+        busy.close()
+    assert tries == [1, 1, 1] and _workers() == []
