@@ -14,7 +14,8 @@ import numpy as np
 
 from tfcompare.core.modes import REFERENCE_MODE as REFERENCE
 
-__all__ = ["Tolerance", "TOLERANCES", "Check", "Equivalence", "compare", "snapshot", "leak", "diagnose"]
+__all__ = ["Tolerance", "TOLERANCES", "Check", "Equivalence", "compare", "snapshot", "leak", "diagnose",
+           "gradients_of"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,6 +102,11 @@ def snapshot(runner, batch, batches) -> dict[str, np.ndarray]:
     out["losses"] = np.asarray(runner.train(batches))
     out.update({f"weights[{k!r}]": np.asarray(v) for k, v in runner.weights().items()})
     return out
+
+
+def gradients_of(values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`{variable: gradient}` from a snapshot's `gradients['name']` entries."""
+    return {_inner(k): v for k, v in values.items() if k.startswith("gradients[")}
 
 
 def _check(name, value, ref, tol: Tolerance, reference: str = REFERENCE) -> Check:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import collections
 import re
 
-__all__ = ["CONTROL_FLOW_OPS", "op_counts", "control_flow_ops", "fused_ops", "fused_kinds", "hlo_counts", "step_flops"]
+__all__ = ["CONTROL_FLOW_OPS", "op_counts", "control_flow_ops", "fused_ops", "fused_kinds", "hlo_counts", "step_flops",
+           "ancestors"]
 
 CONTROL_FLOW_OPS = ("While", "StatelessWhile", "If", "StatelessIf", "Case", "StatelessCase",
                     "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")
@@ -141,3 +142,15 @@ def _static_filter(op):
         return None if value is None else [int(v) for v in value]
     except Exception:
         return None
+
+
+def ancestors(fetches) -> set:
+    """Every op the fetches (tensors or ops) depend on, through data and control inputs."""
+    seen, todo = set(), [getattr(f, "op", f) for f in fetches]
+    while todo:
+        op = todo.pop()
+        if op not in seen:
+            seen.add(op)
+            todo.extend(t.op for t in op.inputs)
+            todo.extend(op.control_inputs)
+    return seen

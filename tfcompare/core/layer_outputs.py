@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tfcompare.core.graphs import ancestors
+
 __all__ = ["first_differing_layer"]
 
 
@@ -27,13 +29,8 @@ def _keras_outputs(model, inputs) -> dict[str, np.ndarray] | None:
 
 
 def _tf1_outputs(runner, names: list[str], batch: dict) -> dict[str, np.ndarray]:
-    graph, output = runner.graph, runner.parts.output
-    path, todo = set(), [output.op]
-    while todo:  # the ops the output depends on
-        op = todo.pop()
-        if op not in path:
-            path.add(op)
-            todo.extend(t.op for t in op.inputs)
+    graph = runner.graph
+    path = ancestors([runner.parts.output])  # the ops the output depends on
     last = {}
     for op in graph.get_operations():  # creation order: the last op of a scope is its output
         scope = op.name.split("/")[0]

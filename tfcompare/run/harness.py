@@ -155,6 +155,19 @@ def _optimizers(tf1_runner: Runner, tf2_runner: Runner) -> str:
     return f"TF1 applies {', '.join(applies) or 'no Apply op'}; TF2 uses {tf2}"
 
 
+def _record_equivalence(row: ModeResult, eq: equivalence.Equivalence) -> None:
+    row.equivalence = eq.to_json()
+    row.max_abs_err, row.max_rel_err, row.tolerance = eq.max_abs_err, eq.max_rel_err, str(eq.tolerance)
+    worst = eq.worst()
+    row.worst_check = worst.name if worst else None
+
+
+def _record_timing(row: ModeResult, m: Measurement) -> None:
+    row.step_times_s, row.samples = list(m.samples), len(m.samples)
+    row.step_median_s, row.step_iqr_s, row.step_q1_s, row.step_q3_s = m.median, m.iqr, m.q1, m.q3
+    row.noisy = m.noisy
+
+
 class _CaseRun:
     """The state of one case while its modes are built, checked and timed.
 
@@ -306,11 +319,7 @@ class _CaseRun:
                 except Exception as exc:
                     row.fail("error", _message(exc))
                     continue
-                row.equivalence = eq.to_json()
-                row.max_abs_err, row.max_rel_err = eq.max_abs_err, eq.max_rel_err
-                row.tolerance = str(eq.tolerance)
-                worst = eq.worst()
-                row.worst_check = worst.name if worst else None
+                _record_equivalence(row, eq)
                 if not eq.ok:
                     message = equivalence.diagnose(eq, values, ref)
                     if "optimizer update" in message:
@@ -340,7 +349,7 @@ class _CaseRun:
             other = optimizer_replay.tf2_optimizer(theirs)
             if mine is None or other is None:
                 return _optimizers(reference, runner)
-            grads = {k[len("gradients['"):-2]: v for k, v in ref.items() if k.startswith("gradients[")}
+            grads = equivalence.gradients_of(ref)
             found = self._guard(runner.name, "optimizer replay", lambda: optimizer_replay.replay(
                 mine, other, theirs, self.weights, grads, len(self.batches), rtol))
         except Exception as exc:  # a diagnosis must never turn a mismatch row into an error
@@ -384,16 +393,10 @@ class _CaseRun:
         tol = equivalence.TOLERANCES[self.case.dtype]  # the same budget, stated: replicas sum in another order
         eq = equivalence.compare(values, self.reference_values, self.case.dtype,
                                  (tol.rtol, tol.atol, "all-reduce adds the replicas' gradients in another order"))
-        row.equivalence = eq.to_json()
-        row.max_abs_err, row.max_rel_err, row.tolerance = eq.max_abs_err, eq.max_rel_err, str(eq.tolerance)
-        worst = eq.worst()
-        row.worst_check = worst.name if worst else None
+        _record_equivalence(row, eq)
         row.build_s, row.first_call_s = found["ready_s"], found["first_call_s"]
-        timed = Measurement(found["step_times_s"])
-        row.step_times_s, row.samples = list(timed.samples), len(timed.samples)
-        row.step_median_s, row.step_q1_s, row.step_q3_s = timed.median, timed.q1, timed.q3
-        row.step_iqr_s, row.noisy, row.traces = timed.iqr, timed.noisy, found["traces"]
-        row.strategy = found["strategy"]
+        _record_timing(row, Measurement(found["step_times_s"]))
+        row.traces, row.strategy = found["traces"], found["strategy"]
         ref = self.rows.get(REFERENCE_MODE)
         if ref is not None and ref.step_median_s and row.step_median_s:
             row.speedup_vs_tf1_graph = ref.step_median_s / row.step_median_s
@@ -435,11 +438,8 @@ class _CaseRun:
                 timed.pop(hung)
         for mode, m in measured.items():
             row, runner = self.rows[mode], self.runners[mode]
-            row.step_times_s = list(m.samples)
-            row.samples = len(m.samples)
+            _record_timing(row, m)
             row.calls_per_block = m.calls_per_block
-            row.step_median_s, row.step_iqr_s, row.step_q1_s, row.step_q3_s = m.median, m.iqr, m.q1, m.q3
-            row.noisy = m.noisy
             row.traces = runner.traces()
             row.retraces_during_timing = row.traces - before[mode]
             if row.retraces_during_timing:

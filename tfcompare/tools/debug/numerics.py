@@ -20,6 +20,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.core.errors import describe
+from tfcompare.core.graphs import ancestors
 from tfcompare.tools.debug.report import NonFinite
 
 __all__ = ["first_non_finite", "locate_tf2", "locate_tf1"]
@@ -82,23 +83,10 @@ def locate_tf2(mode: str, run_steps: Callable[[], None], steps: int, how: str) -
                                                    "changed the graph, so the unchecked graph's rewrite is the cause)")
 
 
-def _ancestors(fetches) -> set:
-    """Every op the fetches depend on (data and control inputs)."""
-    seen, todo = set(), [getattr(f, "op", f) for f in fetches]
-    while todo:
-        op = todo.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        todo.extend(t.op for t in op.inputs)
-        todo.extend(op.control_inputs)
-    return seen
-
-
 def locate_tf1(runner, batches: list[dict], step: int) -> NonFinite:
     """Fetch every floating-point output at `step` and find the first op that turns finite inputs non-finite."""
     graph, session = runner.graph, runner.sess
-    step_ops = _ancestors([runner.parts.train_op, runner.parts.loss])  # not the weight loader's unfed placeholders
+    step_ops = ancestors([runner.parts.train_op, runner.parts.loss])  # not the weight loader's unfed placeholders
     tensors = [t for op in graph.get_operations() if op in step_ops for t in op.outputs
                if t.dtype.is_floating and t.dtype != tf.resource and op.type not in ("Const", "Placeholder")]
     runner.reset()
