@@ -1,0 +1,36 @@
+"""The MLP rewritten with Keras 3: a Sequential model, compile and fit, integer labels.
+
+`--variant` makes it differ from the TF1 script on purpose (what the pair tests diagnose):
+  sgd-sigmoid  SGD instead of Adam, and an extra sigmoid after the first layer
+  lr-sum-init  Adam at 10x the learning rate, the loss summed over the batch, another initialisation
+"""
+import argparse
+
+import keras
+import tensorflow as tf
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--variant", default="faithful", choices=["faithful", "sgd-sigmoid", "lr-sum-init"])
+variant = parser.parse_args().variant
+
+(x_train, y_train), _ = keras.datasets.mnist.load_data()
+x_train = x_train.reshape(-1, 784).astype("float32") / 255.0
+
+init = keras.initializers.RandomNormal(stddev=1.0) if variant == "lr-sum-init" else "glorot_uniform"
+layers = [keras.Input((784,)), keras.layers.Dense(32, activation="relu", kernel_initializer=init)]
+if variant == "sgd-sigmoid":
+    layers.append(keras.layers.Activation("sigmoid"))
+layers += [keras.layers.Dense(32, activation="relu"), keras.layers.Dense(32, activation="relu"),
+           keras.layers.Dense(10)]
+model = keras.Sequential(layers)
+
+if variant == "sgd-sigmoid":
+    optimizer = keras.optimizers.SGD(learning_rate=0.001)
+elif variant == "lr-sum-init":
+    optimizer = keras.optimizers.Adam(learning_rate=0.01, epsilon=1e-8)
+else:
+    optimizer = keras.optimizers.Adam(learning_rate=0.001, epsilon=1e-8)
+reduction = "sum" if variant == "lr-sum-init" else "sum_over_batch_size"
+model.compile(optimizer=optimizer,
+              loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=reduction))
+model.fit(x_train, y_train, batch_size=64, epochs=2, validation_split=0.1, verbose=0)

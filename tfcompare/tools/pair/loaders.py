@@ -1,0 +1,127 @@
+"""Known dataset loaders, replaced by one seeded synthetic source so both scripts see the same examples.
+
+A pair of scripts usually loads MNIST-like data through a helper: TF1's `tensorflow.examples.tutorials.mnist`
+(gone from TensorFlow 2.x) or `keras.datasets.*.load_data()` (a download). Both are replaced, in the child
+that runs the script, by the same seeded images and labels: TF1's helper returns them as it always did
+(images flattened and scaled to [0, 1], labels one-hot on request) and hands out batches in order, without
+shuffling; Keras's loaders return the raw uint8 arrays. `tf.data.Dataset.shuffle` is turned off too, so the
+n-th batch of one script holds the same examples as the n-th batch of the other. A script that reads any
+other file is not substituted: the file is read as it is, and a missing one is reported, never guessed.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+
+__all__ = ["SHAPES", "TRAIN_EXAMPLES", "install", "synthetic"]
+
+TRAIN_EXAMPLES = 2048  # enough batches for any K a comparison uses; the real sets' sizes do not matter here
+_TEST_EXAMPLES = 512
+_SEED = 20261201
+# loader -> (image shape, label shape per example, classes)
+SHAPES = {"mnist": ((28, 28), (), 10), "fashion_mnist": ((28, 28), (), 10), "cifar10": ((32, 32, 3), (1,), 10)}
+
+
+def synthetic(name: str) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """((x_train, y_train), (x_test, y_test)) as `keras.datasets.<name>.load_data()` returns them: uint8 images."""
+    image, label, classes = SHAPES[name]
+    rng = np.random.default_rng([_SEED, sorted(SHAPES).index(name)])
+    n = TRAIN_EXAMPLES + _TEST_EXAMPLES
+    x = rng.integers(0, 256, size=(n, *image), dtype=np.uint8)
+    y = rng.integers(0, classes, size=(n, *label), dtype=np.uint8)
+    return (x[:TRAIN_EXAMPLES], y[:TRAIN_EXAMPLES]), (x[TRAIN_EXAMPLES:], y[TRAIN_EXAMPLES:])
+
+
+class _DataSet:
+    """TF1's `input_data` DataSet: images (N, 784) float32 in [0, 1], labels int or one-hot; batches in order."""
+
+    def __init__(self, images: np.ndarray, labels: np.ndarray, one_hot: bool, reshape: bool):
+        images = images.astype(np.float32) / 255.0
+        self.images = images.reshape(len(images), -1) if reshape else images[..., np.newaxis]
+        self.labels = np.eye(10, dtype=np.float32)[labels] if one_hot else labels.astype(np.uint8)
+        self.num_examples = len(images)
+        self.epochs_completed = 0
+        self._index = 0
+
+    def next_batch(self, batch_size, fake_data=False, shuffle=True):
+        if self._index + batch_size > self.num_examples:
+            self.epochs_completed += 1
+            self._index = 0
+        start, self._index = self._index, self._index + batch_size
+        return self.images[start:self._index], self.labels[start:self._index]
+
+
+def _read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True, validation_size=0,
+                    seed=None, source_url=None):
+    (x, y), (tx, ty) = synthetic("mnist")
+    sets = types.SimpleNamespace(train=_DataSet(x, y, one_hot, reshape), test=_DataSet(tx, ty, one_hot, reshape))
+    sets.validation = sets.test
+    return sets
+
+
+def _tutorial_modules() -> dict[str, types.ModuleType]:
+    """`tensorflow.examples.tutorials.mnist.input_data`, which TF 2.x no longer ships."""
+    names = ["tensorflow.examples", "tensorflow.examples.tutorials", "tensorflow.examples.tutorials.mnist",
+             "tensorflow.examples.tutorials.mnist.input_data"]
+    modules = {}
+    for name in names:
+        module = types.ModuleType(name)
+        module.__path__ = []
+        modules[name] = module
+    modules[names[-1]].read_data_sets = _read_data_sets
+    modules[names[2]].input_data = modules[names[-1]]
+    for parent, child in zip(names, names[1:]):
+        setattr(modules[parent], child.rsplit(".", 1)[1], modules[child])
+    return modules
+
+
+def install(notes: list[str]) -> None:
+    """Replace the known loaders and `Dataset.shuffle` in this process; each replacement used adds a note."""
+    import tensorflow as tf
+
+    def loader(name):
+        def load_data(*args, **kwargs):
+            _note(notes, f"keras.datasets.{name}.load_data() replaced by {TRAIN_EXAMPLES} seeded synthetic examples")
+            return synthetic(name)
+        return load_data
+
+    def read_data_sets(*args, **kwargs):
+        _note(notes, "input_data.read_data_sets() replaced by the same seeded synthetic MNIST, batches in order")
+        return _read_data_sets(*args, **kwargs)
+
+    modules = _tutorial_modules()
+    modules["tensorflow.examples.tutorials.mnist.input_data"].read_data_sets = read_data_sets
+    sys.modules.update(modules)
+    for root in _keras_roots(tf):
+        for name in SHAPES:
+            dataset = getattr(getattr(root, "datasets", None), name, None)
+            if dataset is not None:
+                dataset.load_data = loader(name)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
+        _note(notes, "tf.data shuffle() turned off, so both scripts take the same examples in the same order")
+        return self
+
+    tf.data.Dataset.shuffle = shuffle
+
+
+def _keras_roots(tf) -> list:
+    roots = []
+    try:
+        import keras
+        roots.append(keras)
+    except ImportError:
+        pass
+    try:
+        roots.append(tf.keras)
+    except (ImportError, AttributeError):
+        pass
+    return roots
+
+
+def _note(notes: list[str], text: str) -> None:
+    if text not in notes:
+        notes.append(text)

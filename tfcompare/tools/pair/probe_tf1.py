@@ -1,0 +1,185 @@
+"""The TF1 side: run a TF1 training script unchanged and record its first K training steps.
+
+The optimizer's `compute_gradients`/`apply_gradients` (what `minimize` calls) are observed for the loss, the
+gradients and the variables they update; each `Session.run` that fetches that train op is a training step.
+Before the step runs, the same feed is used to read the loss, gradients and weights; after it, the weights.
+After K steps the script is stopped. Runs in its own process with TF1 semantics (`disable_v2_behavior`), which
+is what such a script expects; nothing here touches the process that compares.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.client import session as _session
+
+from tfcompare.core.graphs import ancestors
+from tfcompare.core.optimizer_replay import tf1_optimizer
+from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
+
+__all__ = ["Stop", "TF1Probe"]
+
+_PASS_THROUGH = {"Identity", "ReadVariableOp", "Cast", "Enter", "Switch", "Merge"}
+
+
+class Stop(BaseException):
+    """Raised inside the script once K steps are recorded; a BaseException so `except Exception` lets it pass."""
+
+
+def _site(op, script: str) -> str:
+    frames = [f for f in (op.traceback or []) if f.filename == script]
+    return f"line {frames[-1].lineno}" if frames else "?"
+
+
+def _feed_kind(value: np.ndarray) -> str:
+    if value.ndim == 0:
+        return "scalar"
+    if np.issubdtype(value.dtype, np.integer) or value.dtype == bool:
+        return "int"
+    if value.ndim == 2 and value.size and np.isin(value, (0.0, 1.0)).all() and np.allclose(value.sum(axis=1), 1.0):
+        return "onehot"
+    return "features"
+
+
+class TF1Probe:
+    """Install with `install()`; the script then runs as usual until `Stop`."""
+
+    def __init__(self, record: SideRecord, steps: int, script: str):
+        self.record, self.steps, self.script = record, steps, script
+        self.loss = None
+        self.grads_and_vars: list = []
+        self.train_op = None
+        self.session = None
+        self._run = _session.BaseSession.run
+
+    def install(self) -> None:
+        tf.compat.v1.disable_v2_behavior()
+        optimizer = tf.compat.v1.train.Optimizer
+        compute, apply = optimizer.compute_gradients, optimizer.apply_gradients
+        probe = self
+
+        def compute_gradients(self, loss, *args, **kwargs):
+            probe.loss = loss
+            return compute(self, loss, *args, **kwargs)
+
+        def apply_gradients(self, grads_and_vars, *args, **kwargs):
+            grads_and_vars = list(grads_and_vars)
+            op = apply(self, grads_and_vars, *args, **kwargs)
+            if probe.train_op is None:
+                probe.train_op = op
+                probe.grads_and_vars = [(g, v) for g, v in grads_and_vars if g is not None]
+            return op
+
+        def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+            if probe.train_op is None or not probe._trains(fetches):
+                return probe._run(self, fetches, feed_dict, options, run_metadata)
+            return probe._step(self, fetches, feed_dict, options, run_metadata)
+
+        optimizer.compute_gradients, optimizer.apply_gradients = compute_gradients, apply_gradients
+        _session.BaseSession.run = run
+
+    def _trains(self, fetches) -> bool:
+        try:
+            flat = tf.nest.flatten(fetches)
+        except Exception:
+            return False
+        return any(f is self.train_op or getattr(f, "op", None) is self.train_op for f in flat)
+
+    def _step(self, sess, fetches, feed_dict, options, run_metadata):
+        rec, step = self.record, self.record.steps
+        feed = dict(feed_dict or {})
+        variables = [v for _, v in self.grads_and_vars]
+        grads = [g for g, _ in self.grads_and_vars]
+        if step == 0:
+            self._first(sess, feed)
+        loss, grad_values, before = self._run(sess, [self.loss, grads, variables], feed)
+        if step == 0:
+            self._reduction(sess, feed, np.asarray(loss))  # before the step changes the weights
+        result = self._run(sess, fetches, feed_dict, options, run_metadata)
+        after = self._run(sess, variables)
+        for v, g, b, a in zip(rec.variables, grad_values, before, after):
+            rec.arrays[f"grad/{step}/{v.key}"] = _dense(g)
+            rec.arrays[f"before/{step}/{v.key}"] = np.asarray(b)
+            rec.arrays[f"after/{step}/{v.key}"] = np.asarray(a)
+        for name, value in self._feeds(feed).items():
+            rec.arrays[f"feed/{step}/{name}"] = value
+        loss = np.asarray(loss)
+        rec.loss_shape = list(loss.shape)
+        rec.losses.append(float(loss.sum()))
+        if rec.steps >= self.steps:
+            raise Stop
+        return result
+
+    def _feeds(self, feed: dict) -> dict[str, np.ndarray]:
+        out = {}
+        for key, value in feed.items():
+            name = key if isinstance(key, str) else getattr(key, "name", str(key))
+            out[name.removesuffix(":0")] = np.asarray(value)
+        return out
+
+    def _first(self, sess, feed) -> None:
+        """Variables (creation order = graph order), their initial values, the feeds, the optimizer, the ops."""
+        rec, graph = self.record, sess.graph
+        variables = [v for _, v in self.grads_and_vars]
+        values = self._run(sess, variables)
+        use = self._use_order(variables)
+        ordered = sorted(range(len(variables)), key=lambda i: variables[i].op._id)
+        created = {i: n for n, i in enumerate(ordered)}
+        for i, (v, value) in enumerate(zip(variables, values)):
+            key = v.op.name
+            rec.variables.append(Variable(key=key, name=key, shape=list(np.shape(value)), dtype=v.dtype.base_dtype.name,
+                                          site=_site(v.op, self.script), created=created[i], used=use.get(i),
+                                          init=stats(value)))
+            rec.arrays[f"init/{key}"] = np.asarray(value)
+        for name, value in self._feeds(feed).items():
+            rec.feeds.append({"name": name, "shape": list(value.shape), "dtype": value.dtype.name,
+                              "kind": _feed_kind(value)})
+        side = tf1_optimizer(graph, sess)
+        if side is not None:
+            rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings, "extras": side.extras}
+        forward = ancestors([self.loss])
+        rec.ops = forward_op_counts(op.type for op in forward)
+
+    def _use_order(self, variables) -> dict[int, int]:
+        """Position of each variable's first use on the way from the inputs to the loss (graph order)."""
+        forward = ancestors([self.loss])
+        owner = {v.op: i for i, v in enumerate(variables)}
+        first: dict[int, int] = {}
+        for op in sorted(forward, key=lambda o: o._id):
+            if op.type in _PASS_THROUGH or op in owner:
+                continue
+            for t in op.inputs:
+                source = t.op
+                while source not in owner and source.type in _PASS_THROUGH and source.inputs:
+                    source = source.inputs[0].op
+                if source in owner and owner[source] not in first:
+                    first[owner[source]] = op._id
+        ranked = sorted(first, key=first.get)
+        return {i: n for n, i in enumerate(ranked)}
+
+    def _reduction(self, sess, feed, loss) -> None:
+        """Feed the batch twice: a mean over the batch stays the same, a sum doubles."""
+        rec = self.record
+        sizes = [np.shape(v)[0] for v in feed.values() if np.ndim(v) >= 1]
+        if not sizes:
+            rec.reduction_note = "no batch in the feed"
+            return
+        batch = max(set(sizes), key=sizes.count)
+        doubled = {k: (np.concatenate([v, v]) if np.ndim(v) >= 1 and np.shape(v)[0] == batch else v)
+                   for k, v in feed.items()}
+        try:
+            twice = np.asarray(self._run(sess, self.loss, doubled))
+        except Exception as exc:  # a placeholder with a fixed batch size
+            rec.reduction_note = f"the batch cannot be doubled: {str(exc).splitlines()[0][:160]}"
+            return
+        once = float(loss.sum())
+        rec.reduction_ratio = float(twice.sum()) / once if once else None
+
+
+def _dense(value) -> np.ndarray:
+    """An IndexedSlicesValue (embedding gradients) as the dense array it stands for."""
+    if hasattr(value, "indices") and hasattr(value, "dense_shape"):
+        out = np.zeros(value.dense_shape, dtype=value.values.dtype)
+        np.add.at(out, value.indices, value.values)
+        return out
+    return np.asarray(value)

@@ -1,0 +1,434 @@
+"""The TF2 side: run a TF2 training script unchanged, with TF1's initial weights and batches, and record its steps.
+
+Observed, in the script's own process: variable creation (`tf.variable_creator_scope`: order, shape, site;
+TF1's initial value injected into the provisionally paired variable), variable reads (the order of use),
+`GradientTape.gradient` (a gradient of the loss with respect to paired variables is one training step: its
+target is the loss), the Keras optimizer's `apply` (what `apply_gradients` and `fit` call) and `Model.fit`.
+Step inputs are replaced by TF1's: `fit` gets TF1's batches; a function of the script that takes a gradient
+is wrapped (in the compiled code only, the file is unchanged) and its batch arguments are replaced.
+`tf.function` bodies run eagerly so that every step can be read: the comparison is of eager numerics.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import traceback
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.ops import resource_variable_ops as _rvo
+
+from tfcompare.core.graphs import ancestors
+from tfcompare.core.optimizer_replay import tf2_optimizer
+from tfcompare.tools.pair.align import PairingError, confirm, provisional
+from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
+from tfcompare.tools.pair.probe_tf1 import Stop, _feed_kind
+
+__all__ = ["TF2Probe", "STEP_WRAPPER", "wrap_steps"]
+
+STEP_WRAPPER = "__tfcompare_step__"
+
+
+class _Probe(BaseException):
+    """Ends a probing call at its gradient, before any update."""
+
+
+def wrap_steps(tree: ast.Module) -> list[str]:
+    """Decorate every function of the script that calls `.gradient(...)` with the step wrapper (outermost)."""
+    wrapped = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                     and n.func.attr == "gradient"]
+            if calls:
+                node.decorator_list.insert(0, ast.Name(id=STEP_WRAPPER, ctx=ast.Load()))
+                wrapped.append(f"{node.name} (line {node.lineno})")
+    ast.fix_missing_locations(tree)
+    return wrapped
+
+
+def _is_batch(leaf) -> bool:
+    return isinstance(leaf, (np.ndarray, tf.Tensor)) and len(leaf.shape) >= 1
+
+
+def _kind(leaf) -> str:
+    value = np.asarray(leaf)
+    return _feed_kind(value)
+
+
+class TF2Probe:
+    def __init__(self, record: SideRecord, tf1: SideRecord, steps: int, script: str):
+        self.record, self.tf1, self.steps, self.script = record, tf1, steps, script
+        self.variables: dict[str, tf.Variable] = {}  # trainable, by key
+        self.by_id: dict[int, str] = {}
+        self.every: list[tf.Variable] = []  # every variable the script made (restored after probes)
+        self.pairs: dict[str, str] = {}  # tf2 key -> tf1 key
+        self.reads: list[str] = []
+        self.busy = False
+        self.mode = "normal"  # normal | loss | ops
+        self.probed = None
+        self.calls = 0
+        self.fit_model = None
+        self.step_fn = None
+        self.step_args = None
+        self.after_taken = -1
+        self.optimizer = None
+
+    # --- installation -------------------------------------------------------------------------------------
+    def install(self) -> dict:
+        """Patch TF and Keras; returns the globals the compiled script needs (the step wrapper)."""
+        tf.config.run_functions_eagerly(True)
+        probe = self
+        tape_gradient = tf.GradientTape.gradient
+        read = _rvo.BaseResourceVariable._read_variable_op
+
+        def gradient(tape, target, sources, *args, **kwargs):
+            if not probe.busy:
+                keys = [probe._key(s) for s in tf.nest.flatten(sources)]
+                if any(keys):
+                    probe._before_gradient(target, keys)
+            grads = tape_gradient(tape, target, sources, *args, **kwargs)
+            if not probe.busy and probe.mode == "normal":
+                keys = [probe._key(s) for s in tf.nest.flatten(sources)]
+                if any(keys):
+                    probe._after_gradient(keys, tf.nest.flatten(grads))
+            return grads
+
+        def read_variable_op(var, *args, **kwargs):
+            if not probe.busy and probe.mode == "normal" and probe.record.steps == 0:
+                key = probe.by_id.get(id(var))
+                if key is not None and key not in probe.reads:
+                    probe.reads.append(key)
+            return read(var, *args, **kwargs)
+
+        tf.GradientTape.gradient = gradient
+        _rvo.BaseResourceVariable._read_variable_op = read_variable_op
+        self._install_keras()
+        return {STEP_WRAPPER: self._step_wrapper}
+
+    def _install_keras(self) -> None:
+        try:
+            import keras
+            from keras.src.optimizers.base_optimizer import BaseOptimizer
+        except ImportError:
+            return
+        probe = self
+        apply, fit = BaseOptimizer.apply, keras.Model.fit
+
+        def apply_patched(optimizer, grads, trainable_variables=None):
+            out = apply(optimizer, grads, trainable_variables)
+            if not probe.busy and probe.mode == "normal" and probe.record.steps:
+                probe.optimizer = optimizer
+                probe._take_after()
+                if probe.record.steps >= probe.steps:
+                    raise Stop
+            return out
+
+        def fit_patched(model, x=None, y=None, batch_size=None, epochs=1, **kwargs):
+            x, y, batch_size = probe._fit_inputs(x, y, batch_size, kwargs)
+            probe.fit_model = model
+            return fit(model, x, y, batch_size=batch_size, epochs=1, **kwargs)
+
+        BaseOptimizer.apply, keras.Model.fit = apply_patched, fit_patched
+
+    def creator(self, next_creator, **kwargs):
+        """Record every trainable variable; inject TF1's initial value into its provisional partner."""
+        if kwargs.get("trainable") is False or self.busy:
+            var = next_creator(**kwargs)
+            self.every.append(var)
+            return var
+        initial = kwargs.get("initial_value")
+        if callable(initial):
+            initial = initial()
+        value = np.asarray(initial.numpy() if hasattr(initial, "numpy") else initial)
+        rec = self.record
+        key = f"v{len(self.variables)}"
+        partner = provisional(self.tf1.variables, set(self.pairs.values()), list(value.shape))
+        if partner is not None:
+            self.pairs[key] = partner.key
+            kwargs["initial_value"] = self.tf1.arrays[f"init/{partner.key}"].astype(value.dtype)
+        else:
+            kwargs["initial_value"] = value
+        var = next_creator(**kwargs)
+        name = getattr(var, "name", key).removesuffix(":0")
+        rec.variables.append(Variable(key=key, name=name, shape=list(value.shape), dtype=value.dtype.name,
+                                      site=self._site(), created=len(self.variables), init=stats(value)))
+        rec.arrays[f"init/{key}"] = value
+        self.variables[key] = var
+        self.by_id[id(var)] = key
+        self.every.append(var)
+        return var
+
+    def _site(self) -> str:
+        frames = [f for f in traceback.extract_stack() if f.filename == self.script]
+        return f"line {frames[-1].lineno}" if frames else "?"
+
+    def _key(self, source) -> str | None:
+        var = source
+        if not isinstance(var, tf.Variable) and hasattr(var, "value") and isinstance(getattr(var, "value"), tf.Variable):
+            var = var.value  # a Keras 3 Variable wraps its tf.Variable
+        return self.by_id.get(id(var))
+
+    def _weights(self) -> dict[str, np.ndarray]:
+        self.busy = True
+        try:
+            return {k: v.numpy() for k, v in self.variables.items() if k in self.pairs}
+        finally:
+            self.busy = False
+
+    # --- steps --------------------------------------------------------------------------------------------
+    def _before_gradient(self, target, keys) -> None:
+        if self.mode == "loss":
+            self.probed = float(np.sum(np.asarray(target)))
+            raise _Probe
+        if self.mode == "ops":
+            self.probed = forward_op_counts(op.type for op in ancestors([target]))
+            raise _Probe
+        rec = self.record
+        if rec.steps:
+            self._take_after()
+            if rec.steps >= self.steps:
+                raise Stop
+        value = np.asarray(target)
+        rec.loss_shape = list(value.shape)
+        self._pending_loss = float(value.sum())
+        self._pending_before = self._weights()
+
+    def _after_gradient(self, keys, grads) -> None:
+        rec, step = self.record, self.record.steps
+        if step == 0:
+            self._confirm_pairing(keys)
+        for key, grad in zip(keys, grads):
+            if key is not None and key in self.pairs:
+                rec.arrays[f"grad/{step}/{key}"] = np.asarray(tf.convert_to_tensor(grad)) if grad is not None \
+                    else np.zeros_like(self._pending_before[key])
+        for key, value in self._pending_before.items():
+            rec.arrays[f"before/{step}/{key}"] = value
+        rec.losses.append(self._pending_loss)
+
+    def _take_after(self) -> None:
+        step = self.record.steps - 1
+        if step > self.after_taken:
+            for key, value in self._weights().items():
+                self.record.arrays[f"after/{step}/{key}"] = value
+            self.after_taken = step
+
+    def _confirm_pairing(self, keys) -> None:
+        rec = self.record
+        stepped = [k for k in keys if k is not None]
+        order = [k for k in self.reads if k in stepped] + [k for k in stepped if k not in self.reads]
+        for v in rec.variables:
+            v.used = order.index(v.key) if v.key in stepped and v.key in self.reads else None
+        mine = [v for v in rec.variables if v.key in stepped]
+        pairs = {k: t for k, t in self.pairs.items() if k in stepped}
+        try:
+            confirm(self.tf1.variables, mine, pairs)
+        except PairingError as exc:
+            rec.status, rec.error = "unpairable", str(exc)
+            raise Stop from None
+        rec.variables = mine + [v for v in rec.variables if v.key not in stepped]
+        self.pairs = pairs
+
+    # --- inputs -------------------------------------------------------------------------------------------
+    def _tf1_batch(self, step: int) -> list[tuple[dict, np.ndarray]]:
+        values = self.tf1.batch(step)
+        return [(f, values[f["name"]]) for f in self.tf1.feeds if f["kind"] != "scalar" and f["name"] in values]
+
+    def _convert(self, leaves: list, step: int, notes: list[str] | None = None, batch: int | None = None) -> list:
+        """TF1's batch of `step` in the format of each TF2 leaf (shape, dtype, label format); None where unmatched."""
+        feeds = self._tf1_batch(step)
+        used, out = set(), []
+        for i, leaf in enumerate(leaves):
+            if not _is_batch(leaf):
+                out.append(None)
+                continue
+            kind, shape, dtype = _kind(leaf), tuple(leaf.shape), np.dtype(leaf.dtype.name if hasattr(leaf.dtype, "name")
+                                                                         and not isinstance(leaf, np.ndarray) else leaf.dtype)
+            per_example = int(np.prod(shape[1:]))
+            found = None
+            for j, (feed, value) in enumerate(feeds):
+                if j in used:
+                    continue
+                n = len(value)
+                per1 = int(np.prod(value.shape[1:]))
+                if feed["kind"] == kind and per1 == per_example:
+                    found = value.reshape((n, *shape[1:])).astype(dtype)
+                elif kind == "int" and feed["kind"] == "onehot" and per_example == 1:
+                    found = value.argmax(axis=1).reshape((n, *shape[1:])).astype(dtype)
+                    _add(notes, f"labels: one-hot {tuple(value.shape[1:])} per example in TF1, integer class ids in "
+                                f"TF2; TF1's labels were given to TF2 as ids (argmax)")
+                elif kind == "onehot" and feed["kind"] == "int" and per1 == 1:
+                    found = np.eye(shape[-1], dtype=dtype)[value.reshape(n)]
+                    _add(notes, "labels: integer class ids in TF1, one-hot in TF2; TF1's labels were given to TF2 "
+                                "one-hot")
+                if found is not None:
+                    used.add(j)
+                    if n != (batch or shape[0]):
+                        _add(notes, f"TF2's batch of {batch or shape[0]} replaced by TF1's batch of {n}")
+                    break
+            if found is not None and not isinstance(leaf, np.ndarray):
+                found = tf.constant(found)
+            out.append(found)
+        return out
+
+    def _step_wrapper(self, fn):
+        probe = self
+
+        @functools.wraps(fn)
+        def step(*args, **kwargs):
+            if probe.fit_model is not None or probe.busy or probe.mode != "normal":
+                return fn(*args, **kwargs)
+            call, probe.calls = probe.calls, probe.calls + 1
+            if call >= probe.tf1.steps:
+                return fn(*args, **kwargs)
+            leaves = tf.nest.flatten((args, kwargs))
+            notes = [] if call else probe.record.substitution
+            converted = probe._convert(leaves, call, notes)
+            if not any(c is not None for c in converted):
+                if not call:
+                    notes.append(f"{_name(fn)}'s arguments hold no array shaped like TF1's batch: its inputs are "
+                                 "the script's own")
+                return fn(*args, **kwargs)
+            leaves = [c if c is not None else leaf for c, leaf in zip(converted, leaves)]
+            args, kwargs = tf.nest.pack_sequence_as((args, kwargs), leaves)
+            if not call:
+                probe.step_fn, probe.step_args = fn, (args, kwargs)
+                probe.record.step_function = _name(fn)
+                notes.append(f"the arguments of {_name(fn)} were replaced by TF1's batches")
+            return fn(*args, **kwargs)
+
+        return step
+
+    def _fit_inputs(self, x, y, batch_size, kwargs):
+        """TF1's first K batches, in the format the script gave `fit`; validation is left out."""
+        notes = self.record.substitution
+        for key in ("validation_data", "validation_split"):
+            if kwargs.pop(key, None):
+                notes.append(f"fit's {key} dropped (only training steps are compared)")
+        kwargs["shuffle"] = False
+        if isinstance(x, tf.data.Dataset):
+            template = next(iter(x))
+            template = template if isinstance(template, tuple) else (template,)
+            leaves = [t for t in template[:2]]
+        elif isinstance(x, (np.ndarray, tf.Tensor)) and y is not None:
+            leaves = [x[:2], y[:2]]
+        else:
+            notes.append("fit's inputs are neither arrays nor a dataset of (x, y): not substituted")
+            return x, y, batch_size
+        batches = [self._convert(leaves, k, notes if k == 0 else None, batch_size or 32) for k in range(min(self.steps, self.tf1.steps))]
+        if not batches or any(b is None for b in batches[0]):
+            notes.append("fit's inputs do not match TF1's feeds: not substituted")
+            return x, y, batch_size
+        xs, ys = (np.concatenate([np.asarray(b[i]) for b in batches]) for i in (0, 1))
+        self.record.step_function = "keras.Model.fit"
+        self.step_args = (xs[:len(batches[0][0])], ys[:len(batches[0][1])])
+        notes.append("fit's inputs were replaced by TF1's batches, in order, without shuffling")
+        if isinstance(x, tf.data.Dataset):
+            notes.append("fit was given a dataset; it was replaced by arrays of TF1's batches")
+        return xs, ys, len(batches[0][0])
+
+    # --- after the steps ----------------------------------------------------------------------------------
+    def finish(self) -> None:
+        """The last step's weights (if the script ended first), the reduction and op-trace probes, the optimizer."""
+        rec = self.record
+        if rec.steps and rec.status != "unpairable":
+            self._take_after()
+        if self.optimizer is not None:
+            side = tf2_optimizer(self.optimizer)
+            if side is not None:
+                rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings,
+                                 "extras": side.extras}
+            try:
+                import keras
+                rec.optimizer_config = keras.optimizers.serialize(self.optimizer)
+            except Exception:
+                pass
+        if not rec.steps or rec.status == "unpairable":
+            return
+        saved = self._save_all()
+        try:
+            self._probe_reduction()
+            self._probe_ops()
+        finally:
+            self._restore_all(saved)
+
+    def _call_for_probe(self, args):
+        """One call of the step (or Keras's train_step) that ends at its gradient."""
+        if self.fit_model is not None:
+            return self.fit_model.train_step(args)
+        fn = getattr(self.step_fn, "python_function", self.step_fn)
+        call_args, call_kwargs = args
+        return fn(*call_args, **call_kwargs)
+
+    def _probe_reduction(self) -> None:
+        rec = self.record
+        if self.step_args is None:
+            rec.reduction_note = "the gradient is taken outside any function tfcompare can call again"
+            return
+        args = self.step_args if self.fit_model is None else tuple(self.step_args)
+
+        def doubled(leaf):
+            if not _is_batch(leaf):
+                return leaf
+            out = np.concatenate([np.asarray(leaf)] * 2)
+            return out if isinstance(leaf, np.ndarray) else tf.constant(out)
+
+        try:
+            once = self._probe("loss", args)
+            twice = self._probe("loss", tf.nest.map_structure(doubled, args))
+            rec.reduction_ratio = twice / once if once else None
+        except Exception as exc:
+            rec.reduction_note = f"the batch cannot be doubled: {str(exc).splitlines()[0][:160]}"
+
+    def _probe_ops(self) -> None:
+        rec = self.record
+        if self.step_args is None:
+            rec.ops_note = "no step function to trace"
+            return
+        args = self.step_args if self.fit_model is None else tuple(self.step_args)
+        tf.config.run_functions_eagerly(False)
+        try:
+            traced = tf.function(lambda a: self._call_for_probe(a))
+            self._probe("ops", args, lambda a: traced.get_concrete_function(a))
+            rec.ops = self.probed
+        except Exception as exc:
+            rec.ops_note = f"the step could not be traced: {str(exc).splitlines()[0][:160]}"
+        finally:
+            tf.config.run_functions_eagerly(True)
+
+    def _probe(self, mode, args, call=None):
+        self.mode, self.probed = mode, None
+        try:
+            (call or self._call_for_probe)(args)
+        except _Probe:
+            return self.probed
+        finally:
+            self.mode = "normal"
+        raise RuntimeError("the step took no gradient")
+
+    def _save_all(self):
+        self.busy = True
+        try:
+            return [(v, v.numpy()) for v in self.every if hasattr(v, "assign")]
+        finally:
+            self.busy = False
+
+    def _restore_all(self, saved) -> None:
+        self.busy = True
+        try:
+            for var, value in saved:
+                var.assign(value)
+        finally:
+            self.busy = False
+
+
+def _name(fn) -> str:
+    inner = getattr(fn, "python_function", fn)
+    code = getattr(inner, "__code__", None)
+    return f"{getattr(inner, '__name__', 'step')}()" + (f" (line {code.co_firstlineno})" if code else "")
+
+
+def _add(notes, text) -> None:
+    if notes is not None and text not in notes:
+        notes.append(text)

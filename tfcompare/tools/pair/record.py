@@ -1,0 +1,133 @@
+"""What one side's run recorded: variables, steps, optimizer, probes. JSON for the facts, one .npz for arrays.
+
+Written by the child that ran the script, read by the parent that compares the two sides.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tfcompare.core.files import write_atomic
+
+__all__ = ["Variable", "SideRecord", "stats", "save", "load", "FORWARD_OPS", "forward_op_counts"]
+
+# ops that say what a model computes; bookkeeping (reads, reshapes, casts, constants) and the loss's own
+# arithmetic are left out, so a Dense layer and `x @ W + b` count the same
+FORWARD_OPS = {"MatMul": "MatMul", "BatchMatMulV2": "MatMul", "BatchMatMulV3": "MatMul", "Conv2D": "Conv2D",
+               "DepthwiseConv2dNative": "DepthwiseConv2d", "Conv3D": "Conv3D", "MaxPool": "MaxPool",
+               "AvgPool": "AvgPool", "Relu": "Relu", "Relu6": "Relu6", "Elu": "Elu", "Selu": "Selu",
+               "LeakyRelu": "LeakyRelu", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Softplus": "Softplus",
+               "Softsign": "Softsign", "Softmax": "Softmax", "LogSoftmax": "LogSoftmax",
+               "FusedBatchNormV3": "BatchNorm", "FusedBatchNorm": "BatchNorm", "RandomUniform": "Dropout",
+               "StatelessRandomUniformV2": "Dropout", "Erf": "Gelu"}
+
+
+@dataclasses.dataclass
+class Variable:
+    """A trainable variable: its key in the record, name, shape, where the script created it, the creation
+    and first-use positions, and its initial values' statistics (as the script itself initialised it)."""
+
+    key: str
+    name: str
+    shape: list[int]
+    dtype: str
+    site: str
+    created: int
+    used: int | None = None
+    init: dict[str, float] = dataclasses.field(default_factory=dict)
+
+    def label(self) -> str:
+        return f"{self.name} {tuple(self.shape)} ({self.site})"
+
+
+@dataclasses.dataclass
+class SideRecord:
+    side: str  # tf1 | tf2
+    script: str
+    status: str = "running"  # ok | crashed | no-step | unpairable | running
+    error: str = ""
+    traceback: str = ""
+    device: str = "CPU"
+    notes: list[str] = dataclasses.field(default_factory=list)
+    variables: list[Variable] = dataclasses.field(default_factory=list)
+    optimizer: dict[str, Any] | None = None  # OptimizerSide as a dict
+    optimizer_config: dict[str, Any] | None = None  # a Keras optimizer's serialised form
+    losses: list[float] = dataclasses.field(default_factory=list)
+    loss_shape: list[int] = dataclasses.field(default_factory=list)
+    feeds: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # name, shape, dtype, kind
+    reduction_ratio: float | None = None  # loss(batch twice) / loss(batch)
+    reduction_note: str = ""
+    ops: dict[str, int] | None = None
+    ops_note: str = ""
+    step_function: str = ""
+    substitution: list[str] = dataclasses.field(default_factory=list)
+    seconds: float = 0.0
+    arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)
+
+    @property
+    def steps(self) -> int:
+        return len(self.losses)
+
+    def var(self, key: str) -> Variable:
+        return next(v for v in self.variables if v.key == key)
+
+    def weights(self, kind: str, step: int) -> dict[str, np.ndarray]:
+        """kind: init, before, after, grad; step counts from 0."""
+        prefix = "init/" if kind == "init" else f"{kind}/{step}/"
+        return {k[len(prefix):]: v for k, v in self.arrays.items() if k.startswith(prefix)}
+
+    def batch(self, step: int) -> dict[str, np.ndarray]:
+        prefix = f"feed/{step}/"
+        return {k[len(prefix):]: v for k, v in self.arrays.items() if k.startswith(prefix)}
+
+
+def stats(value: np.ndarray) -> dict[str, float]:
+    value = np.asarray(value, dtype=np.float64)
+    if value.size == 0:
+        return {"mean": 0.0, "std": 0.0, "min": 0.0, "max": 0.0, "size": 0}
+    return {"mean": float(value.mean()), "std": float(value.std()), "min": float(value.min()),
+            "max": float(value.max()), "size": int(value.size)}
+
+
+def forward_op_counts(op_types) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for t in op_types:
+        if t in FORWARD_OPS:
+            counts[FORWARD_OPS[t]] = counts.get(FORWARD_OPS[t], 0) + 1
+    return counts
+
+
+def save(record: SideRecord, folder: Path) -> None:
+    """`<side>.npz` first, then `<side>.json` (its presence says the record is complete), each written atomically."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **{k: np.asarray(v) for k, v in record.arrays.items()})
+    write_atomic(folder / f"{record.side}.npz", buffer.getvalue())
+    facts = dataclasses.asdict(record)
+    facts.pop("arrays")
+    write_atomic(folder / f"{record.side}.json", json.dumps(facts, default=_plain))
+
+
+def load(folder: Path, side: str) -> SideRecord | None:
+    path = folder / f"{side}.json"
+    if not path.exists():
+        return None
+    facts = json.loads(path.read_text())
+    facts["variables"] = [Variable(**v) for v in facts["variables"]]
+    record = SideRecord(**facts)
+    with np.load(folder / f"{side}.npz") as arrays:
+        record.arrays = {k: arrays[k] for k in arrays.files}
+    return record
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
