@@ -223,7 +223,7 @@ class TF2Probe:
         mine = [v for v in rec.variables if v.key in stepped]
         pairs = {k: t for k, t in self.pairs.items() if k in stepped}
         try:
-            confirm(self.tf1.variables, mine, pairs)
+            rec.pairing = [list(p) for p in confirm(self.tf1.variables, mine, pairs)]
         except PairingError as exc:
             rec.status, rec.error = "unpairable", str(exc)
             raise Stop from None

@@ -65,6 +65,7 @@ class SideRecord:
     reduction_note: str = ""
     ops: dict[str, int] | None = None
     ops_note: str = ""
+    pairing: list[list[str]] = dataclasses.field(default_factory=list)  # TF2 side: (tf1 key, tf2 key, how)
     step_function: str = ""
     substitution: list[str] = dataclasses.field(default_factory=list)
     seconds: float = 0.0

@@ -1,0 +1,164 @@
+"""`tfcompare pair TF1_SCRIPT TF2_SCRIPT`: does a training script train the same as its rewrite? No adapter code.
+
+Each script runs unchanged in its own process, instrumented (see `probe_tf1`, `probe_tf2`); the TF2 run gets
+TF1's initial weights and batches; the first K steps are compared and each known cause of a difference is
+checked on its own (`diagnose`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from tfcompare.core.equivalence import TOLERANCES
+from tfcompare.tools.pair.diagnose import Finding, StepCheck, findings, reduction_kind, step_checks
+from tfcompare.tools.pair.processes import output_tail, run_sides
+from tfcompare.tools.pair.record import SideRecord, load
+
+__all__ = ["PairOptions", "PairResult", "pair_scripts", "MAX_STEPS", "AGREE", "DIFFER", "FAILED"]
+
+MAX_STEPS = 20
+AGREE, DIFFER, FAILED = "agree", "differ", "failed"
+_EAGER_NOTE = "TF2's tf.function bodies ran eagerly so every step could be read: the comparison is of eager numerics"
+_NOT_SUBSTITUTED = ("tfcompare replaces only known loaders (input_data.read_data_sets, keras.datasets.*.load_data); "
+                    "a script that reads other files reads them as they are, so the file must exist")
+
+
+@dataclasses.dataclass(frozen=True)
+class PairOptions:
+    """How a pair runs: K steps compared, each side's time limit, the ARGS both scripts get."""
+
+    steps: int = 3
+    timeout_s: float = 120.0
+    args: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if not 1 <= self.steps <= MAX_STEPS:
+            raise ValueError(f"steps must be 1..{MAX_STEPS}, got {self.steps}")
+        if not self.timeout_s > 0:
+            raise ValueError(f"the time limit must be positive, got {self.timeout_s}")
+
+
+@dataclasses.dataclass
+class PairResult:
+    tf1_script: str
+    tf2_script: str
+    steps: int
+    status: str = FAILED
+    error: str = ""
+    failed_side: str = ""
+    traceback: str = ""
+    pairing: list[dict] = dataclasses.field(default_factory=list)
+    checks: list[StepCheck] = dataclasses.field(default_factory=list)
+    findings: list[Finding] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    sides: dict[str, dict] = dataclasses.field(default_factory=dict)
+    tolerance: str = str(TOLERANCES["float32"])
+    wall_s: float = 0.0
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def json_text(self) -> str:
+        return json.dumps(self.to_json(), indent=2, default=str)
+
+    def lines(self) -> list[str]:
+        head = f"pair {self.tf1_script} (TF1) vs {self.tf2_script} (TF2), {self.steps} steps"
+        if self.status == FAILED:
+            out = [head, f"could not compare: {self.error}"]
+            if self.traceback:
+                out += ["", self.traceback.rstrip()]
+            return out
+        out = [head, "paired variables:"]
+        out += [f"  {p['tf1']} {tuple(p['shape'])} <- {p['tf2']} ({p['tf2_site']}; {p['how']})" for p in self.pairing]
+        out.append(f"steps (tolerance {self.tolerance}):")
+        for c in self.checks:
+            flag = "ok" if c.ok else "DIFFERS"
+            out.append(f"  {c.step}: loss {c.loss_tf1:.7g} vs {c.loss_tf2:.7g}, gradients max abs err "
+                       f"{c.gradients_max_abs_err:.2g}, weights after max abs err {c.weights_max_abs_err:.2g}  {flag}")
+        for side in ("tf1", "tf2"):
+            s = self.sides.get(side, {})
+            out.append(f"{side.upper()}: optimizer {s.get('optimizer')}, loss reduction {s.get('reduction')}, "
+                       f"forward ops {s.get('ops')}, ran on {s.get('device')}")
+        verdict = ("AGREE: losses, gradients and weights within tolerance for every step" if self.status == AGREE else
+                   "DIFFER")
+        out.append(verdict)
+        out += [f"  - {f.text}" for f in self.findings]
+        out += [f"note: {n}" for n in self.notes]
+        return out
+
+
+def _side_summary(record: SideRecord) -> dict:
+    opt = record.optimizer
+    shown = (f"{opt['source']}({', '.join(f'{k}={v:.3g}' if isinstance(v, float) else f'{k}={v}' for k, v in opt['settings'].items())})"
+             if opt else "not recognised")
+    ops = ", ".join(f"{k} x{v}" for k, v in sorted((record.ops or {}).items())) or (record.ops_note or "none")
+    return {"optimizer": shown, "reduction": reduction_kind(record.reduction_ratio) if record.reduction_ratio
+            is not None else f"unknown ({record.reduction_note})", "ops": ops, "device": record.device,
+            "steps_recorded": record.steps, "seconds": round(record.seconds, 3), "step_function": record.step_function}
+
+
+def _failure(result: PairResult, side: str, record: SideRecord | None, ended, folder: Path, timeout_s: float) -> bool:
+    """Fill in why `side` could not be compared; False when it can."""
+    label = f"the {side.upper()} script"
+    if record is not None and record.status == "ok" and record.steps:
+        return False
+    result.failed_side = side
+    if record is None:
+        if ended == "timeout":
+            result.error = f"{label} reached no training step within {timeout_s:g} s (no optimizer step was run)"
+        else:
+            result.error = f"{label}'s process ended ({ended}) without a record"
+            tail = output_tail(folder, side)
+            result.traceback = tail
+        return True
+    if record.status == "crashed":
+        result.error = f"{label} failed before its first training step: {record.error}"
+        if "No such file" in record.error or "NotFoundError" in record.error or "FileNotFound" in record.error:
+            result.error += f" ({_NOT_SUBSTITUTED})"
+        result.traceback = record.traceback
+    elif record.status == "unpairable":
+        result.error = record.error
+    else:
+        result.error = (f"{label} ran to its end without a training step: no Session.run of an optimizer's train op"
+                        if side == "tf1" else
+                        f"{label} ran to its end without a training step: no GradientTape.gradient with respect to "
+                        "its variables")
+    return True
+
+
+def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOptions = PairOptions()) -> PairResult:
+    """Run both scripts (TF2 with TF1's weights and batches) and compare their first `options.steps` steps."""
+    started = time.perf_counter()
+    tf1_path, tf2_path = Path(tf1_script).resolve(), Path(tf2_script).resolve()
+    result = PairResult(str(tf1_script), str(tf2_script), options.steps)
+    folder = Path(tempfile.mkdtemp(prefix="tfcompare-pair-"))
+    try:
+        ended = run_sides(tf1_path, tf2_path, folder, options.steps, options.args, options.timeout_s)
+        tf1, tf2 = load(folder, "tf1"), load(folder, "tf2")
+        if _failure(result, "tf1", tf1, ended["tf1"], folder, options.timeout_s) or \
+                _failure(result, "tf2", tf2, ended["tf2"], folder, options.timeout_s):
+            result.wall_s = time.perf_counter() - started
+            return result
+        _compare(result, tf1, tf2)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    result.wall_s = time.perf_counter() - started
+    return result
+
+
+def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
+    pairs = [tuple(p) for p in tf2.pairing]
+    result.pairing = [{"tf1": tf1.var(a).name, "tf2": tf2.var(b).name, "shape": tf1.var(a).shape,
+                       "tf2_site": tf2.var(b).site, "how": how} for a, b, how in pairs]
+    result.checks = step_checks(tf1, tf2, pairs)
+    result.findings = findings(tf1, tf2, pairs, result.checks)
+    result.status = AGREE if result.checks and all(c.ok for c in result.checks) else DIFFER
+    if tf2.steps < result.steps or tf1.steps < result.steps:
+        result.notes.append(f"only {min(tf1.steps, tf2.steps)} steps ran (TF1 {tf1.steps}, TF2 {tf2.steps})")
+    result.notes += list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution + [_EAGER_NOTE]))
+    result.sides = {"tf1": _side_summary(tf1), "tf2": _side_summary(tf2)}

@@ -1,0 +1,185 @@
+"""The verdict on two recorded sides: per step loss, gradients and weights, and the checks that name a cause.
+
+Causes checked on their own, so each is named even when several differ at once: the loss reduction (a batch
+fed twice: a mean stays, a sum doubles), the optimizer and its settings (from the recorded objects, confirmed
+by fitting the first update to the first gradient), forward ops present on one side only, and each paired
+variable's initialisation as the script itself made it (TF1's values were used on both sides).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from tfcompare.core.equivalence import TOLERANCES, compare
+from tfcompare.tools.pair.record import SideRecord
+
+__all__ = ["StepCheck", "Finding", "step_checks", "findings", "reduction_kind", "fitted_update"]
+
+_TOL = TOLERANCES["float32"]
+
+
+@dataclasses.dataclass
+class StepCheck:
+    step: int  # from 1
+    loss_tf1: float
+    loss_tf2: float
+    loss_ok: bool
+    gradients_max_abs_err: float
+    gradients_ok: bool
+    weights_max_abs_err: float
+    weights_ok: bool
+    worst: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.loss_ok and self.gradients_ok and self.weights_ok
+
+
+@dataclasses.dataclass
+class Finding:
+    kind: str  # optimizer | learning_rate | setting | reduction | extra_op | initialisation | where | labels
+    text: str
+
+
+def _by_tf1(tf2: SideRecord, values: dict, pairs: list[tuple[str, str, str]]) -> dict:
+    mine = {b: a for a, b, _ in pairs}
+    return {mine[k]: v for k, v in values.items() if k in mine}
+
+
+def step_checks(tf1: SideRecord, tf2: SideRecord, pairs) -> list[StepCheck]:
+    out = []
+    for k in range(min(tf1.steps, tf2.steps)):
+        loss = compare({"loss": tf2.losses[k]}, {"loss": tf1.losses[k]}, "float32", against="TF1")
+        grads = compare(_by_tf1(tf2, tf2.weights("grad", k), pairs), tf1.weights("grad", k), "float32", against="TF1")
+        after2 = _by_tf1(tf2, tf2.weights("after", k), pairs)
+        weights = compare(after2, tf1.weights("after", k), "float32", against="TF1")
+        worst = next((f"{label} {c.name}" for label, eq in (("gradient of", grads), ("weights of", weights))
+                      for c in eq.checks if not c.ok), "")
+        out.append(StepCheck(k + 1, tf1.losses[k], tf2.losses[k], loss.ok, grads.max_abs_err, grads.ok,
+                             weights.max_abs_err, weights.ok, worst))
+    return out
+
+
+def reduction_kind(ratio: float | None) -> str:
+    if ratio is None:
+        return "unknown"
+    if abs(ratio - 1) < 1e-3:
+        return "mean"
+    if abs(ratio - 2) < 2e-3:
+        return "sum"
+    return f"neither a mean nor a sum (x{ratio:.3g})"
+
+
+def fitted_update(record: SideRecord) -> str:
+    """The first update fitted to the first gradient: a multiple of it (SGD, momentum's first step) or of its
+    sign (Adam's first step, RMSprop's roughly), with the factor: the learning rate either way."""
+    if not record.steps:
+        return "no step"
+    g = np.concatenate([v.ravel() for v in record.weights("grad", 0).values()]).astype(np.float64)
+    before, after = record.weights("before", 0), record.weights("after", 0)
+    d = np.concatenate([(after[k] - before[k]).ravel() for k in record.weights("grad", 0)]).astype(np.float64)
+    if not np.any(d):
+        return "no change to the weights"
+    w = np.concatenate([before[k].ravel() for k in record.weights("grad", 0)]).astype(np.float64)
+    rounding = 4 * np.finfo(np.float32).eps * np.linalg.norm(w)  # w - lr*g is rounded to float32
+    if np.any(g):
+        c = -float(d @ g) / float(g @ g)
+        if np.linalg.norm(d + c * g) <= 1e-3 * np.linalg.norm(d) + rounding:
+            return f"SGD-like (update = -{c:.3g} x gradient)"
+    big = np.abs(g) > 1e-3 * np.abs(g).max() if np.any(g) else np.zeros_like(g, bool)
+    if big.any():
+        s = np.sign(g[big])
+        c = -float(d[big] @ s) / big.sum()
+        if np.linalg.norm(d[big] + c * s) <= 1e-2 * np.linalg.norm(d[big]) + rounding:
+            return f"Adam-like (update = -{c:.3g} x sign of the gradient)"
+    return "neither a multiple of the gradient nor of its sign"
+
+
+def _fmt(v) -> str:
+    return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+
+def _optimizer(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    one, two = tf1.optimizer, tf2.optimizer
+    fits = f"(fitted from the first update: TF1 {fitted_update(tf1)}; TF2 {fitted_update(tf2)})"
+    if one is None or two is None:
+        missing = "TF1" if one is None else "TF2"
+        return [Finding("optimizer", f"the {missing} optimizer is not one tfcompare reads {fits}")] if one != two else []
+
+    def show(side):
+        return f"{side['source']}({', '.join(f'{k}={_fmt(v)}' for k, v in side['settings'].items())})"
+
+    if one["kind"] != two["kind"]:
+        return [Finding("optimizer", f"optimizer: {show(one)} in TF1, {show(two)} in TF2 {fits}")]
+    out = []
+    for key, value in one["settings"].items():
+        other = two["settings"].get(key)
+        if other is None or value == other or (isinstance(value, float) and math.isclose(value, other, rel_tol=1e-6)):
+            continue
+        kind = "learning_rate" if key == "learning_rate" else "setting"
+        out.append(Finding(kind, f"{key}: {_fmt(value)} in TF1, {_fmt(other)} in TF2 (both {one['kind']}) {fits}"))
+    if two.get("extras"):
+        out.append(Finding("setting", f"Keras-only settings on in TF2: {two['extras']}"))
+    return out
+
+
+def _ops(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    if tf1.ops is None or tf2.ops is None:
+        return []
+    out = []
+    for op in sorted(set(tf1.ops) | set(tf2.ops)):
+        a, b = tf1.ops.get(op, 0), tf2.ops.get(op, 0)
+        if a != b:
+            more = "TF2" if b > a else "TF1"
+            out.append(Finding("extra_op", f"forward ops: {op} x{a} in TF1, x{b} in TF2 ({abs(a - b)} more in {more})"))
+    return out
+
+
+def _different_init(a: dict, b: dict) -> bool:
+    if a["std"] == 0 or b["std"] == 0:
+        return not (a["std"] == b["std"] and math.isclose(a["mean"], b["mean"], abs_tol=1e-6))
+    n = min(a.get("size", 1), b.get("size", 1))
+    slack = max(0.2, 4 / math.sqrt(2 * max(n, 1)))  # the sampling error of a standard deviation
+    scale = max(a["std"], b["std"])
+    return abs(math.log(b["std"] / a["std"])) > slack or abs(a["mean"] - b["mean"]) > slack * scale
+
+
+def _init(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
+    out = []
+    for key1, key2, _ in pairs:
+        a, b = tf1.var(key1), tf2.var(key2)
+        if _different_init(a.init, b.init):
+            out.append(Finding("initialisation", f"initialisation of {a.name} {tuple(a.shape)}: TF1 mean {a.init['mean']:.3g} "
+                                                 f"std {a.init['std']:.3g}, TF2 ({b.name}, {b.site}) mean "
+                                                 f"{b.init['mean']:.3g} std {b.init['std']:.3g}; the comparison used "
+                                                 "TF1's values on both sides"))
+    return out
+
+
+def _where(checks: list[StepCheck]) -> list[Finding]:
+    first = next((c for c in checks if not c.ok), None)
+    if first is None:
+        return []
+    k = first.step
+    if not first.loss_ok:
+        what = (f"step {k}'s loss differs ({first.loss_tf1:.6g} in TF1, {first.loss_tf2:.6g} in TF2)"
+                + (": the forward pass or the loss, before any update" if k == 1 else ": after the updates before it"))
+    elif not first.gradients_ok:
+        what = f"step {k}'s loss agrees, its gradients do not ({first.worst}): the loss's definition or its gradient"
+    else:
+        what = f"step {k}'s loss and gradients agree, the weights after it do not ({first.worst}): the update"
+    return [Finding("where", f"the difference starts at {what}")]
+
+
+def findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -> list[Finding]:
+    out = _where(checks)
+    r1, r2 = reduction_kind(tf1.reduction_ratio), reduction_kind(tf2.reduction_ratio)
+    if "unknown" not in (r1, r2) and r1 != r2:
+        out.append(Finding("reduction", f"loss reduction over the batch: {r1} in TF1, {r2} in TF2 (the same batch fed "
+                                        f"twice: loss x{tf1.reduction_ratio:.3g} in TF1, x{tf2.reduction_ratio:.3g} "
+                                        "in TF2)"))
+    out += _optimizer(tf1, tf2) + _ops(tf1, tf2) + _init(tf1, tf2, pairs)
+    return out
