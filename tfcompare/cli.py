@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import sys
@@ -531,6 +532,61 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
     too_many = max_traces is not None and any(f.traces > max_traces for f in report.functions)
     retraced = fail_on_retrace and any(f.avoidable_retraces for f in report.functions)
     sys.exit(1 if too_many or retraced else 0)
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("tf1_script", metavar="TF1_SCRIPT", type=click.Path(exists=True, dir_okay=False))
+@click.argument("tf2_script", metavar="TF2_SCRIPT", type=click.Path(exists=True, dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--steps", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="Training steps compared (each script is stopped after them).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1, max=3600), default=120, show_default=True,
+              callback=_seconds, help="Seconds each script may take to reach its steps.")
+@click.option("--emit-case", "emit_case", type=click.Path(dir_okay=False), metavar="OUT.py",
+              help="When the pair agrees, write a cases file for `tfcompare run --cases-file OUT.py` "
+                   "(refuses an existing file).")
+@click.option("--logdir", default="logs", show_default=True, help="TensorBoard log directory.")
+@click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: pair-<tf2 script>-<time>.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_name, as_json):
+    """Does TF2_SCRIPT train like TF1_SCRIPT? Each runs unchanged in its own process (ARGS after `--` go to both);
+    TF2 gets TF1's initial weights and batches; the first steps' losses, gradients and weights are compared and
+    each known cause of a difference is named (optimizer, learning rate, loss reduction, extra ops, initialisation).
+    Exit codes: 0 agree, 1 differ, 2 usage error, 3 could not compare (a script failed, did not train in time, or
+    its variables cannot be paired; the message says which)."""
+    from tfcompare.core.files import FolderTaken, claim_folder
+    from tfcompare.report.tensorboard import write_pair
+    from tfcompare.run.harness import default_run_name
+    from tfcompare.tools.pair import AGREE, FAILED, PairOptions, pair_scripts
+    from tfcompare.tools.pair.emit import check_target, emit
+
+    if emit_case is not None:
+        try:
+            check_target(Path(emit_case))
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--emit-case'") from None
+    _check_writable(logdir)
+    result = pair_scripts(tf1_script, tf2_script, PairOptions(steps=steps, timeout_s=timeout_s, args=tuple(args)))
+    folder = None
+    if result.status != FAILED:
+        try:
+            folder = claim_folder(Path(logdir).absolute(), run_name, f"pair-{Path(tf2_script).stem}-{default_run_name()}")
+        except FolderTaken as exc:
+            raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
+        write_pair(folder, [dataclasses.asdict(c) for c in result.checks], result.lines())
+    if emit_case is not None:
+        if result.status == AGREE:
+            emit(Path(emit_case), result)
+            result.notes.append(f"cases file written: {emit_case} (tfcompare run --cases-file {emit_case})")
+        else:
+            result.notes.append(f"no cases file written: the pair does not agree ({emit_case} not created)")
+    if as_json:
+        click.echo(result.json_text())
+    else:
+        click.echo("\n".join(result.lines()))
+        if folder is not None:
+            click.echo(f"\nTensorBoard: tensorboard --logdir {folder}")
+    sys.exit({AGREE: 0, FAILED: 3}.get(result.status, 1))
 
 
 @cli.command()

@@ -20,7 +20,7 @@ from tensorboard.plugins.hparams import api as hp
 from tfcompare.core.results import ModeResult, RunResult
 
 __all__ = ["SCALAR_TAGS", "STEP_TAG", "HPARAM_METRICS", "OPTIMIZED_GRAPH_TAG", "mode_scalars", "write_mode",
-           "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for", "write_audit", "write_inspection", "write_claims"]
+           "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for", "write_audit", "write_inspection", "write_claims", "write_pair"]
 
 OPTIMIZED_GRAPH_TAG = "optimized"  # the graph after Grappler (what the Session / runtime really ran)
 PICTURE_TAG = "summary"  # the run's picture (report.picture), at the run root
@@ -207,6 +207,28 @@ def write_debug(logdir: str | Path, lines: list[str]) -> None:
     try:
         with writer.as_default():
             tf.summary.text("debug/findings", "\n".join(f"* {line}" for line in lines), step=0)
+    finally:
+        writer.close()
+
+
+def write_pair(logdir: str | Path, steps: list[dict], lines: list[str]) -> None:
+    """`tfcompare pair`: each side's loss per step (runs tf1 and tf2, one chart), the errors per step, the text."""
+    logdir = Path(logdir)
+    for side in ("tf1", "tf2"):
+        writer = tf.summary.create_file_writer(str(logdir / side))
+        try:
+            with writer.as_default():
+                for s in steps:
+                    tf.summary.scalar("pair/loss", s[f"loss_{side}"], step=s["step"])
+        finally:
+            writer.close()
+    writer = tf.summary.create_file_writer(str(logdir))
+    try:
+        with writer.as_default():
+            for s in steps:
+                tf.summary.scalar("pair/gradients_max_abs_err", s["gradients_max_abs_err"], step=s["step"])
+                tf.summary.scalar("pair/weights_max_abs_err", s["weights_max_abs_err"], step=s["step"])
+            tf.summary.text("pair/report", "\n".join(f"    {line}" for line in lines), step=0)
     finally:
         writer.close()
 

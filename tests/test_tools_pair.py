@@ -1,0 +1,189 @@
+"""`tfcompare pair`: real TF1 and TF2 scripts, each run unchanged in its own process, compared step by step."""
+
+import json
+import os
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tfcompare.cli import cli
+from tfcompare.tools.pair import AGREE, DIFFER, FAILED, PairOptions, pair_scripts
+
+PAIRS = Path(__file__).parent / "data" / "pairs"
+TF1_LOGREG, TF2_LOGREG = PAIRS / "tf1_logreg.py", PAIRS / "tf2_logreg.py"
+TF1_MLP, TF2_KERAS, TF2_RAW = PAIRS / "tf1_mlp.py", PAIRS / "tf2_mlp_keras.py", PAIRS / "tf2_mlp_raw.py"
+
+
+def _children(script: Path) -> list[str]:
+    """Processes still running the pair's child on `script`."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmd = (Path("/proc") / pid / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if "tfcompare.tools.pair.child" in cmd and str(script) in cmd:
+                found.append(cmd)
+    return found
+
+
+def _kinds(result) -> dict[str, str]:
+    return {f.kind: f.text for f in result.findings}
+
+
+@pytest.fixture(scope="module")
+def keras_variants():
+    """The Keras fit rewrite of the MLP, as written and in its two deliberately different variants."""
+    return {v: pair_scripts(TF1_MLP, TF2_KERAS, PairOptions(steps=3, args=("--variant", v)))
+            for v in ("faithful", "sgd-sigmoid", "lr-sum-init")}
+
+
+def test_a_raw_variable_rewrite_with_a_tf_function_step_agrees_exactly():
+    result = pair_scripts(TF1_LOGREG, TF2_LOGREG, PairOptions(steps=3))
+    assert result.status == AGREE, "\n".join(result.lines())
+    assert [c.step for c in result.checks] == [1, 2, 3]
+    for c in result.checks:  # same ops on the same values: bit-exact
+        assert c.loss_tf1 == c.loss_tf2 and c.gradients_max_abs_err == 0 and c.weights_max_abs_err == 0
+    assert [(p["tf1"], p["shape"]) for p in result.pairing] == [("Variable", [784, 10]), ("Variable_1", [10])]
+    assert result.sides["tf1"]["reduction"] == result.sides["tf2"]["reduction"] == "mean"
+    assert result.sides["tf2"]["step_function"] == "train_step() (line 14)"
+    assert any("one-hot (10,) per example in TF1, integer class ids in TF2" in n for n in result.notes)
+    assert any("ran eagerly" in n for n in result.notes)
+    assert result.findings == []
+
+
+def test_a_keras_fit_rewrite_agrees_within_float32_tolerance(keras_variants):
+    result = keras_variants["faithful"]
+    assert result.status == AGREE, "\n".join(result.lines())
+    assert len(result.checks) == 3
+    assert all(c.gradients_max_abs_err < 1e-6 and c.weights_max_abs_err < 1e-6 for c in result.checks)
+    assert all(abs(c.loss_tf1 - c.loss_tf2) <= 1e-5 + 1e-4 * abs(c.loss_tf1) for c in result.checks)
+    pairs = {p["tf1"]: p["tf2"] for p in result.pairing}
+    assert pairs["h2/w"] == "sequential/dense_1/kernel" and pairs["h3/b"] == "sequential/dense_2/bias"
+    assert result.sides["tf2"]["step_function"] == "keras.Model.fit"
+    assert result.findings == []
+
+
+def test_an_optimizer_and_an_extra_op_are_named(keras_variants):
+    result = keras_variants["sgd-sigmoid"]
+    assert result.status == DIFFER
+    kinds = _kinds(result)
+    assert "AdamOptimizer(learning_rate=0.001" in kinds["optimizer"] and "SGD(learning_rate=0.001)" in kinds["optimizer"]
+    assert "TF1 Adam-like (update = -0.000999 x sign" in kinds["optimizer"]
+    assert "TF2 SGD-like (update = -0.001 x gradient)" in kinds["optimizer"]
+    assert kinds["extra_op"] == "forward ops: Sigmoid x0 in TF1, x1 in TF2 (1 more in TF2)"
+    assert kinds["where"].startswith("the difference starts at step 1's loss differs")
+    assert "reduction" not in kinds and "initialisation" not in kinds
+
+
+def test_a_learning_rate_a_summed_loss_and_an_initialisation_are_named(keras_variants):
+    result = keras_variants["lr-sum-init"]
+    assert result.status == DIFFER
+    kinds = _kinds(result)
+    assert "optimizer" not in kinds and "extra_op" not in kinds
+    assert kinds["learning_rate"].startswith("learning_rate: 0.001 in TF1, 0.01 in TF2 (both adam)")
+    assert "TF2 Adam-like (update = -0.01 x sign" in kinds["learning_rate"]
+    assert kinds["reduction"].startswith("loss reduction over the batch: mean in TF1, sum in TF2 (the same batch fed "
+                                         "twice: loss x1 in TF1, x2 in TF2)")
+    assert kinds["initialisation"].startswith("initialisation of h1/w (784, 32): TF1 mean")
+    assert "std 0.1," in kinds["initialisation"] and ("std 0.99" in kinds["initialisation"]
+                                                      or "std 1" in kinds["initialisation"])
+    # the summed loss is 64x the mean at step 1, from the same weights (TF1's, injected)
+    first = result.checks[0]
+    assert first.loss_tf2 == pytest.approx(64 * first.loss_tf1, rel=1e-4)
+
+
+def test_an_ambiguous_pairing_is_refused_with_both_lists():
+    result = pair_scripts(TF1_MLP, TF2_RAW, PairOptions(steps=2, args=("swap",)))
+    assert result.status == FAILED and result.failed_side == "tf2"
+    assert "cannot pair the variables without guessing: 2 variables of shape (32, 32)" in result.error
+    assert "  TF1 #2 h2/w (32, 32) (line 15), used #2" in result.error
+    assert "  TF2 #2 Variable (32, 32) (line 17), used #4" in result.error
+    assert "  TF2 #4 Variable (32, 32) (line 18), used #2" in result.error
+    assert _children(TF2_RAW) == []
+
+
+def test_a_script_that_crashes_before_training_shows_its_traceback_and_leaves_no_process(tmp_path):
+    script = tmp_path / "reads_files.py"
+    script.write_text("import numpy as np\nimport tensorflow.compat.v1 as tf\n\n"
+                      "images = np.load('data/train_images.npy')\n")
+    result = CliRunner().invoke(cli, ["pair", str(script), str(TF2_LOGREG), "--logdir", str(tmp_path / "logs")])
+    assert result.exit_code == 3, result.output
+    assert "could not compare: the TF1 script failed before its first training step: FileNotFoundError:" in result.output
+    assert "tfcompare replaces only known loaders" in result.output
+    assert f'File "{script}", line 4, in <module>' in result.output
+    assert "Traceback" in result.output and "tfcompare/tools" not in result.output
+    assert _children(script) == [] and _children(TF2_LOGREG) == []
+    assert not (tmp_path / "logs").exists()  # nothing to show: no run folder
+
+
+def test_a_script_that_never_trains_is_stopped_at_its_time_limit(tmp_path):
+    script = tmp_path / "waits.py"
+    script.write_text("import time\nwhile True:\n    time.sleep(0.1)\n")
+    started = time.monotonic()
+    result = pair_scripts(script, TF2_LOGREG, PairOptions(timeout_s=6))
+    assert time.monotonic() - started < 15
+    assert result.status == FAILED and result.failed_side == "tf1"
+    assert result.error == "the TF1 script reached no training step within 6 s (no optimizer step was run)"
+    assert _children(script) == [] and _children(TF2_LOGREG) == []
+
+
+def test_a_tf2_script_without_a_gradient_step_is_named(tmp_path):
+    script = tmp_path / "predicts.py"
+    script.write_text("import tensorflow as tf\nw = tf.Variable(tf.zeros([784, 10]))\nprint(tf.reduce_sum(w))\n")
+    result = pair_scripts(TF1_LOGREG, script, PairOptions(steps=1))
+    assert result.status == FAILED and result.failed_side == "tf2"
+    assert result.error == ("the TF2 script ran to its end without a training step: no GradientTape.gradient with "
+                            "respect to its variables")
+
+
+def test_the_cli_from_another_folder_writes_losses_tensorboard_reads(tmp_path, monkeypatch):
+    from tfcompare.report.server import TensorBoard
+
+    monkeypatch.chdir(tmp_path)
+    tf1, tf2 = os.path.relpath(TF1_MLP), os.path.relpath(TF2_RAW)
+    result = CliRunner().invoke(cli, ["pair", tf1, tf2, "--steps", "2", "--json", "--run-name", "p"])
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert found["status"] == "agree" and len(found["checks"]) == 2
+    assert found["sides"]["tf2"]["step_function"] == "train_step() (line 34)"
+    with TensorBoard(tmp_path / "logs" / "p", reload_interval=1) as board:
+        deadline, series = time.monotonic() + 60, {}
+        while time.monotonic() < deadline and len(series) < 2:
+            for run in ("tf1", "tf2"):
+                try:
+                    with urllib.request.urlopen(f"{board.url}/data/plugin/scalars/scalars?run={run}&tag=pair/loss",
+                                                timeout=30) as resp:
+                        series[run] = json.loads(resp.read())
+                except OSError:
+                    time.sleep(0.5)
+    for run in ("tf1", "tf2"):
+        assert [s[1] for s in series[run]] == [1, 2]
+        assert [s[2] for s in series[run]] == pytest.approx([c[f"loss_{run}"] for c in found["checks"]], rel=1e-6)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["missing.py", "{tf2}"], "'missing.py' does not exist"),
+    (["{tf1}", "{tf2}", "--steps", "0"], "0 is not in the range 1<=x<=20"),
+    (["{tf1}", "{tf2}", "--steps", "21"], "21 is not in the range 1<=x<=20"),
+    (["{tf1}", "{tf2}", "--timeout", "0"], "0 is not in the range 1<=x<=3600"),
+    (["{tf1}", "{tf2}", "--timeout", "nan"], "nan is not a number of seconds"),
+    (["{tf1}", "{tf2}", "--emit-case", "{tf2}"], "exists; tfcompare does not overwrite it"),
+    (["{tf1}", "{tf2}", "--emit-case", "case.txt"], "must be a .py file"),
+    (["{tf1}", "{tf2}", "--emit-case", "nowhere/case.py"], "does not exist"),
+    (["{tf1}", "{tf2}", "--run-name", "a/b"], "must be a plain folder name"),
+    (["{tf1}"], "Missing argument 'TF2_SCRIPT'"),
+    (["{dir}", "{tf2}"], "is a directory"),
+])
+def test_bad_input_is_a_usage_error_naming_the_value(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    names = {"tf1": str(TF1_LOGREG), "tf2": str(TF2_LOGREG), "dir": str(PAIRS)}
+    result = CliRunner().invoke(cli, ["pair", *[a.format(**names) for a in args]])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "logs").exists()
