@@ -576,8 +576,11 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_
         write_pair(folder, [dataclasses.asdict(c) for c in result.checks], result.lines())
     if emit_case is not None:
         if result.status == AGREE:
-            emit(Path(emit_case), result)
-            result.notes.append(f"cases file written: {emit_case} (tfcompare run --cases-file {emit_case})")
+            try:
+                emit(Path(emit_case), result)
+                result.notes.append(f"cases file written: {emit_case} (tfcompare run --cases-file {emit_case})")
+            except (ValueError, OSError) as exc:
+                result.notes.append(f"no cases file written: {exc}")
         else:
             result.notes.append(f"no cases file written: the pair does not agree ({emit_case} not created)")
     if as_json:

@@ -48,6 +48,7 @@ class PairResult:
     tf1_script: str
     tf2_script: str
     steps: int
+    args: list[str] = dataclasses.field(default_factory=list)
     status: str = FAILED
     error: str = ""
     failed_side: str = ""
@@ -57,6 +58,7 @@ class PairResult:
     findings: list[Finding] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
     sides: dict[str, dict] = dataclasses.field(default_factory=dict)
+    case: dict = dataclasses.field(default_factory=dict)  # what --emit-case writes: feeds, inputs, pairing
     tolerance: str = str(TOLERANCES["float32"])
     wall_s: float = 0.0
 
@@ -135,7 +137,7 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
     """Run both scripts (TF2 with TF1's weights and batches) and compare their first `options.steps` steps."""
     started = time.perf_counter()
     tf1_path, tf2_path = Path(tf1_script).resolve(), Path(tf2_script).resolve()
-    result = PairResult(str(tf1_script), str(tf2_script), options.steps)
+    result = PairResult(str(tf1_script), str(tf2_script), options.steps, list(options.args))
     folder = Path(tempfile.mkdtemp(prefix="tfcompare-pair-"))
     try:
         ended = run_sides(tf1_path, tf2_path, folder, options.steps, options.args, options.timeout_s)
@@ -162,3 +164,16 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
         result.notes.append(f"only {min(tf1.steps, tf2.steps)} steps ran (TF1 {tf1.steps}, TF2 {tf2.steps})")
     result.notes += list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution + [_EAGER_NOTE]))
     result.sides = {"tf1": _side_summary(tf1), "tf2": _side_summary(tf2)}
+    result.case = _case_parts(tf1, tf2, pairs)
+
+
+def _case_parts(tf1: SideRecord, tf2: SideRecord, pairs) -> dict:
+    """The facts a generated cases file needs to load both scripts again as a case."""
+    batch = [f["shape"][0] for f in tf1.feeds if f["kind"] != "scalar"]
+    return {"tf1_script": tf1.script, "tf2_script": tf2.script,
+            "feeds": [{"name": f["name"], "shape": f["shape"][1:], "dtype": f["dtype"], "kind": f["kind"],
+                       "high": f.get("high")} for f in tf1.feeds if f["kind"] != "scalar"],
+            "scalars": {f["name"]: f.get("value") for f in tf1.feeds if f["kind"] == "scalar"},
+            "inputs": tf2.inputs, "pairing": {a: int(b.removeprefix("v")) for a, b, _ in pairs},
+            "batch_size": max(set(batch), key=batch.count) if batch else 32,
+            "substituted": bool(tf2.inputs)}

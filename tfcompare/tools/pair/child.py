@@ -7,14 +7,13 @@ refusal to pair); the parent reads it, and kills this process if it does not fin
 
 from __future__ import annotations
 
-import ast
-import builtins
 import os
 import sys
 import time
 import traceback
-import types
 from pathlib import Path
+
+from tfcompare.tools.pair.scripts import run_script
 
 __all__ = ["main"]
 
@@ -28,23 +27,6 @@ def _user_traceback(exc: BaseException, script: str) -> str:
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames[start:]),
              *traceback.format_exception_only(type(exc), exc)]
     return "".join(lines)
-
-
-def _run_script(script: str, args: list[str], extra_globals: dict, transform=None) -> None:
-    source = Path(script).read_text()
-    tree = ast.parse(source, filename=script)
-    if transform is not None:
-        transform(tree)
-    code = compile(tree, script, "exec")
-    module = types.ModuleType("__main__")
-    module.__dict__.update({"__file__": script, "__builtins__": builtins, **extra_globals})
-    saved_main, saved_argv = sys.modules.get("__main__"), sys.argv[:]
-    sys.modules["__main__"], sys.argv = module, [script, *args]
-    sys.path.insert(0, str(Path(script).parent))
-    try:
-        exec(code, module.__dict__)
-    finally:
-        sys.modules["__main__"], sys.argv = saved_main, saved_argv
 
 
 def main(argv: list[str]) -> int:
@@ -65,7 +47,7 @@ def main(argv: list[str]) -> int:
 
         probe = TF1Probe(record, steps, script)
         probe.install()
-        run = lambda: _run_script(script, args, {})  # noqa: E731
+        run = lambda: run_script(script, args, {})  # noqa: E731
         finish = lambda: None  # noqa: E731
         scope = None
     else:
@@ -82,7 +64,7 @@ def main(argv: list[str]) -> int:
         probe = TF2Probe(record, tf1, steps, script)
         names = probe.install()
         wrapped: list[str] = []
-        run = lambda: _run_script(script, args, names, lambda tree: wrapped.extend(wrap_steps(tree)))  # noqa: E731
+        run = lambda: run_script(script, args, names, lambda tree: wrapped.extend(wrap_steps(tree)))  # noqa: E731
         finish = probe.finish
         scope = lambda: tf.variable_creator_scope(probe.creator)  # noqa: E731
         started = time.perf_counter()

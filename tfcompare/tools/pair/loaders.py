@@ -78,9 +78,16 @@ def _tutorial_modules() -> dict[str, types.ModuleType]:
     return modules
 
 
-def install(notes: list[str]) -> None:
-    """Replace the known loaders and `Dataset.shuffle` in this process; each replacement used adds a note."""
+def install(notes: list[str]):
+    """Replace the known loaders and `Dataset.shuffle` in this process; each replacement used adds a note.
+    Returns the function that puts everything back (for a script loaded inside tfcompare's own process)."""
     import tensorflow as tf
+
+    saved: list[tuple[object, str, object]] = []
+
+    def patch(owner, name, value):
+        saved.append((owner, name, getattr(owner, name)))
+        setattr(owner, name, value)
 
     def loader(name):
         def load_data(*args, **kwargs):
@@ -94,18 +101,27 @@ def install(notes: list[str]) -> None:
 
     modules = _tutorial_modules()
     modules["tensorflow.examples.tutorials.mnist.input_data"].read_data_sets = read_data_sets
-    sys.modules.update(modules)
+    added = [name for name in modules if name not in sys.modules]
+    sys.modules.update({name: modules[name] for name in added})
     for root in _keras_roots(tf):
         for name in SHAPES:
             dataset = getattr(getattr(root, "datasets", None), name, None)
             if dataset is not None:
-                dataset.load_data = loader(name)
+                patch(dataset, "load_data", loader(name))
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
         _note(notes, "tf.data shuffle() turned off, so both scripts take the same examples in the same order")
         return self
 
-    tf.data.Dataset.shuffle = shuffle
+    patch(tf.data.Dataset, "shuffle", shuffle)
+
+    def undo():
+        for owner, name, value in reversed(saved):
+            setattr(owner, name, value)
+        for name in added:
+            sys.modules.pop(name, None)
+
+    return undo
 
 
 def _keras_roots(tf) -> list:

@@ -131,9 +131,13 @@ class TF1Probe:
                                           site=_site(v.op, self.script), created=created[i], used=use.get(i),
                                           init=stats(value)))
             rec.arrays[f"init/{key}"] = np.asarray(value)
+        dtypes = {getattr(k, "name", str(k)).removesuffix(":0"): k.dtype.base_dtype.name
+                  for k in feed if hasattr(k, "dtype")}
         for name, value in self._feeds(feed).items():
-            rec.feeds.append({"name": name, "shape": list(value.shape), "dtype": value.dtype.name,
-                              "kind": _feed_kind(value)})
+            kind = _feed_kind(value)
+            rec.feeds.append({"name": name, "shape": list(value.shape), "dtype": dtypes.get(name, value.dtype.name),
+                              "kind": kind, "high": int(value.max()) + 1 if kind == "int" and value.size else None,
+                              "value": value.item() if kind == "scalar" else None})
         side = tf1_optimizer(graph, sess)
         if side is not None:
             rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings, "extras": side.extras}

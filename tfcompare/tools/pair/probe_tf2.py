@@ -25,7 +25,7 @@ from tfcompare.tools.pair.align import PairingError, confirm, provisional
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
 from tfcompare.tools.pair.probe_tf1 import Stop, _feed_kind
 
-__all__ = ["TF2Probe", "STEP_WRAPPER", "wrap_steps"]
+__all__ = ["TF2Probe", "STEP_WRAPPER", "wrap_steps", "convert"]
 
 STEP_WRAPPER = "__tfcompare_step__"
 
@@ -235,41 +235,38 @@ class TF2Probe:
         values = self.tf1.batch(step)
         return [(f, values[f["name"]]) for f in self.tf1.feeds if f["kind"] != "scalar" and f["name"] in values]
 
-    def _convert(self, leaves: list, step: int, notes: list[str] | None = None, batch: int | None = None) -> list:
-        """TF1's batch of `step` in the format of each TF2 leaf (shape, dtype, label format); None where unmatched."""
+    def _convert(self, leaves: list, step: int, notes: list[str] | None = None, batch: int | None = None,
+                 specs: list | None = None) -> list:
+        """TF1's batch of `step` in the format of each TF2 leaf (shape, dtype, label format); None where unmatched.
+        `specs` gets, per leaf, the TF1 feed it came from and how it was converted (for a generated case)."""
         feeds = self._tf1_batch(step)
         used, out = set(), []
-        for i, leaf in enumerate(leaves):
-            if not _is_batch(leaf):
-                out.append(None)
-                continue
-            kind, shape, dtype = _kind(leaf), tuple(leaf.shape), np.dtype(leaf.dtype.name if hasattr(leaf.dtype, "name")
-                                                                         and not isinstance(leaf, np.ndarray) else leaf.dtype)
-            per_example = int(np.prod(shape[1:]))
-            found = None
-            for j, (feed, value) in enumerate(feeds):
-                if j in used:
-                    continue
-                n = len(value)
-                per1 = int(np.prod(value.shape[1:]))
-                if feed["kind"] == kind and per1 == per_example:
-                    found = value.reshape((n, *shape[1:])).astype(dtype)
-                elif kind == "int" and feed["kind"] == "onehot" and per_example == 1:
-                    found = value.argmax(axis=1).reshape((n, *shape[1:])).astype(dtype)
-                    _add(notes, f"labels: one-hot {tuple(value.shape[1:])} per example in TF1, integer class ids in "
-                                f"TF2; TF1's labels were given to TF2 as ids (argmax)")
-                elif kind == "onehot" and feed["kind"] == "int" and per1 == 1:
-                    found = np.eye(shape[-1], dtype=dtype)[value.reshape(n)]
-                    _add(notes, "labels: integer class ids in TF1, one-hot in TF2; TF1's labels were given to TF2 "
-                                "one-hot")
-                if found is not None:
-                    used.add(j)
-                    if n != (batch or shape[0]):
-                        _add(notes, f"TF2's batch of {batch or shape[0]} replaced by TF1's batch of {n}")
-                    break
-            if found is not None and not isinstance(leaf, np.ndarray):
-                found = tf.constant(found)
+        for leaf in leaves:
+            found, spec = None, None
+            if _is_batch(leaf):
+                kind, shape = _kind(leaf), tuple(leaf.shape)
+                dtype = np.dtype(leaf.dtype.as_numpy_dtype if hasattr(leaf.dtype, "as_numpy_dtype") else leaf.dtype)
+                for j, (feed, value) in enumerate(feeds):
+                    if j in used:
+                        continue
+                    found, how = convert(value, feed["kind"], kind, shape[1:], dtype)
+                    if found is not None:
+                        used.add(j)
+                        spec = {"feed": feed["name"], "convert": how, "shape": list(shape[1:]), "dtype": dtype.name}
+                        if how == "argmax":
+                            _add(notes, f"labels: one-hot {tuple(value.shape[1:])} per example in TF1, integer class "
+                                        "ids in TF2; TF1's labels were given to TF2 as ids (argmax)")
+                        elif how == "onehot":
+                            _add(notes, "labels: integer class ids in TF1, one-hot in TF2; TF1's labels were given to "
+                                        "TF2 one-hot")
+                        if len(value) != (batch or shape[0]):
+                            _add(notes, f"TF2's batch of {batch or shape[0]} replaced by TF1's batch of {len(value)}")
+                        if not isinstance(leaf, np.ndarray):
+                            found = tf.constant(found)
+                        break
             out.append(found)
+            if specs is not None:
+                specs.append(spec)
         return out
 
     def _step_wrapper(self, fn):
@@ -284,7 +281,10 @@ class TF2Probe:
                 return fn(*args, **kwargs)
             leaves = tf.nest.flatten((args, kwargs))
             notes = [] if call else probe.record.substitution
-            converted = probe._convert(leaves, call, notes)
+            specs = None if call else []
+            converted = probe._convert(leaves, call, notes, specs=specs)
+            if specs:
+                probe.record.inputs = [dict(s, leaf=i) for i, s in enumerate(specs) if s is not None]
             if not any(c is not None for c in converted):
                 if not call:
                     notes.append(f"{_name(fn)}'s arguments hold no array shaped like TF1's batch: its inputs are "
@@ -316,7 +316,10 @@ class TF2Probe:
         else:
             notes.append("fit's inputs are neither arrays nor a dataset of (x, y): not substituted")
             return x, y, batch_size
-        batches = [self._convert(leaves, k, notes if k == 0 else None, batch_size or 32) for k in range(min(self.steps, self.tf1.steps))]
+        specs: list = []
+        batches = [self._convert(leaves, k, notes if k == 0 else None, batch_size or 32, specs if k == 0 else None)
+                   for k in range(min(self.steps, self.tf1.steps))]
+        self.record.inputs = [dict(s, leaf=i) for i, s in enumerate(specs) if s is not None]
         if not batches or any(b is None for b in batches[0]):
             notes.append("fit's inputs do not match TF1's feeds: not substituted")
             return x, y, batch_size
@@ -421,6 +424,19 @@ class TF2Probe:
                 var.assign(value)
         finally:
             self.busy = False
+
+
+def convert(value: np.ndarray, kind1: str, kind2: str, shape2: tuple, dtype) -> tuple[np.ndarray | None, str]:
+    """A TF1 feed value in a TF2 input's format: ("same" reshaped and cast, "argmax" one-hot to class ids,
+    "onehot" class ids to one-hot), or (None, "") when the two cannot be the same input."""
+    n, per1, per2 = len(value), int(np.prod(value.shape[1:])), int(np.prod(shape2))
+    if kind1 == kind2 and per1 == per2:
+        return value.reshape((n, *shape2)).astype(dtype), "same"
+    if kind2 == "int" and kind1 == "onehot" and per2 == 1:
+        return value.argmax(axis=1).reshape((n, *shape2)).astype(dtype), "argmax"
+    if kind2 == "onehot" and kind1 == "int" and per1 == 1:
+        return np.eye(shape2[-1], dtype=dtype)[value.reshape(n)], "onehot"
+    return None, ""
 
 
 def _name(fn) -> str:

@@ -67,6 +67,7 @@ class SideRecord:
     ops_note: str = ""
     pairing: list[list[str]] = dataclasses.field(default_factory=list)  # TF2 side: (tf1 key, tf2 key, how)
     step_function: str = ""
+    inputs: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # TF2: each step input's TF1 feed
     substitution: list[str] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
     arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)
