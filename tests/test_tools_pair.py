@@ -141,16 +141,27 @@ def test_a_tf2_script_without_a_gradient_step_is_named(tmp_path):
                             "respect to its variables")
 
 
-def test_the_cli_from_another_folder_writes_losses_tensorboard_reads(tmp_path, monkeypatch):
+def test_the_cli_from_another_folder_writes_losses_tensorboard_reads_and_a_case_run_times(tmp_path, monkeypatch):
     from tfcompare.report.server import TensorBoard
 
     monkeypatch.chdir(tmp_path)
     tf1, tf2 = os.path.relpath(TF1_MLP), os.path.relpath(TF2_RAW)
-    result = CliRunner().invoke(cli, ["pair", tf1, tf2, "--steps", "2", "--json", "--run-name", "p"])
+    result = CliRunner().invoke(cli, ["pair", tf1, tf2, "--steps", "2", "--json", "--run-name", "p",
+                                      "--emit-case", "mlp_case.py"])
     assert result.exit_code == 0, result.output
     found = json.loads(result.stdout)
     assert found["status"] == "agree" and len(found["checks"]) == 2
     assert found["sides"]["tf2"]["step_function"] == "train_step() (line 34)"
+    assert "cases file written: mlp_case.py (tfcompare run --cases-file mlp_case.py)" in found["notes"]
+    text = (tmp_path / "mlp_case.py").read_text()
+    assert f"_HERE / {Path(tf1).as_posix()!r}" in text and "StepInput(1, 'y', 'argmax', (), 'int64')" in text
+    # the emitted case joins `tfcompare run`: both scripts loaded in-process, compared and timed
+    ran = CliRunner().invoke(cli, ["run", "--cases-file", "mlp_case.py", "--mode", "tf1-graph", "--mode",
+                                   "tf2-function", "--quick", "--json", "--run-name", "timed"])
+    assert ran.exit_code == 0, ran.output
+    rows = {r["mode"]: r for r in json.loads(ran.stdout)["results"]}
+    assert rows["tf2-function"]["status"] == "ok" and rows["tf2-function"]["max_abs_err"] < 1e-5
+    assert rows["tf1-graph"]["case"] == "pair-tf2_mlp_raw"
     with TensorBoard(tmp_path / "logs" / "p", reload_interval=1) as board:
         deadline, series = time.monotonic() + 60, {}
         while time.monotonic() < deadline and len(series) < 2:
