@@ -12,7 +12,7 @@ import os
 import re
 import traceback
 
-__all__ = ["describe", "is_interrupt"]
+__all__ = ["describe", "is_interrupt", "legacy_hint"]
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)(?P<user>\s+\*)?\s*$')
 _RAISED = re.compile(r"^ {4}(?P<type>[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)): ?(?P<msg>.*)$")
@@ -34,13 +34,13 @@ def describe(exc: BaseException) -> str:
                 where = f" (in {f.group('fn')} at {f.group('file')}:{f.group('line')}, inside tf.function)"
             return f"{last.group('type')}: {last.group('msg').strip()}{where}"
     first = lines[0] if lines else ""
-    return f"{type(exc).__name__}: {first}".strip() + _user_frame(exc) + _hint(first)
+    return f"{type(exc).__name__}: {first}".strip() + _user_frame(exc) + legacy_hint(first)
 
 
 _LEGACY = re.compile(r"is not available with Keras 3")
 
 
-def _hint(message: str) -> str:
+def legacy_hint(message: str) -> str:
     """What to do about the one error every TF1 code base meets under Keras 3."""
     if _LEGACY.search(message):
         return ("; tf.compat.v1.layers and tf.compat.v1.nn.rnn_cell need tf-keras: pip install 'tfcompare[legacy]' "

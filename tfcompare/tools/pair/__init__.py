@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from tfcompare.core.equivalence import TOLERANCES
+from tfcompare.core.errors import legacy_hint
 from tfcompare.tools.pair.diagnose import Finding, StepCheck, findings, reduction_kind, step_checks
 from tfcompare.tools.pair.processes import output_tail, run_sides
 from tfcompare.tools.pair.record import SideRecord, load
@@ -122,6 +123,7 @@ def _failure(result: PairResult, side: str, record: SideRecord | None, ended, fo
         result.error = f"{label} failed before its first training step: {record.error}"
         if "No such file" in record.error or "NotFoundError" in record.error or "FileNotFound" in record.error:
             result.error += f" ({_NOT_SUBSTITUTED})"
+        result.error += legacy_hint(record.error)
         result.traceback = record.traceback
     elif record.status == "unpairable":
         result.error = record.error
