@@ -554,9 +554,10 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_
     each known cause of a difference is named (optimizer, learning rate, loss reduction, extra ops, initialisation).
     Exit codes: 0 agree, 1 differ, 2 usage error, 3 could not compare (a script failed, did not train in time, or
     its variables cannot be paired; the message says which)."""
+    import importlib
+    import threading
+
     from tfcompare.core.files import FolderTaken, claim_folder
-    from tfcompare.report.tensorboard import write_pair
-    from tfcompare.run.harness import default_run_name
     from tfcompare.tools.pair import AGREE, FAILED, PairOptions, pair_scripts
     from tfcompare.tools.pair.emit import check_target, emit
 
@@ -566,9 +567,16 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--emit-case'") from None
     _check_writable(logdir)
+    # TensorFlow (for the TensorBoard run) is imported here while the two scripts run in their own processes
+    importer = threading.Thread(target=importlib.import_module, args=("tfcompare.report.tensorboard",), daemon=True)
+    importer.start()
     result = pair_scripts(tf1_script, tf2_script, PairOptions(steps=steps, timeout_s=timeout_s, args=tuple(args)))
+    importer.join()  # never exit with TensorFlow half imported
     folder = None
     if result.status != FAILED:
+        from tfcompare.report.tensorboard import write_pair
+        from tfcompare.run.harness import default_run_name
+
         try:
             folder = claim_folder(Path(logdir).absolute(), run_name, f"pair-{Path(tf2_script).stem}-{default_run_name()}")
         except FolderTaken as exc:
