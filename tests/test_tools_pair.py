@@ -76,7 +76,7 @@ def test_an_optimizer_and_an_extra_op_are_named(keras_variants):
     assert "TF1 Adam-like (update = -0.000999 x sign" in kinds["optimizer"]
     assert "TF2 SGD-like (update = -0.001 x gradient)" in kinds["optimizer"]
     assert kinds["extra_op"] == "forward ops: Sigmoid x0 in TF1, x1 in TF2 (1 more in TF2)"
-    assert kinds["where"].startswith("the difference starts at step 1's loss differs")
+    assert kinds["where"].startswith("the difference starts at step 1: its loss differs (2.28")
     assert "reduction" not in kinds and "initialisation" not in kinds
 
 

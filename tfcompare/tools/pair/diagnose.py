@@ -165,12 +165,12 @@ def _where(checks: list[StepCheck]) -> list[Finding]:
         return []
     k = first.step
     if not first.loss_ok:
-        what = (f"step {k}'s loss differs ({first.loss_tf1:.6g} in TF1, {first.loss_tf2:.6g} in TF2)"
+        what = (f"step {k}: its loss differs ({first.loss_tf1:.6g} in TF1, {first.loss_tf2:.6g} in TF2)"
                 + (": the forward pass or the loss, before any update" if k == 1 else ": after the updates before it"))
     elif not first.gradients_ok:
-        what = f"step {k}'s loss agrees, its gradients do not ({first.worst}): the loss's definition or its gradient"
+        what = f"step {k}: its loss agrees, its gradients do not ({first.worst}): the loss's definition or its gradient"
     else:
-        what = f"step {k}'s loss and gradients agree, the weights after it do not ({first.worst}): the update"
+        what = f"step {k}: its loss and gradients agree, the weights after it do not ({first.worst}): the update"
     return [Finding("where", f"the difference starts at {what}")]
 
 
