@@ -39,7 +39,7 @@ def _kinds(result) -> dict[str, str]:
 def keras_variants():
     """The Keras fit rewrite of the MLP, as written and in its two deliberately different variants."""
     return {v: pair_scripts(TF1_MLP, TF2_KERAS, PairOptions(steps=3, args=("--variant", v)))
-            for v in ("faithful", "sgd-sigmoid", "lr-sum-init")}
+            for v in ("faithful", "sgd-sigmoid", "lr-sum-init", "rmsprop")}
 
 
 def test_a_raw_variable_rewrite_with_a_tf_function_step_agrees_exactly():
@@ -73,7 +73,7 @@ def test_an_optimizer_and_an_extra_op_are_named(keras_variants):
     assert result.status == DIFFER
     kinds = _kinds(result)
     assert "AdamOptimizer(learning_rate=0.001" in kinds["optimizer"] and "SGD(learning_rate=0.001)" in kinds["optimizer"]
-    assert "TF1 Adam-like (update = -0.000999 x sign" in kinds["optimizer"]
+    assert "TF1 Adam/RMSprop-like (update = -0.001 x sign" in kinds["optimizer"]
     assert "TF2 SGD-like (update = -0.001 x gradient)" in kinds["optimizer"]
     assert kinds["extra_op"] == "forward ops: Sigmoid x0 in TF1, x1 in TF2 (1 more in TF2)"
     assert kinds["where"].startswith("the difference starts at step 1: its loss differs (2.28")
@@ -86,7 +86,7 @@ def test_a_learning_rate_a_summed_loss_and_an_initialisation_are_named(keras_var
     kinds = _kinds(result)
     assert "optimizer" not in kinds and "extra_op" not in kinds
     assert kinds["learning_rate"].startswith("learning_rate: 0.001 in TF1, 0.01 in TF2 (both adam)")
-    assert "TF2 Adam-like (update = -0.01 x sign" in kinds["learning_rate"]
+    assert "TF2 Adam/RMSprop-like (update = -0.01 x sign" in kinds["learning_rate"]
     assert kinds["reduction"].startswith("loss reduction over the batch: mean in TF1, sum in TF2 (the same batch fed "
                                          "twice: loss x1 in TF1, x2 in TF2)")
     assert kinds["initialisation"].startswith("initialisation of h1/w (784, 32): TF1 mean")
@@ -111,11 +111,25 @@ def test_a_tf1_layers_script_pairs_with_the_legacy_extra_and_says_how_to_get_it_
         assert [p["tf1"] for p in result.pairing][:3] == ["dense/kernel", "dense/bias", "dense_1/kernel"]
 
 
+def test_a_formula_difference_is_named_when_every_setting_matches(keras_variants):
+    result = keras_variants["rmsprop"]
+    assert result.status == DIFFER
+    kinds = _kinds(result)
+    assert kinds["where"].startswith("the difference starts at step 1: its loss and gradients agree, the weights "
+                                     "after it do not")
+    assert kinds["setting"].startswith("rmsprop: every setting matches, but the formulas differ: TF1's mean-square "
+                                       "slot starts at 1.0, Keras's at 0")
+    # TF1's slot starts at 1: a gradient step of lr/sqrt(0.9 + 0.1 g^2) ~ 1.05 lr; Keras's at 0: lr/sqrt(0.1) x sign
+    assert "TF1 SGD-like (update = -0.00105 x gradient)" in kinds["setting"]
+    assert "TF2 Adam/RMSprop-like (update = -0.00316 x sign of the gradient)" in kinds["setting"]
+    assert "optimizer" not in kinds and "learning_rate" not in kinds
+
+
 def test_an_ambiguous_pairing_is_refused_with_both_lists():
     result = pair_scripts(TF1_MLP, TF2_RAW, PairOptions(steps=2, args=("swap",)))
     assert result.status == FAILED and result.failed_side == "tf2"
     assert "cannot pair the variables without guessing: 2 variables of shape (32, 32)" in result.error
-    assert "  TF1 #2 h2/w (32, 32) (line 15), used #2" in result.error
+    assert "  TF1 #2 h2/w (32, 32) (line 17), used #2" in result.error
     assert "  TF2 #2 Variable (32, 32) (line 17), used #4" in result.error
     assert "  TF2 #4 Variable (32, 32) (line 18), used #2" in result.error
     assert _children(TF2_RAW) == []
@@ -212,3 +226,14 @@ def test_bad_input_is_a_usage_error_naming_the_value(tmp_path, monkeypatch, args
     assert message in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "logs").exists()
+
+
+def test_the_comparing_process_imports_no_tensorflow_before_the_scripts_run():
+    """`pair` starts both scripts first and imports TensorFlow (for TensorBoard) while they run."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import tfcompare.tools.pair, tfcompare.tools.pair.emit, tfcompare.tools.pair.processes; "
+            "print('tensorflow' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr

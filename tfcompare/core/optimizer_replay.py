@@ -19,7 +19,7 @@ import tensorflow as tf
 
 from tfcompare.core import optimizers as exact
 
-__all__ = ["OptimizerSide", "Replay", "tf1_optimizer", "tf2_optimizer", "replay"]
+__all__ = ["OptimizerSide", "Replay", "FORMULAS", "tf1_optimizer", "tf2_optimizer", "replay"]
 
 # TF1 apply op -> (kind, {setting: input index}); the same order with or without the "Resource" prefix
 _TF1_OPS = {
@@ -36,7 +36,7 @@ _KERAS_KEYS = {"learning_rate": "learning_rate", "momentum": "momentum", "nester
                "initial_accumulator_value": "initial_accumulator"}
 _KERAS_ONLY = ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "amsgrad", "use_ema")
 # formula differences no setting can remove (Keras 3 source, keras/src/optimizers)
-_FORMULAS = {
+FORMULAS = {
     "rmsprop": "TF1's mean-square slot starts at 1.0, Keras's at 0",
     "adagrad": "Keras adds its epsilon inside the root (sqrt(acc + epsilon)); TF1 adds none",
 }
@@ -202,8 +202,8 @@ def replay(tf1: OptimizerSide, tf2: OptimizerSide, tf2_object, weights: Mapping[
     left = _distance(run_tf2(differing), reference) if differing else out.difference
     if left > rtol:
         notes = [f"Keras-only settings on: {', '.join(tf2.extras)}"] if tf2.extras else []
-        if tf2.kind in _FORMULAS and not type(tf2_object).__module__ == exact.__name__:
-            notes.append(_FORMULAS[tf2.kind])
+        if tf2.kind in FORMULAS and not type(tf2_object).__module__ == exact.__name__:
+            notes.append(FORMULAS[tf2.kind])
         out.remaining = (f"with every setting matched the weights are still {left:.2g} apart"
                          + (f": {'; '.join(notes)}" if notes else ""))
     return out

@@ -1,4 +1,6 @@
-"""A TF1 MLP: three hidden ReLU layers, Adam, one-hot labels, a Session loop."""
+"""A TF1 MLP: three hidden ReLU layers, Adam (RMSProp with `rmsprop` among the arguments), one-hot labels."""
+import sys
+
 import tensorflow.compat.v1 as tf
 from tensorflow.examples.tutorials.mnist import input_data
 
@@ -23,7 +25,10 @@ h2 = layer(h1, 32, 32, "h2")
 h3 = layer(h2, 32, 32, "h3")
 logits = layer(h3, 32, 10, "out", activation=None)
 loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
-train_op = tf.train.AdamOptimizer(learning_rate=0.001).minimize(loss)
+if "rmsprop" in sys.argv:
+    train_op = tf.train.RMSPropOptimizer(learning_rate=0.001).minimize(loss)
+else:
+    train_op = tf.train.AdamOptimizer(learning_rate=0.001).minimize(loss)
 
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())

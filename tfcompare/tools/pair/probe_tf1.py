@@ -83,7 +83,9 @@ class TF1Probe:
             flat = tf.nest.flatten(fetches)
         except Exception:
             return False
-        return any(f is self.train_op or getattr(f, "op", None) is self.train_op for f in flat)
+        ops = [f if isinstance(f, tf.Operation) else getattr(f, "op", None) for f in flat]
+        # the train op itself, or a group that runs it (`tf.group(train_op, ema_op)`)
+        return any(op is self.train_op or (op is not None and self.train_op in op.control_inputs) for op in ops)
 
     def _step(self, sess, fetches, feed_dict, options, run_metadata):
         rec, step = self.record, self.record.steps
