@@ -123,6 +123,10 @@ def test_a_formula_difference_is_named_when_every_setting_matches(keras_variants
     assert "TF1 SGD-like (update = -0.00105 x gradient)" in kinds["setting"]
     assert "TF2 Adam/RMSprop-like (update = -0.00316 x sign of the gradient)" in kinds["setting"]
     assert "optimizer" not in kinds and "learning_rate" not in kinds
+    # a subclassed model made its weights inside fit, after an unused Sequential made its own: the trained ones
+    # are paired (by their Keras paths) and got TF1's initial values, as the agreeing gradients show
+    assert [p["tf2"] for p in result.pairing][:2] == ["mlp/dense_4/kernel", "mlp/dense_4/bias"]
+    assert all(c.gradients_max_abs_err < 1e-6 for c in result.checks[:1])
 
 
 def test_an_ambiguous_pairing_is_refused_with_both_lists():
@@ -237,3 +241,28 @@ def test_the_comparing_process_imports_no_tensorflow_before_the_scripts_run():
             "print('tensorflow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_ctrl_c_stops_both_scripts_and_exits_130(tmp_path):
+    """A real `tfcompare pair` process interrupted while its scripts run: exit 130, no script left running."""
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "waits_forever.py"
+    script.write_text("import time\nwhile True:\n    time.sleep(0.1)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "tfcompare", "pair", str(script), str(TF2_LOGREG), "--timeout",
+                             "120"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (_children(script) and _children(TF2_LOGREG)):
+            time.sleep(0.1)
+        assert _children(script), "the TF1 script never started"
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, output
+    assert "Traceback" not in output
+    time.sleep(0.5)  # the kernel reaps killed children asynchronously
+    assert _children(script) == [] and _children(TF2_LOGREG) == []

@@ -3,7 +3,8 @@
 `--variant` makes it differ from the TF1 script on purpose (what the pair tests diagnose):
   sgd-sigmoid  SGD instead of Adam, and an extra sigmoid after the first layer
   lr-sum-init  Adam at 10x the learning rate, the loss summed over the batch, another initialisation
-  rmsprop      RMSprop with TF1's settings, against the TF1 script's RMSProp (its mean square starts at 1.0)
+  rmsprop      a subclassed Model (its weights made inside fit) with RMSprop at TF1's settings, against the TF1
+               script's RMSProp (whose mean square starts at 1.0)
 """
 import argparse
 
@@ -26,6 +27,22 @@ layers += [keras.layers.Dense(32, activation="relu", kernel_initializer=init),
            keras.layers.Dense(32, activation="relu", kernel_initializer=init),
            keras.layers.Dense(10, kernel_initializer=init)]
 model = keras.Sequential(layers)
+
+
+class MLP(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.hidden = [keras.layers.Dense(32, activation="relu", kernel_initializer=init) for _ in range(3)]
+        self.out = keras.layers.Dense(10, kernel_initializer=init)
+
+    def call(self, x):
+        for layer in self.hidden:
+            x = layer(x)
+        return self.out(x)
+
+
+if variant == "rmsprop":
+    model = MLP()
 
 if variant == "sgd-sigmoid":
     optimizer = keras.optimizers.SGD(learning_rate=0.001)

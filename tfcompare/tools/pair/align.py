@@ -1,7 +1,7 @@
 """Pairing TF1's variables with TF2's: by shape, creation order and order of use; ambiguity is refused.
 
 Within each shape, the n-th variable TF2 creates is provisionally the n-th TF1 created (that is what TF1's
-initial values are injected by, at creation). After the first step the order in which each side first uses
+initial values are injected by, at creation); only the variables the first step trains are then paired. After the first step the order in which each side first uses
 its variables on the way to the loss must give the same pairing; where it does not, or where the shapes do
 not match one to one, nothing is guessed: both lists are shown.
 """
@@ -17,17 +17,22 @@ class PairingError(Exception):
     """The variables cannot be paired one to one without guessing; the message holds both lists."""
 
 
-def provisional(tf1: list[Variable], taken: set[str], shape: list[int]) -> Variable | None:
-    """The first TF1 variable of `shape`, in creation order, not yet taken."""
-    for v in sorted(tf1, key=lambda v: v.created):
-        if v.shape == list(shape) and v.key not in taken:
-            return v
-    return None
+def provisional(tf1: list[Variable], shape: list[int], n: int) -> Variable | None:
+    """The TF1 variable the n-th TF2 variable of `shape` (counting from 0) is provisionally paired with: the n-th
+    TF1 variable of that shape in creation order, counted round again when TF2 made more (a model built and then
+    replaced by another: the one trained is paired and checked after the first step)."""
+    same = [v for v in sorted(tf1, key=lambda v: v.created) if v.shape == list(shape)]
+    return same[n % len(same)] if same else None
 
 
 def confirm(tf1: list[Variable], tf2: list[Variable], pairs: dict[str, str]) -> list[tuple[str, str, str]]:
     """(tf1 key, tf2 key, how) for every TF1 variable, or PairingError. `pairs` maps TF2 keys to TF1 keys."""
     problems = []
+    taken = [pairs[v.key] for v in tf2 if v.key in pairs]
+    twice = sorted({k for k in taken if taken.count(k) > 1})
+    if twice:
+        problems.append(f"more TF2 variables than TF1 ones of the same shape are trained (TF1 {', '.join(twice)} "
+                        "would be paired twice)")
     unpaired1 = [v for v in tf1 if v.key not in pairs.values()]
     unpaired2 = [v for v in tf2 if v.key not in pairs]
     if unpaired1 or unpaired2:

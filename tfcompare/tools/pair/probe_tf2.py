@@ -64,6 +64,7 @@ class TF2Probe:
         self.by_id: dict[int, str] = {}
         self.every: list[tf.Variable] = []  # every variable the script made (restored after probes)
         self.pairs: dict[str, str] = {}  # tf2 key -> tf1 key
+        self.made: dict[tuple, int] = {}  # trainable variables made so far, per shape
         self.reads: list[str] = []
         self.busy = False
         self.mode = "normal"  # normal | loss | ops
@@ -90,8 +91,11 @@ class TF2Probe:
                     probe._before_gradient(target, keys)
             grads = tape_gradient(tape, target, sources, *args, **kwargs)
             if not probe.busy and probe.mode == "normal":
-                keys = [probe._key(s) for s in tf.nest.flatten(sources)]
+                flat = tf.nest.flatten(sources)
+                keys = [probe._key(s) for s in flat]
                 if any(keys):
+                    if not probe.record.steps:  # a Keras variable's path names it better than its TF name
+                        probe._names(keys, flat)
                     probe._after_gradient(keys, tf.nest.flatten(grads))
             return grads
 
@@ -144,7 +148,9 @@ class TF2Probe:
         value = np.asarray(initial.numpy() if hasattr(initial, "numpy") else initial)
         rec = self.record
         key = f"v{len(self.variables)}"
-        partner = provisional(self.tf1.variables, set(self.pairs.values()), list(value.shape))
+        shape = tuple(value.shape)
+        partner = provisional(self.tf1.variables, list(shape), self.made.get(shape, 0))
+        self.made[shape] = self.made.get(shape, 0) + 1
         if partner is not None:
             self.pairs[key] = partner.key
             kwargs["initial_value"] = self.tf1.arrays[f"init/{partner.key}"].astype(value.dtype)
@@ -194,6 +200,12 @@ class TF2Probe:
         rec.loss_shape = list(value.shape)
         self._pending_loss = float(value.sum())
         self._pending_before = self._weights()
+
+    def _names(self, keys, sources) -> None:
+        for key, source in zip(keys, sources):
+            path = getattr(source, "path", None)
+            if key is not None and isinstance(path, str) and not isinstance(source, tf.Variable):
+                next(v for v in self.record.variables if v.key == key).name = path
 
     def _after_gradient(self, keys, grads) -> None:
         rec, step = self.record, self.record.steps
