@@ -134,9 +134,21 @@ def test_an_ambiguous_pairing_is_refused_with_both_lists():
     assert result.status == FAILED and result.failed_side == "tf2"
     assert "cannot pair the variables without guessing: 2 variables of shape (32, 32)" in result.error
     assert "  TF1 #2 h2/w (32, 32) (line 17), used #2" in result.error
-    assert "  TF2 #2 Variable (32, 32) (line 17), used #4" in result.error
-    assert "  TF2 #4 Variable (32, 32) (line 18), used #2" in result.error
+    assert "  TF2 #2 Variable (32, 32) (line 19), used #4" in result.error
+    assert "  TF2 #4 Variable (32, 32) (line 20), used #2" in result.error
+    assert result.findings == []  # nothing else differs
     assert _children(TF2_RAW) == []
+
+
+def test_a_different_model_is_refused_and_what_else_differs_is_still_named():
+    result = pair_scripts(TF1_MLP, TF2_RAW, PairOptions(steps=2, args=("wider",)))
+    assert result.status == FAILED and result.failed_side == "tf2"
+    assert result.error.startswith("cannot pair the variables without guessing: no variable of the same shape on the "
+                                   "other side for: TF1 h1/w (784, 32)")
+    assert "  TF2 #0 Variable (784, 48) (line 17), used #0" in result.error
+    assert [f.kind for f in result.findings] == ["reduction"]
+    assert result.findings[0].text.startswith("loss reduction over the batch: mean in TF1, sum in TF2")
+    assert "what differs besides (each side's first step on its own):" in result.lines()
 
 
 def test_a_script_that_crashes_before_training_shows_its_traceback_and_leaves_no_process(tmp_path):
@@ -183,7 +195,7 @@ def test_the_cli_from_another_folder_writes_losses_tensorboard_reads_and_a_case_
     assert result.exit_code == 0, result.output
     found = json.loads(result.stdout)
     assert found["status"] == "agree" and len(found["checks"]) == 2
-    assert found["sides"]["tf2"]["step_function"] == "train_step() (line 34)"
+    assert found["sides"]["tf2"]["step_function"] == "train_step() (line 39)"
     assert "cases file written: mlp_case.py (tfcompare run --cases-file mlp_case.py)" in found["notes"]
     text = (tmp_path / "mlp_case.py").read_text()
     assert f"_HERE / {Path(tf1).as_posix()!r}" in text and "StepInput(1, 'y', 'argmax', (), 'int64')" in text

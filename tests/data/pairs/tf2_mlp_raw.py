@@ -1,7 +1,8 @@
 """The MLP rewritten with raw variables and a plain Python step (no tf.function), integer labels.
 
-`--variant swap` creates the second and third hidden layers' weights in the other order (they are used in
-the same order): with two variables of one shape, creation order and order of use then disagree.
+`swap` among the arguments creates the second and third hidden layers' weights in the other order (they are
+used in the same order): with two variables of one shape, creation order and order of use then disagree.
+`wider` makes the first hidden layer 48 wide and sums the loss over the batch: a different model.
 """
 import sys
 
@@ -12,10 +13,14 @@ import tensorflow as tf
 x_train = (x_train / 255.0).reshape(-1, 784).astype(np.float32)
 
 init = tf.random_normal_initializer(stddev=0.1, seed=3)
-w1, b1 = tf.Variable(init([784, 32])), tf.Variable(tf.zeros([32]))
+width = 48 if "wider" in sys.argv else 32
+w1, b1 = tf.Variable(init([784, width])), tf.Variable(tf.zeros([width]))
 if "swap" in sys.argv:
     w3, b3 = tf.Variable(init([32, 32])), tf.Variable(tf.zeros([32]))
     w2, b2 = tf.Variable(init([32, 32])), tf.Variable(tf.zeros([32]))
+elif "wider" in sys.argv:
+    w2, b2 = tf.Variable(init([width, 32])), tf.Variable(tf.zeros([32]))
+    w3, b3 = tf.Variable(init([32, 32])), tf.Variable(tf.zeros([32]))
 else:
     w2, b2 = tf.Variable(init([32, 32])), tf.Variable(tf.zeros([32]))
     w3, b3 = tf.Variable(init([32, 32])), tf.Variable(tf.zeros([32]))
@@ -33,7 +38,8 @@ def model(x):
 
 def train_step(x, y):
     with tf.GradientTape() as tape:
-        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x)))
+        losses = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x))
+        loss = tf.reduce_sum(losses) if "wider" in sys.argv else tf.reduce_mean(losses)
     optimizer.apply_gradients(zip(tape.gradient(loss, params), params))
     return loss
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from tfcompare.core.equivalence import TOLERANCES
 from tfcompare.core.errors import legacy_hint
-from tfcompare.tools.pair.diagnose import Finding, StepCheck, findings, reduction_kind, step_checks
+from tfcompare.tools.pair.diagnose import (Finding, StepCheck, findings, reduction_kind, step_checks,
+                                            unpaired_findings)
 from tfcompare.tools.pair.processes import output_tail, run_sides
 from tfcompare.tools.pair.record import SideRecord, load
 
@@ -75,6 +76,9 @@ class PairResult:
             out = [head, f"could not compare: {self.error}"]
             if self.traceback:
                 out += ["", self.traceback.rstrip()]
+            if self.findings:
+                out.append("what differs besides (each side's first step on its own):")
+                out += [f"  - {f.text}" for f in self.findings]
             return out
         out = [head, "paired variables:"]
         out += [f"  {p['tf1']} {tuple(p['shape'])} <- {p['tf2']} ({p['tf2_site']}; {p['how']})" for p in self.pairing]
@@ -146,6 +150,9 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
         tf1, tf2 = load(folder, "tf1"), load(folder, "tf2")
         if _failure(result, "tf1", tf1, ended["tf1"], folder, options.timeout_s) or \
                 _failure(result, "tf2", tf2, ended["tf2"], folder, options.timeout_s):
+            if tf2 is not None and tf2.status == "unpairable" and tf2.steps:
+                result.findings = unpaired_findings(tf1, tf2)
+                result.notes = list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution))
             result.wall_s = time.perf_counter() - started
             return result
         _compare(result, tf1, tf2)

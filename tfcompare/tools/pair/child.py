@@ -13,7 +13,7 @@ import time
 import traceback
 from pathlib import Path
 
-from tfcompare.tools.pair.scripts import run_script
+from tfcompare.tools.pair.scripts import as_tf1, run_script
 
 __all__ = ["main"]
 
@@ -47,7 +47,7 @@ def main(argv: list[str]) -> int:
 
         probe = TF1Probe(record, steps, script)
         probe.install()
-        run = lambda: run_script(script, args, {})  # noqa: E731
+        run = lambda: run_script(script, args, {}, lambda tree: record.notes.extend(as_tf1(tree)))  # noqa: E731
         finish = lambda: None  # noqa: E731
         scope = None
     else:

@@ -16,7 +16,7 @@ import numpy as np
 from tfcompare.core.equivalence import TOLERANCES, compare
 from tfcompare.tools.pair.record import SideRecord
 
-__all__ = ["StepCheck", "Finding", "step_checks", "findings", "reduction_kind", "fitted_update"]
+__all__ = ["StepCheck", "Finding", "step_checks", "findings", "unpaired_findings", "reduction_kind", "fitted_update"]
 
 _TOL = TOLERANCES["float32"]
 
@@ -78,12 +78,15 @@ def fitted_update(record: SideRecord) -> str:
     sign (Adam's first step, RMSprop's roughly), with the factor: the learning rate either way."""
     if not record.steps:
         return "no step"
-    g = np.concatenate([v.ravel() for v in record.weights("grad", 0).values()]).astype(np.float64)
-    before, after = record.weights("before", 0), record.weights("after", 0)
-    d = np.concatenate([(after[k] - before[k]).ravel() for k in record.weights("grad", 0)]).astype(np.float64)
+    grads, before, after = record.weights("grad", 0), record.weights("before", 0), record.weights("after", 0)
+    keys = [k for k in grads if k in before and k in after]
+    if not keys:
+        return "not recorded"
+    g = np.concatenate([grads[k].ravel() for k in keys]).astype(np.float64)
+    d = np.concatenate([(after[k] - before[k]).ravel() for k in keys]).astype(np.float64)
     if not np.any(d):
         return "no change to the weights"
-    w = np.concatenate([before[k].ravel() for k in record.weights("grad", 0)]).astype(np.float64)
+    w = np.concatenate([before[k].ravel() for k in keys]).astype(np.float64)
     rounding = 4 * np.finfo(np.float32).eps * np.linalg.norm(w)  # w - lr*g is rounded to float32
     if np.any(g):
         c = -float(d @ g) / float(g @ g)
@@ -181,14 +184,24 @@ def _where(checks: list[StepCheck]) -> list[Finding]:
     return [Finding("where", f"the difference starts at {what}")]
 
 
+def _reduction(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    r1, r2 = reduction_kind(tf1.reduction_ratio), reduction_kind(tf2.reduction_ratio)
+    if "unknown" in (r1, r2) or r1 == r2:
+        return []
+    return [Finding("reduction", f"loss reduction over the batch: {r1} in TF1, {r2} in TF2 (the same batch fed "
+                                 f"twice: loss x{tf1.reduction_ratio:.3g} in TF1, x{tf2.reduction_ratio:.3g} in TF2)")]
+
+
+def unpaired_findings(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    """What differs besides the variables, when they cannot be paired: each side's first step on its own."""
+    optimizer = [f for f in _optimizer(tf1, tf2) if "the formulas differ" not in f.text]
+    return _reduction(tf1, tf2) + optimizer + _ops(tf1, tf2)
+
+
 def findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -> list[Finding]:
     out = _where(checks)
     update_only = bool(out) and "the update" in out[0].text
-    r1, r2 = reduction_kind(tf1.reduction_ratio), reduction_kind(tf2.reduction_ratio)
-    if "unknown" not in (r1, r2) and r1 != r2:
-        out.append(Finding("reduction", f"loss reduction over the batch: {r1} in TF1, {r2} in TF2 (the same batch fed "
-                                        f"twice: loss x{tf1.reduction_ratio:.3g} in TF1, x{tf2.reduction_ratio:.3g} "
-                                        "in TF2)"))
+    out += _reduction(tf1, tf2)
     optimizer = _optimizer(tf1, tf2)
     if not update_only:  # a formula difference is named only when it is what the steps show
         optimizer = [f for f in optimizer if "the formulas differ" not in f.text]

@@ -65,6 +65,7 @@ class TF2Probe:
         self.every: list[tf.Variable] = []  # every variable the script made (restored after probes)
         self.pairs: dict[str, str] = {}  # tf2 key -> tf1 key
         self.made: dict[tuple, int] = {}  # trainable variables made so far, per shape
+        self.unpaired = False  # the first step showed the variables cannot be paired: stop after it
         self.reads: list[str] = []
         self.busy = False
         self.mode = "normal"  # normal | loss | ops
@@ -125,7 +126,7 @@ class TF2Probe:
             if not probe.busy and probe.mode == "normal" and probe.record.steps:
                 probe.optimizer = optimizer
                 probe._take_after()
-                if probe.record.steps >= probe.steps:
+                if probe.record.steps >= probe.steps or probe.unpaired:
                     raise Stop
             return out
 
@@ -194,7 +195,7 @@ class TF2Probe:
         rec = self.record
         if rec.steps:
             self._take_after()
-            if rec.steps >= self.steps:
+            if rec.steps >= self.steps or self.unpaired:
                 raise Stop
         value = np.asarray(target)
         rec.loss_shape = list(value.shape)
@@ -211,6 +212,8 @@ class TF2Probe:
         rec, step = self.record, self.record.steps
         if step == 0:
             self._confirm_pairing(keys)
+            if self.unpaired:  # the weights are as before the gradient: read every trained one again
+                self._pending_before = self._weights()
         for key, grad in zip(keys, grads):
             if key is not None and key in self.pairs:
                 rec.arrays[f"grad/{step}/{key}"] = np.asarray(tf.convert_to_tensor(grad)) if grad is not None \
@@ -237,8 +240,11 @@ class TF2Probe:
         try:
             rec.pairing = [list(p) for p in confirm(self.tf1.variables, mine, pairs)]
         except PairingError as exc:
+            # not compared; the step still runs once, so the checks that need no pairing (optimizer and its
+            # update, loss reduction, forward ops) can say what else differs
             rec.status, rec.error = "unpairable", str(exc)
-            raise Stop from None
+            self.pairs, self.unpaired = {k: k for k in stepped}, True
+            return
         rec.variables = mine + [v for v in rec.variables if v.key not in stepped]
         self.pairs = pairs
 
@@ -347,7 +353,7 @@ class TF2Probe:
     def finish(self) -> None:
         """The last step's weights (if the script ended first), the reduction and op-trace probes, the optimizer."""
         rec = self.record
-        if rec.steps and rec.status != "unpairable":
+        if rec.steps:
             self._take_after()
         if self.optimizer is not None:
             side = tf2_optimizer(self.optimizer)
@@ -359,7 +365,7 @@ class TF2Probe:
                 rec.optimizer_config = keras.optimizers.serialize(self.optimizer)
             except Exception:
                 pass
-        if not rec.steps or rec.status == "unpairable":
+        if not rec.steps:
             return
         saved = self._save_all()
         try:

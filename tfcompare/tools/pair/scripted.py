@@ -24,7 +24,7 @@ from tfcompare.core.graph_builder import graph_parts
 from tfcompare.core.keras_step import KerasStep
 from tfcompare.tools.pair import loaders
 from tfcompare.tools.pair.probe_tf2 import STEP_WRAPPER, wrap_steps
-from tfcompare.tools.pair.scripts import run_script
+from tfcompare.tools.pair.scripts import as_tf1, run_script
 
 __all__ = ["Feed", "StepInput", "script_case", "ScriptStep"]
 
@@ -121,7 +121,7 @@ def _tf1_parts(script: str, args: tuple[str, ...]):
     try:
         with _patched((optimizer, "compute_gradients", compute_gradients), (optimizer, "apply_gradients", apply_gradients),
                       (_session.BaseSession, "run", session_run), *switches):
-            run_script(script, list(args), {})
+            run_script(script, list(args), {}, as_tf1)
     except _Loaded:
         pass
     finally:

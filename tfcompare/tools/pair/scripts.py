@@ -12,7 +12,7 @@ import sys
 import types
 from pathlib import Path
 
-__all__ = ["run_script"]
+__all__ = ["run_script", "as_tf1"]
 
 
 def run_script(script: str, args: list[str], extra_globals: dict, transform=None, module=None) -> types.ModuleType:
@@ -35,3 +35,18 @@ def run_script(script: str, args: list[str], extra_globals: dict, transform=None
         if str(Path(script).parent) in sys.path:
             sys.path.remove(str(Path(script).parent))
     return module
+
+
+def as_tf1(tree: ast.Module) -> list[str]:
+    """`import tensorflow as tf` in a script written for TF 1.x means the 1.x API: under TF 2 that is
+    `tensorflow.compat.v1`. Rewrites those imports; returns a note for each."""
+    notes = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "tensorflow":
+                    alias.asname = alias.asname or "tensorflow"
+                    alias.name = "tensorflow.compat.v1"
+                    notes.append(f"the TF1 script's `import tensorflow as {alias.asname}` (line {node.lineno}) ran as "
+                                 "tensorflow.compat.v1, the TF1 API it was written for")
+    return notes
