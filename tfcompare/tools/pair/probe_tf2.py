@@ -365,6 +365,9 @@ class TF2Probe:
                 rec.optimizer_config = keras.optimizers.serialize(self.optimizer)
             except Exception:
                 pass
+        if rec.steps and self.step_fn is None and self.fit_model is None:
+            rec.substitution.append("TF2's step inputs were not replaced: its gradient is taken outside a function "
+                                    "(inline in a loop), so both scripts must read the same data")
         if not rec.steps:
             return
         saved = self._save_all()
