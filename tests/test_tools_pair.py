@@ -68,6 +68,20 @@ def test_a_keras_fit_rewrite_agrees_within_float32_tolerance(keras_variants):
     assert result.findings == []
 
 
+def test_an_emitted_keras_fit_case_runs_both_scripts_as_a_case(keras_variants, tmp_path):
+    from tfcompare.tools.pair.emit import emit
+
+    out = tmp_path / "fit_case.py"
+    emit(out, keras_variants["faithful"])
+    with pytest.raises(FileExistsError):  # never over an existing file
+        emit(out, keras_variants["faithful"])
+    ran = CliRunner().invoke(cli, ["run", "--cases-file", str(out), "--mode", "tf1-graph", "--mode", "tf2-eager",
+                                   "--quick", "--json", "--logdir", str(tmp_path / "logs")])
+    assert ran.exit_code == 0, ran.output
+    rows = {r["mode"]: r for r in json.loads(ran.stdout)["results"]}
+    assert rows["tf2-eager"]["status"] == "ok" and rows["tf2-eager"]["max_abs_err"] < 1e-5
+
+
 def test_an_optimizer_and_an_extra_op_are_named(keras_variants):
     result = keras_variants["sgd-sigmoid"]
     assert result.status == DIFFER
