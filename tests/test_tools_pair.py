@@ -39,7 +39,7 @@ def _kinds(result) -> dict[str, str]:
 def keras_variants():
     """The Keras fit rewrite of the MLP, as written and in its two deliberately different variants."""
     return {v: pair_scripts(TF1_MLP, TF2_KERAS, PairOptions(steps=3, args=("--variant", v)))
-            for v in ("faithful", "sgd-sigmoid", "lr-sum-init", "rmsprop")}
+            for v in ("faithful", "sgd-sigmoid", "lr-sum-init", "epsilon", "rmsprop")}
 
 
 def test_a_raw_variable_rewrite_with_a_tf_function_step_agrees_exactly():
@@ -125,6 +125,17 @@ def test_a_tf1_layers_script_pairs_with_the_legacy_extra_and_says_how_to_get_it_
         assert [p["tf1"] for p in result.pairing][:3] == ["dense/kernel", "dense/bias", "dense_1/kernel"]
 
 
+def test_kerass_default_epsilon_is_named_and_replayed(keras_variants):
+    result = keras_variants["epsilon"]
+    assert result.status == DIFFER
+    kinds = _kinds(result)
+    first = result.checks[0]
+    assert first.loss_ok and first.gradients_ok and not first.weights_ok
+    assert kinds["setting"].startswith("epsilon: 1e-08 in TF1, 1e-07 in TF2 (both adam)")
+    assert "epsilon (1e-08 in TF1, 1e-07 in TF2) accounts for it: with TF1's value the difference is" in kinds["replay"]
+    assert "learning_rate" not in kinds and "optimizer" not in kinds
+
+
 def test_a_formula_difference_is_named_when_every_setting_matches(keras_variants):
     result = keras_variants["rmsprop"]
     assert result.status == DIFFER
@@ -137,6 +148,9 @@ def test_a_formula_difference_is_named_when_every_setting_matches(keras_variants
     assert "TF1 SGD-like (update = -0.00105 x gradient)" in kinds["setting"]
     assert "TF2 Adam/RMSprop-like (update = -0.00316 x sign of the gradient)" in kinds["setting"]
     assert "optimizer" not in kinds and "learning_rate" not in kinds
+    # TF1's gradients replayed through both optimizers: no setting closes the gap
+    assert "with every setting matched the weights are still" in kinds["replay"]
+    assert kinds["replay"].endswith("TF1's mean-square slot starts at 1.0, Keras's at 0")
     # a subclassed model made its weights inside fit, after an unused Sequential made its own: the trained ones
     # are paired (by their Keras paths) and got TF1's initial values, as the agreeing gradients show
     assert [p["tf2"] for p in result.pairing][:2] == ["mlp/dense_4/kernel", "mlp/dense_4/bias"]

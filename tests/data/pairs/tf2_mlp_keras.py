@@ -3,6 +3,7 @@
 `--variant` makes it differ from the TF1 script on purpose (what the pair tests diagnose):
   sgd-sigmoid  SGD instead of Adam, and an extra sigmoid after the first layer
   lr-sum-init  Adam at 10x the learning rate, the loss summed over the batch, another initialisation
+  epsilon      Adam with Keras's default epsilon (1e-7; TF1's is 1e-8)
   rmsprop      a subclassed Model (its weights made inside fit) with RMSprop at TF1's settings, against the TF1
                script's RMSProp (whose mean square starts at 1.0)
 """
@@ -12,7 +13,7 @@ import keras
 import tensorflow as tf
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--variant", default="faithful", choices=["faithful", "sgd-sigmoid", "lr-sum-init", "rmsprop"])
+parser.add_argument("--variant", default="faithful", choices=["faithful", "sgd-sigmoid", "lr-sum-init", "epsilon", "rmsprop"])
 variant = parser.parse_args().variant
 
 (x_train, y_train), _ = keras.datasets.mnist.load_data()
@@ -46,6 +47,8 @@ if variant == "rmsprop":
 
 if variant == "sgd-sigmoid":
     optimizer = keras.optimizers.SGD(learning_rate=0.001)
+elif variant == "epsilon":
+    optimizer = keras.optimizers.Adam(learning_rate=0.001)
 elif variant == "rmsprop":
     optimizer = keras.optimizers.RMSprop(learning_rate=0.001, rho=0.9, epsilon=1e-10)
 elif variant == "lr-sum-init":

@@ -205,5 +205,28 @@ def findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -
     optimizer = _optimizer(tf1, tf2)
     if not update_only:  # a formula difference is named only when it is what the steps show
         optimizer = [f for f in optimizer if "the formulas differ" not in f.text]
-    out += optimizer + _ops(tf1, tf2) + _init(tf1, tf2, pairs)
+    out += optimizer
+    if update_only:
+        out += _replay(tf1, tf2, pairs)
+    out += _ops(tf1, tf2) + _init(tf1, tf2, pairs)
     return out
+
+
+def _replay(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
+    """Forward and gradients agree, the update does not: replay TF1's first gradient through both optimizers
+    from TF1's weights for K steps, and measure what matching each differing setting leaves (own-code's replay)."""
+    if not (tf1.optimizer and tf2.optimizer and tf2.optimizer_config) or tf1.optimizer["kind"] != tf2.optimizer["kind"]:
+        return []
+    import keras
+
+    from tfcompare.core.optimizer_replay import OptimizerSide, replay
+
+    try:
+        tf2_object = keras.optimizers.deserialize(tf2.optimizer_config)
+    except Exception:  # an optimizer class of the script's own: nothing to rebuild it from
+        return []
+    keys = [a for a, _, _ in pairs]
+    weights, grads = tf1.weights("before", 0), tf1.weights("grad", 0)
+    found = replay(OptimizerSide(**tf1.optimizer), OptimizerSide(**tf2.optimizer), tf2_object,
+                   {k: weights[k] for k in keys}, {k: grads[k] for k in keys}, tf1.steps, _TOL.rtol)
+    return [Finding("replay", f"replayed: {found.line()}")]
