@@ -306,3 +306,20 @@ def test_ctrl_c_stops_both_scripts_and_exits_130(tmp_path):
     assert "Traceback" not in output
     time.sleep(0.5)  # the kernel reaps killed children asynchronously
     assert _children(script) == [] and _children(TF2_LOGREG) == []
+
+
+def test_a_training_run_is_recognised_however_the_train_op_is_fetched():
+    """The train op itself, in a MonitoredSession's dict keyed by hook objects, or inside a group."""
+    import tensorflow as tf
+
+    from tfcompare.tools.pair.probe_tf1 import runs
+
+    with tf.compat.v1.Graph().as_default():
+        w = tf.compat.v1.Variable(1.0)
+        loss = tf.square(w)
+        train = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        other = tf.no_op()
+        assert runs(train, train) and runs([train, loss], train)
+        assert runs({"caller": [train, loss], object(): loss}, train)  # tf.nest cannot sort these keys
+        assert runs(tf.group(train, other), train)
+        assert not runs([loss, other], train) and not runs({"a": loss}, train)

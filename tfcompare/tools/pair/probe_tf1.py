@@ -17,7 +17,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
 
-__all__ = ["Stop", "TF1Probe"]
+__all__ = ["Stop", "TF1Probe", "runs"]
 
 _PASS_THROUGH = {"Identity", "ReadVariableOp", "Cast", "Enter", "Switch", "Merge"}
 
@@ -39,6 +39,29 @@ def _feed_kind(value: np.ndarray) -> str:
     if value.ndim == 2 and value.size and np.isin(value, (0.0, 1.0)).all() and np.allclose(value.sum(axis=1), 1.0):
         return "onehot"
     return "features"
+
+
+def _leaves(fetches):
+    """Every fetch in a nest of lists, tuples and dicts; dict keys are not sorted (MonitoredSession keys its
+    hooks' fetches by the hook objects, which `tf.nest` cannot sort)."""
+    if isinstance(fetches, dict):
+        for value in fetches.values():
+            yield from _leaves(value)
+    elif isinstance(fetches, (list, tuple)):
+        for value in fetches:
+            yield from _leaves(value)
+    else:
+        yield fetches
+
+
+def runs(fetches, train_op) -> bool:
+    """Whether a `Session.run` of `fetches` runs `train_op`: itself, or a group that runs it (`tf.group(train_op,
+    ema_op)`)."""
+    for fetch in _leaves(fetches):
+        op = fetch if isinstance(fetch, tf.Operation) else getattr(fetch, "op", None)
+        if op is train_op or (op is not None and train_op in op.control_inputs):
+            return True
+    return False
 
 
 class TF1Probe:
@@ -79,13 +102,7 @@ class TF1Probe:
         _session.BaseSession.run = run
 
     def _trains(self, fetches) -> bool:
-        try:
-            flat = tf.nest.flatten(fetches)
-        except Exception:
-            return False
-        ops = [f if isinstance(f, tf.Operation) else getattr(f, "op", None) for f in flat]
-        # the train op itself, or a group that runs it (`tf.group(train_op, ema_op)`)
-        return any(op is self.train_op or (op is not None and self.train_op in op.control_inputs) for op in ops)
+        return runs(fetches, self.train_op)
 
     def _step(self, sess, fetches, feed_dict, options, run_metadata):
         rec, step = self.record, self.record.steps

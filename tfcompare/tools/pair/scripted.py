@@ -23,6 +23,7 @@ from tfcompare.core.cases import Case, InputSpec
 from tfcompare.core.graph_builder import graph_parts
 from tfcompare.core.keras_step import KerasStep
 from tfcompare.tools.pair import loaders
+from tfcompare.tools.pair.probe_tf1 import runs
 from tfcompare.tools.pair.probe_tf2 import STEP_WRAPPER, wrap_steps
 from tfcompare.tools.pair.scripts import as_tf1, run_script
 
@@ -106,8 +107,7 @@ def _tf1_parts(script: str, args: tuple[str, ...]):
         return op
 
     def session_run(sess, fetches, feed_dict=None, *a, **k):
-        if "train_op" in found and any(f is found["train_op"] or getattr(f, "op", None) is found["train_op"]
-                                       for f in tf.nest.flatten(fetches)):
+        if "train_op" in found and runs(fetches, found["train_op"]):
             found["feed"], found["session"] = dict(feed_dict or {}), sess
             raise _Loaded
         return run(sess, fetches, feed_dict, *a, **k)
