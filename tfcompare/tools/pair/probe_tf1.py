@@ -15,6 +15,7 @@ from tensorflow.python.client import session as _session
 
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
+from tfcompare.tools.pair import batches
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
 
 __all__ = ["Stop", "TF1Probe", "runs"]
@@ -29,16 +30,6 @@ class Stop(BaseException):
 def _site(op, script: str) -> str:
     frames = [f for f in (op.traceback or []) if f.filename == script]
     return f"line {frames[-1].lineno}" if frames else "?"
-
-
-def _feed_kind(value: np.ndarray) -> str:
-    if value.ndim == 0:
-        return "scalar"
-    if np.issubdtype(value.dtype, np.integer) or value.dtype == bool:
-        return "int"
-    if value.ndim == 2 and value.size and np.isin(value, (0.0, 1.0)).all() and np.allclose(value.sum(axis=1), 1.0):
-        return "onehot"
-    return "features"
 
 
 def _leaves(fetches):
@@ -153,7 +144,7 @@ class TF1Probe:
         dtypes = {getattr(k, "name", str(k)).removesuffix(":0"): k.dtype.base_dtype.name
                   for k in feed if hasattr(k, "dtype")}
         for name, value in self._feeds(feed).items():
-            kind = _feed_kind(value)
+            kind = batches.kind(value)
             rec.feeds.append({"name": name, "shape": list(value.shape), "dtype": dtypes.get(name, value.dtype.name),
                               "kind": kind, "high": int(value.max()) + 1 if kind == "int" and value.size else None,
                               "value": value.item() if kind == "scalar" else None})

@@ -23,9 +23,10 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf2_optimizer
 from tfcompare.tools.pair.align import PairingError, confirm, provisional
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
-from tfcompare.tools.pair.probe_tf1 import Stop, _feed_kind
+from tfcompare.tools.pair import batches
+from tfcompare.tools.pair.probe_tf1 import Stop
 
-__all__ = ["TF2Probe", "STEP_WRAPPER", "wrap_steps", "convert"]
+__all__ = ["TF2Probe", "STEP_WRAPPER", "wrap_steps"]
 
 STEP_WRAPPER = "__tfcompare_step__"
 
@@ -52,12 +53,10 @@ def _is_batch(leaf) -> bool:
     return isinstance(leaf, (np.ndarray, tf.Tensor)) and len(leaf.shape) >= 1
 
 
-def _kind(leaf) -> str:
-    value = np.asarray(leaf)
-    return _feed_kind(value)
-
-
 class TF2Probe:
+    """Install with `install()` (and `creator` as the script's variable creator scope); `finish()` after the
+    script stops fills in the probes. Everything observed goes into `record`."""
+
     def __init__(self, record: SideRecord, tf1: SideRecord, steps: int, script: str):
         self.record, self.tf1, self.steps, self.script = record, tf1, steps, script
         self.variables: dict[str, tf.Variable] = {}  # trainable, by key
@@ -262,13 +261,14 @@ class TF2Probe:
         for leaf in leaves:
             found, spec = None, None
             if _is_batch(leaf):
-                kind, shape = _kind(leaf), tuple(leaf.shape)
+                kind, shape = batches.kind(leaf), tuple(leaf.shape)
                 dtype = np.dtype(leaf.dtype.as_numpy_dtype if hasattr(leaf.dtype, "as_numpy_dtype") else leaf.dtype)
                 for j, (feed, value) in enumerate(feeds):
                     if j in used:
                         continue
-                    found, how = convert(value, feed["kind"], kind, shape[1:], dtype)
-                    if found is not None:
+                    how = batches.how(value, feed["kind"], kind, shape[1:])
+                    if how:
+                        found = batches.apply(value, how, shape[1:], dtype)
                         used.add(j)
                         spec = {"feed": feed["name"], "convert": how, "shape": list(shape[1:]), "dtype": dtype.name}
                         if how == "argmax":
@@ -445,19 +445,6 @@ class TF2Probe:
                 var.assign(value)
         finally:
             self.busy = False
-
-
-def convert(value: np.ndarray, kind1: str, kind2: str, shape2: tuple, dtype) -> tuple[np.ndarray | None, str]:
-    """A TF1 feed value in a TF2 input's format: ("same" reshaped and cast, "argmax" one-hot to class ids,
-    "onehot" class ids to one-hot), or (None, "") when the two cannot be the same input."""
-    n, per1, per2 = len(value), int(np.prod(value.shape[1:])), int(np.prod(shape2))
-    if kind1 == kind2 and per1 == per2:
-        return value.reshape((n, *shape2)).astype(dtype), "same"
-    if kind2 == "int" and kind1 == "onehot" and per2 == 1:
-        return value.argmax(axis=1).reshape((n, *shape2)).astype(dtype), "argmax"
-    if kind2 == "onehot" and kind1 == "int" and per1 == 1:
-        return np.eye(shape2[-1], dtype=dtype)[value.reshape(n)], "onehot"
-    return None, ""
 
 
 def _name(fn) -> str:

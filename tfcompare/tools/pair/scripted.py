@@ -22,7 +22,7 @@ from tensorflow.python.client import session as _session
 from tfcompare.core.cases import Case, InputSpec
 from tfcompare.core.graph_builder import graph_parts
 from tfcompare.core.keras_step import KerasStep
-from tfcompare.tools.pair import loaders
+from tfcompare.tools.pair import batches, loaders
 from tfcompare.tools.pair.probe_tf1 import runs
 from tfcompare.tools.pair.probe_tf2 import STEP_WRAPPER, wrap_steps
 from tfcompare.tools.pair.scripts import as_tf1, run_script
@@ -54,13 +54,7 @@ class StepInput:
     dtype: str
 
     def __call__(self, value: np.ndarray) -> np.ndarray:
-        value = np.asarray(value)
-        n = len(value)
-        if self.convert == "argmax":
-            value = value.argmax(axis=1)
-        elif self.convert == "onehot":
-            return np.eye(self.shape[-1], dtype=self.dtype)[value.reshape(n)]
-        return value.reshape((n, *self.shape)).astype(self.dtype)
+        return batches.apply(value, self.convert, self.shape, self.dtype)
 
 
 class _Loaded(BaseException):
