@@ -323,3 +323,48 @@ def test_a_training_run_is_recognised_however_the_train_op_is_fetched():
         assert runs({"caller": [train, loss], object(): loss}, train)  # tf.nest cannot sort these keys
         assert runs(tf.group(train, other), train)
         assert not runs([loss, other], train) and not runs({"a": loss}, train)
+
+
+def _record(side, ops=None, ratio=1.0, init=None, losses=(1.0,)):
+    from tfcompare.tools.pair.record import SideRecord, Variable
+
+    init = init or {"mean": 0.0, "std": 0.1, "min": -0.3, "max": 0.3, "size": 400}
+    rec = SideRecord(side=side, script=f"{side}.py", status="ok", ops=ops or {"MatMul": 1}, reduction_ratio=ratio,
+                     losses=list(losses))
+    rec.variables = [Variable(key="w", name="w", shape=[20, 20], dtype="float32", site="line 1", created=0, used=0,
+                              init=init)]
+    return rec
+
+
+def test_diagnosis_rules_on_recorded_numbers():
+    """The rules behind each finding, on hand-made records (no processes): thresholds are where they say."""
+    import numpy as np
+
+    from tfcompare.tools.pair.diagnose import StepCheck, findings, fitted_update, reduction_kind
+
+    assert [reduction_kind(r) for r in (1.0, 1.0005, 2.0, 1.9995, 1.5, None)] == \
+        ["mean", "mean", "sum", "sum", "neither a mean nor a sum (x1.5)", "unknown"]
+    pairs = [("w", "w", "the only variable of its shape")]
+    failing = [StepCheck(1, 1.0, 1.2, False, 0.1, False, 0.1, False)]
+    # sampling noise in a standard deviation is not a different initialisation; a factor of 1.5 is
+    same = findings(_record("tf1"), _record("tf2", init={"mean": 0.01, "std": 0.105, "min": -0.3, "max": 0.3,
+                                                         "size": 400}), pairs, [])
+    assert same == []
+    wider = findings(_record("tf1"), _record("tf2", init={"mean": 0.0, "std": 0.15, "min": -0.5, "max": 0.5,
+                                                          "size": 400}), pairs, [])
+    assert [f.kind for f in wider] == ["initialisation"]
+    # dropout is named only when the steps differ
+    dropout = {"MatMul": 1, "Dropout": 1}
+    assert findings(_record("tf1", ops=dropout), _record("tf2", ops=dropout), pairs, []) == []
+    kinds = [f.kind for f in findings(_record("tf1", ops=dropout), _record("tf2", ops=dropout), pairs, failing)]
+    assert kinds == ["where", "randomness"]
+    # the first update fitted to the first gradient
+    rec = _record("tf2")
+    g = np.linspace(-1, 1, 400, dtype=np.float32).reshape(20, 20)
+    rec.arrays = {"grad/0/w": g, "before/0/w": np.full((20, 20), 0.5, np.float32)}
+    rec.arrays["after/0/w"] = rec.arrays["before/0/w"] - np.float32(0.01) * g
+    assert fitted_update(rec) == "SGD-like (update = -0.01 x gradient)"
+    rec.arrays["after/0/w"] = rec.arrays["before/0/w"] - np.float32(0.003) * np.sign(g)
+    assert fitted_update(rec) == "Adam/RMSprop-like (update = -0.003 x sign of the gradient)"
+    rec.arrays["after/0/w"] = rec.arrays["before/0/w"] - np.float32(0.01) * g ** 3
+    assert fitted_update(rec) == "neither a multiple of the gradient nor of its sign"

@@ -208,8 +208,18 @@ def findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -
     out += optimizer
     if update_only:
         out += _replay(tf1, tf2, pairs)
-    out += _ops(tf1, tf2) + _init(tf1, tf2, pairs)
+    out += _ops(tf1, tf2) + _init(tf1, tf2, pairs) + (_randomness(tf1, tf2) if out else [])
     return out
+
+
+def _randomness(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    """Dropout draws its masks on each side from its own generator: such steps cannot agree."""
+    a, b = (tf1.ops or {}).get("Dropout", 0), (tf2.ops or {}).get("Dropout", 0)
+    if not (a or b):
+        return []
+    return [Finding("randomness", f"the step draws random numbers (dropout: x{a} in TF1, x{b} in TF2): each side's "
+                                  "masks come from its own generator, so steps that use them cannot agree; compare "
+                                  "with dropout off (keep_prob 1.0 / rate 0)")]
 
 
 def _replay(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
