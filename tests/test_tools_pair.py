@@ -342,8 +342,13 @@ def test_diagnosis_rules_on_recorded_numbers():
 
     from tfcompare.tools.pair.diagnose import StepCheck, findings, fitted_update, reduction_kind
 
-    assert [reduction_kind(r) for r in (1.0, 1.0005, 2.0, 1.9995, 1.5, None)] == \
-        ["mean", "mean", "sum", "sum", "neither a mean nor a sum (x1.5)", "unknown"]
+    assert [reduction_kind(r) for r in (1.0, 1.0005, 2.0, 1.9995, 1.5, 1.01, None)] == \
+        ["mean", "mean", "sum", "sum", "neither a mean nor a sum (x1.5)", "neither a mean nor a sum (x1.01)", "unknown"]
+    # with dropout in the step the doubled batch draws other masks: x1.01 is still a mean
+    from tfcompare.tools.pair.diagnose import reduction_of
+
+    assert reduction_of(_record("tf2", ops={"Dropout": 1}, ratio=1.01)) == "mean"
+    assert reduction_of(_record("tf2", ratio=1.01)) == "neither a mean nor a sum (x1.01)"
     pairs = [("w", "w", "the only variable of its shape")]
     failing = [StepCheck(1, 1.0, 1.2, False, 0.1, False, 0.1, False)]
     # sampling noise in a standard deviation is not a different initialisation; a factor of 1.5 is

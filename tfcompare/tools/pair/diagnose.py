@@ -16,7 +16,8 @@ import numpy as np
 from tfcompare.core.equivalence import TOLERANCES, compare
 from tfcompare.tools.pair.record import SideRecord
 
-__all__ = ["StepCheck", "Finding", "step_checks", "findings", "unpaired_findings", "reduction_kind", "fitted_update"]
+__all__ = ["StepCheck", "Finding", "step_checks", "findings", "unpaired_findings", "reduction_kind", "reduction_of",
+           "fitted_update"]
 
 _TOL = TOLERANCES["float32"]
 
@@ -63,14 +64,20 @@ def step_checks(tf1: SideRecord, tf2: SideRecord, pairs) -> list[StepCheck]:
     return out
 
 
-def reduction_kind(ratio: float | None) -> str:
+def reduction_kind(ratio: float | None, tolerance: float = 1e-3) -> str:
+    """mean (the loss of a batch fed twice is the same), sum (it doubles), within `tolerance` relative."""
     if ratio is None:
         return "unknown"
-    if abs(ratio - 1) < 1e-3:
+    if abs(ratio - 1) < tolerance:
         return "mean"
-    if abs(ratio - 2) < 2e-3:
+    if abs(ratio - 2) < 2 * tolerance:
         return "sum"
     return f"neither a mean nor a sum (x{ratio:.3g})"
+
+
+def reduction_of(record: SideRecord) -> str:
+    # dropout draws new masks for the doubled batch: the ratio is then only roughly 1 or 2
+    return reduction_kind(record.reduction_ratio, 0.1 if (record.ops or {}).get("Dropout") else 1e-3)
 
 
 def fitted_update(record: SideRecord) -> str:
@@ -185,7 +192,7 @@ def _where(checks: list[StepCheck]) -> list[Finding]:
 
 
 def _reduction(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
-    r1, r2 = reduction_kind(tf1.reduction_ratio), reduction_kind(tf2.reduction_ratio)
+    r1, r2 = reduction_of(tf1), reduction_of(tf2)
     if "unknown" in (r1, r2) or r1 == r2:
         return []
     return [Finding("reduction", f"loss reduction over the batch: {r1} in TF1, {r2} in TF2 (the same batch fed "
