@@ -20,8 +20,11 @@ _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 _os.environ.setdefault("TF_CPU_ALLOCATOR_USE_BFC", "true")
 # TF1 code's tf.compat.v1.layers and nn.rnn_cell live in tf-keras under Keras 3. With the legacy extra installed,
 # let TensorFlow use it for them (and for `tf.keras`); `import keras` stays Keras 3 for the TF2 side.
-if _find_spec("tf_keras") is not None:
-    _os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+# LEGACY_KERAS_SET_HERE says tfcompare, not the user, chose it: a TF2 script run by `tfcompare pair` must get the
+# `tf.keras` its author gets (Keras 3), so that child is started with it off.
+LEGACY_KERAS_SET_HERE = _find_spec("tf_keras") is not None and "TF_USE_LEGACY_KERAS" not in _os.environ
+if LEGACY_KERAS_SET_HERE:
+    _os.environ["TF_USE_LEGACY_KERAS"] = "1"
 
 __version__ = "0.1.0"
 

@@ -18,11 +18,16 @@ _POLL_S = 0.05
 
 
 def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...]) -> subprocess.Popen:
+    import tfcompare
+
+    env = dict(os.environ)
+    if side == "tf2" and tfcompare.LEGACY_KERAS_SET_HERE:
+        env["TF_USE_LEGACY_KERAS"] = "0"  # tf.keras is Keras 3 for a TF2 script, as when its author runs it
     out = open(folder / f"{side}.out", "wb")
     try:
         return subprocess.Popen([sys.executable, "-m", "tfcompare.tools.pair.child", side, str(script), str(folder),
                                  str(steps), *args], stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                cwd=script.parent, start_new_session=True, preexec_fn=die_with_parent)
+                                cwd=script.parent, env=env, start_new_session=True, preexec_fn=die_with_parent)
     finally:
         out.close()
 

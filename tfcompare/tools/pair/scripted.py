@@ -228,11 +228,16 @@ def _make_model(script: str, args: tuple[str, ...], inputs: tuple[StepInput, ...
             found["model"] = model
             raise _Loaded
 
+        import tfcompare
+
+        # with the legacy extra, tfcompare's process has tf.keras = tf-keras (for TF1 layers); the TF2 script gets
+        # the tf.keras its author gets, Keras 3, as in `pair`
+        keras3 = [(tf, "keras", keras)] if tfcompare.LEGACY_KERAS_SET_HERE else []
         undo = loaders.install([])
         module = None
         try:
             with tf.variable_creator_scope(creator), _patched((tf.GradientTape, "gradient", gradient),
-                                                              (keras.Model, "fit", fit)):
+                                                              (keras.Model, "fit", fit), *keras3):
                 import types
                 module = types.ModuleType("__main__")
                 try:
