@@ -193,6 +193,17 @@ def test_a_script_that_crashes_before_training_shows_its_traceback_and_leaves_no
     assert not (tmp_path / "logs").exists()  # nothing to show: no run folder
 
 
+def test_scripts_given_in_the_wrong_order_are_named():
+    swapped = pair_scripts(TF2_LOGREG, TF1_LOGREG, PairOptions(steps=1))
+    assert swapped.status == FAILED and swapped.failed_side == "tf1"
+    assert swapped.error.endswith("this script uses tf.GradientTape and no Session: is it the TF2 script? tfcompare "
+                                  "pair takes the TF1 script first, then the TF2 one")
+    both_tf1 = pair_scripts(TF1_LOGREG, TF1_LOGREG, PairOptions(steps=1))
+    assert both_tf1.status == FAILED and both_tf1.failed_side == "tf2"
+    assert "the TF2 script switches TF2 behaviour off (disable_v2_behavior / disable_eager_execution): it is a TF1 " \
+           "script" in both_tf1.error
+
+
 def test_a_script_that_never_trains_is_stopped_at_its_time_limit(tmp_path):
     script = tmp_path / "waits.py"
     script.write_text("import time\nwhile True:\n    time.sleep(0.1)\n")

@@ -127,7 +127,7 @@ def _failure(result: PairResult, side: str, record: SideRecord | None, ended, fo
         result.error = f"{label} failed before its first training step: {record.error}"
         if "No such file" in record.error or "NotFoundError" in record.error or "FileNotFound" in record.error:
             result.error += f" ({_NOT_SUBSTITUTED})"
-        result.error += legacy_hint(record.error)
+        result.error += legacy_hint(record.error) + _order_hint(side, record.script)
         result.traceback = record.traceback or output_tail(folder, side)  # sys.exit(2): what it printed
     elif record.status == "unpairable":
         result.error = record.error
@@ -137,6 +137,18 @@ def _failure(result: PairResult, side: str, record: SideRecord | None, ended, fo
                         f"{label} ran to its end without a training step: no GradientTape.gradient with respect to "
                         "its variables")
     return True
+
+
+def _order_hint(side: str, script: str) -> str:
+    """A TF1 script that fails and reads like a TF2 one (a GradientTape, no Session): the order may be swapped."""
+    try:
+        source = Path(script).read_text(errors="replace")
+    except OSError:
+        return ""
+    if side == "tf1" and "GradientTape" in source and "Session" not in source:
+        return ("; this script uses tf.GradientTape and no Session: is it the TF2 script? tfcompare pair takes the "
+                "TF1 script first, then the TF2 one")
+    return ""
 
 
 def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOptions = PairOptions()) -> PairResult:
