@@ -13,7 +13,7 @@ import time
 import traceback
 from pathlib import Path
 
-from tfcompare.tools.pair.scripts import as_tf1, run_script
+from tfcompare.tools.pair.scripts import as_tf1, compat_v1_modules, run_script
 
 __all__ = ["main"]
 
@@ -29,15 +29,13 @@ def _user_traceback(exc: BaseException, script: str) -> str:
     return "".join(lines)
 
 
-def _refuse_tf1_switches(tf) -> None:
+def _refuse_tf1_switches() -> None:
     """A TF2 script that switches eager execution off is a TF1 script: say so instead of failing later."""
-    import importlib
-
     def refuse(*args, **kwargs):
         raise RuntimeError("the TF2 script switches TF2 behaviour off (disable_v2_behavior / disable_eager_execution):"
                            " it is a TF1 script; tfcompare pair takes the TF1 script first, then the TF2 one")
 
-    for module in {id(m): m for m in (tf.compat.v1, importlib.import_module("tensorflow.compat.v1"))}.values():
+    for module in compat_v1_modules():
         module.disable_v2_behavior = module.disable_eager_execution = refuse
 
 
@@ -75,7 +73,7 @@ def main(argv: list[str]) -> int:
             return 0
         probe = TF2Probe(record, tf1, steps, script)
         names = probe.install()
-        _refuse_tf1_switches(tf)
+        _refuse_tf1_switches()
         wrapped: list[str] = []
         run = lambda: run_script(script, args, names, lambda tree: wrapped.extend(wrap_steps(tree)))  # noqa: E731
         finish = probe.finish

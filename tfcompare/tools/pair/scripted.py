@@ -12,20 +12,22 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import importlib
+import types
 from pathlib import Path
 
+import keras
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.client import session as _session
 
+import tfcompare
 from tfcompare.core.cases import Case, InputSpec
 from tfcompare.core.graph_builder import graph_parts
 from tfcompare.core.keras_step import KerasStep
 from tfcompare.tools.pair import batches, loaders
 from tfcompare.tools.pair.probe_tf1 import runs
 from tfcompare.tools.pair.probe_tf2 import STEP_WRAPPER, wrap_steps
-from tfcompare.tools.pair.scripts import as_tf1, run_script
+from tfcompare.tools.pair.scripts import as_tf1, compat_v1_modules, run_script
 
 __all__ = ["Feed", "StepInput", "script_case", "ScriptStep"]
 
@@ -106,10 +108,8 @@ def _tf1_parts(script: str, args: tuple[str, ...]):
             raise _Loaded
         return run(sess, fetches, feed_dict, *a, **k)
 
-    # TF1 switches a script makes for its whole process: here they would switch tfcompare's TF2 modes too. The
-    # module the script imports (`tensorflow.compat.v1`) need not be the object `tf.compat.v1` is: patch both.
-    v1s = {id(m): m for m in (tf.compat.v1, importlib.import_module("tensorflow.compat.v1"))}.values()
-    switches = [(m, name, _no_op) for m in v1s
+    # TF1 switches a script makes for its whole process: here they would switch tfcompare's TF2 modes too
+    switches = [(m, name, _no_op) for m in compat_v1_modules()
                 for name in ("disable_v2_behavior", "disable_eager_execution", "reset_default_graph")]
     undo = loaders.install([])
     try:
@@ -222,13 +222,9 @@ def _make_model(script: str, args: tuple[str, ...], inputs: tuple[StepInput, ...
                 raise _Loaded
             return real(tape, target, sources, *a, **k)
 
-        import keras
-
         def fit(model, *a, **k):
             found["model"] = model
             raise _Loaded
-
-        import tfcompare
 
         # with the legacy extra, tfcompare's process has tf.keras = tf-keras (for TF1 layers); the TF2 script gets
         # the tf.keras its author gets, Keras 3, as in `pair`
@@ -238,7 +234,6 @@ def _make_model(script: str, args: tuple[str, ...], inputs: tuple[StepInput, ...
         try:
             with tf.variable_creator_scope(creator), _patched((tf.GradientTape, "gradient", gradient),
                                                               (keras.Model, "fit", fit), *keras3):
-                import types
                 module = types.ModuleType("__main__")
                 try:
                     run_script(script, list(args), {STEP_WRAPPER: step_wrapper}, wrap_steps, module=module)

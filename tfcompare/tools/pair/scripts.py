@@ -12,7 +12,7 @@ import sys
 import types
 from pathlib import Path
 
-__all__ = ["run_script", "as_tf1"]
+__all__ = ["run_script", "as_tf1", "compat_v1_modules"]
 
 
 def run_script(script: str, args: list[str], extra_globals: dict, transform=None, module=None) -> types.ModuleType:
@@ -50,3 +50,14 @@ def as_tf1(tree: ast.Module) -> list[str]:
                     notes.append(f"the TF1 script's `import tensorflow as {alias.asname}` (line {node.lineno}) ran as "
                                  "tensorflow.compat.v1, the TF1 API it was written for")
     return notes
+
+
+def compat_v1_modules() -> list:
+    """Every module object a script reaches `tf.compat.v1` through: `tf.compat.v1` and the `tensorflow.compat.v1`
+    that `import tensorflow.compat.v1 as tf` gives are different objects once Keras has been imported, so a
+    switch a script calls (`disable_v2_behavior`) must be replaced on both."""
+    import importlib
+
+    import tensorflow as tf
+
+    return list({id(m): m for m in (tf.compat.v1, importlib.import_module("tensorflow.compat.v1"))}.values())
