@@ -21,6 +21,8 @@ def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, .
     import tfcompare
 
     env = dict(os.environ)
+    # both scripts run at once: on a GPU, TensorFlow would give the first all of its memory
+    env.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
     if side == "tf2" and tfcompare.LEGACY_KERAS_SET_HERE:
         env["TF_USE_LEGACY_KERAS"] = "0"  # tf.keras is Keras 3 for a TF2 script, as when its author runs it
     out = open(folder / f"{side}.out", "wb")
