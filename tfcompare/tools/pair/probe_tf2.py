@@ -370,10 +370,14 @@ class TF2Probe:
                                     "(inline in a loop), so both scripts must read the same data")
         if not rec.steps:
             return
+        if self.step_args is None:
+            rec.reduction_note = "the gradient is taken outside any function tfcompare can call again"
+            rec.ops_note = "no step function to trace"
+            return
         saved = self._save_all()
         try:
-            self._probe_reduction()
-            self._probe_ops()
+            self._probe_reduction(self.step_args)
+            self._probe_ops(self.step_args)
         finally:
             self._restore_all(saved)
 
@@ -385,12 +389,8 @@ class TF2Probe:
         call_args, call_kwargs = args
         return fn(*call_args, **call_kwargs)
 
-    def _probe_reduction(self) -> None:
+    def _probe_reduction(self, args) -> None:
         rec = self.record
-        if self.step_args is None:
-            rec.reduction_note = "the gradient is taken outside any function tfcompare can call again"
-            return
-        args = self.step_args if self.fit_model is None else tuple(self.step_args)
 
         def doubled(leaf):
             if not _is_batch(leaf):
@@ -405,12 +405,8 @@ class TF2Probe:
         except Exception as exc:
             rec.reduction_note = f"the batch cannot be doubled: {str(exc).splitlines()[0][:160]}"
 
-    def _probe_ops(self) -> None:
+    def _probe_ops(self, args) -> None:
         rec = self.record
-        if self.step_args is None:
-            rec.ops_note = "no step function to trace"
-            return
-        args = self.step_args if self.fit_model is None else tuple(self.step_args)
         tf.config.run_functions_eagerly(False)
         try:
             traced = tf.function(lambda a: self._call_for_probe(a))
