@@ -18,7 +18,7 @@ from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.tools.pair import batches
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
 
-__all__ = ["Stop", "TF1Probe", "runs"]
+__all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches"]
 
 _PASS_THROUGH = {"Identity", "ReadVariableOp", "Cast", "Enter", "Switch", "Merge"}
 
@@ -55,42 +55,65 @@ def runs(fetches, train_op) -> bool:
     return False
 
 
+def feed_name(key) -> str:
+    """A feed_dict key (a placeholder, or its name) as the placeholder's name."""
+    return (key if isinstance(key, str) else getattr(key, "name", str(key))).removesuffix(":0")
+
+
+def optimizer_patches(found: dict) -> list[tuple]:
+    """(owner, name, replacement) patches of `tf.compat.v1.train.Optimizer` that record the script's first train
+    op in `found`: its loss, the op, and the (gradient, variable) pairs it applies."""
+    optimizer = tf.compat.v1.train.Optimizer
+    compute, apply = optimizer.compute_gradients, optimizer.apply_gradients
+
+    def compute_gradients(self, loss, *args, **kwargs):
+        if "train_op" not in found:  # the loss of the first train op, not of a later optimizer's
+            found["loss"] = loss
+        return compute(self, loss, *args, **kwargs)
+
+    def apply_gradients(self, grads_and_vars, *args, **kwargs):
+        grads_and_vars = list(grads_and_vars)
+        op = apply(self, grads_and_vars, *args, **kwargs)
+        if "train_op" not in found:
+            found["train_op"] = op
+            found["grads_and_vars"] = [(g, v) for g, v in grads_and_vars if g is not None]
+        return op
+
+    return [(optimizer, "compute_gradients", compute_gradients), (optimizer, "apply_gradients", apply_gradients)]
+
+
 class TF1Probe:
     """Install with `install()`; the script then runs as usual until `Stop`."""
 
     def __init__(self, record: SideRecord, steps: int, script: str):
         self.record, self.steps, self.script = record, steps, script
-        self.loss = None
-        self.grads_and_vars: list = []
-        self.train_op = None
-        self.session = None
+        self.found: dict = {}  # loss, train_op, grads_and_vars: see optimizer_patches
         self._run = _session.BaseSession.run
 
+    @property
+    def loss(self):
+        return self.found["loss"]
+
+    @property
+    def train_op(self):
+        return self.found.get("train_op")
+
+    @property
+    def grads_and_vars(self) -> list:
+        return self.found["grads_and_vars"]
+
     def install(self) -> None:
+        """For this whole process (the child that runs the TF1 script)."""
         tf.compat.v1.disable_v2_behavior()
-        optimizer = tf.compat.v1.train.Optimizer
-        compute, apply = optimizer.compute_gradients, optimizer.apply_gradients
         probe = self
-
-        def compute_gradients(self, loss, *args, **kwargs):
-            probe.loss = loss
-            return compute(self, loss, *args, **kwargs)
-
-        def apply_gradients(self, grads_and_vars, *args, **kwargs):
-            grads_and_vars = list(grads_and_vars)
-            op = apply(self, grads_and_vars, *args, **kwargs)
-            if probe.train_op is None:
-                probe.train_op = op
-                probe.grads_and_vars = [(g, v) for g, v in grads_and_vars if g is not None]
-            return op
 
         def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
             if probe.train_op is None or not probe._trains(fetches):
                 return probe._run(self, fetches, feed_dict, options, run_metadata)
             return probe._step(self, fetches, feed_dict, options, run_metadata)
 
-        optimizer.compute_gradients, optimizer.apply_gradients = compute_gradients, apply_gradients
-        _session.BaseSession.run = run
+        for owner, name, value in [*optimizer_patches(self.found), (_session.BaseSession, "run", run)]:
+            setattr(owner, name, value)
 
     def _trains(self, fetches) -> bool:
         return runs(fetches, self.train_op)
@@ -121,11 +144,7 @@ class TF1Probe:
         return result
 
     def _feeds(self, feed: dict) -> dict[str, np.ndarray]:
-        out = {}
-        for key, value in feed.items():
-            name = key if isinstance(key, str) else getattr(key, "name", str(key))
-            out[name.removesuffix(":0")] = np.asarray(value)
-        return out
+        return {feed_name(key): np.asarray(value) for key, value in feed.items()}
 
     def _first(self, sess, feed) -> None:
         """Variables (creation order = graph order), their initial values, the feeds, the optimizer, the ops."""
@@ -141,8 +160,7 @@ class TF1Probe:
                                           site=_site(v.op, self.script), created=created[i], used=use.get(i),
                                           init=stats(value)))
             rec.arrays[f"init/{key}"] = np.asarray(value)
-        dtypes = {getattr(k, "name", str(k)).removesuffix(":0"): k.dtype.base_dtype.name
-                  for k in feed if hasattr(k, "dtype")}
+        dtypes = {feed_name(k): k.dtype.base_dtype.name for k in feed if hasattr(k, "dtype")}
         for name, value in self._feeds(feed).items():
             kind = batches.kind(value)
             rec.feeds.append({"name": name, "shape": list(value.shape), "dtype": dtypes.get(name, value.dtype.name),

@@ -9,7 +9,6 @@ undone after each load. Only the two scripts the cases file names are run.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import types
@@ -25,9 +24,9 @@ from tfcompare.core.cases import Case, InputSpec
 from tfcompare.core.graph_builder import graph_parts
 from tfcompare.core.keras_step import KerasStep
 from tfcompare.tools.pair import batches, loaders
-from tfcompare.tools.pair.probe_tf1 import runs
+from tfcompare.tools.pair.probe_tf1 import feed_name, optimizer_patches, runs
 from tfcompare.tools.pair.probe_tf2 import STEP_WRAPPER, wrap_steps
-from tfcompare.tools.pair.scripts import as_tf1, compat_v1_modules, run_script
+from tfcompare.tools.pair.scripts import as_tf1, compat_v1_modules, patched, run_script
 
 __all__ = ["Feed", "StepInput", "script_case", "ScriptStep"]
 
@@ -69,18 +68,6 @@ class _Target(BaseException):
         self.target = target
 
 
-@contextlib.contextmanager
-def _patched(*patches):
-    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
-    try:
-        for owner, name, value in patches:
-            setattr(owner, name, value)
-        yield
-    finally:
-        for owner, name, value in reversed(saved):
-            setattr(owner, name, value)
-
-
 def _no_op(*args, **kwargs):
     return None
 
@@ -88,19 +75,7 @@ def _no_op(*args, **kwargs):
 def _tf1_parts(script: str, args: tuple[str, ...]):
     """Run the TF1 script in the current graph until its first training `Session.run` (not run)."""
     found: dict = {}
-    optimizer = tf.compat.v1.train.Optimizer
-    compute, apply, run = optimizer.compute_gradients, optimizer.apply_gradients, _session.BaseSession.run
-
-    def compute_gradients(self, loss, *a, **k):
-        found.setdefault("loss", loss)
-        return compute(self, loss, *a, **k)
-
-    def apply_gradients(self, grads_and_vars, *a, **k):
-        grads_and_vars = list(grads_and_vars)
-        op = apply(self, grads_and_vars, *a, **k)
-        if "train_op" not in found:
-            found["train_op"], found["variables"] = op, [v for g, v in grads_and_vars if g is not None]
-        return op
+    run = _session.BaseSession.run
 
     def session_run(sess, fetches, feed_dict=None, *a, **k):
         if "train_op" in found and runs(fetches, found["train_op"]):
@@ -113,8 +88,7 @@ def _tf1_parts(script: str, args: tuple[str, ...]):
                 for name in ("disable_v2_behavior", "disable_eager_execution", "reset_default_graph")]
     undo = loaders.install([])
     try:
-        with _patched((optimizer, "compute_gradients", compute_gradients), (optimizer, "apply_gradients", apply_gradients),
-                      (_session.BaseSession, "run", session_run), *switches):
+        with patched(*optimizer_patches(found), (_session.BaseSession, "run", session_run), *switches):
             run_script(script, list(args), {}, as_tf1)
     except _Loaded:
         pass
@@ -129,12 +103,13 @@ def _tf1_parts(script: str, args: tuple[str, ...]):
 def _build_graph(script: str, args: tuple[str, ...], feeds: tuple[Feed, ...], scalars: dict):
     def build(specs):
         found = _tf1_parts(script, args)
-        by_name = {getattr(k, "name", str(k)).removesuffix(":0"): k for k in found["feed"]}
+        by_name = {feed_name(k): k for k in found["feed"]}
         missing = [f.name for f in feeds if f.name not in by_name] + [n for n in scalars if n not in by_name]
         if missing:
             raise RuntimeError(f"{script} no longer feeds {missing} to its training step (it feeds {sorted(by_name)})")
         inputs = {f.name: by_name[f.name] for f in feeds} | {n: by_name[n] for n in scalars}
-        return graph_parts(inputs, found["loss"], found["loss"], found["train_op"], found["variables"])
+        return graph_parts(inputs, found["loss"], found["loss"], found["train_op"],
+                           [v for _, v in found["grads_and_vars"]])
     return build
 
 
@@ -165,7 +140,7 @@ class ScriptStep(tf.Module):
         def gradient(tape, target, sources, *a, **k):
             raise _Target(target)
         try:
-            with _patched((tf.GradientTape, "gradient", gradient)):
+            with patched((tf.GradientTape, "gradient", gradient)):
                 self._call(inputs)
         except _Target as found:
             return found.target
@@ -181,7 +156,7 @@ class ScriptStep(tf.Module):
         def gradient(tape, target, sources, *a, **k):
             seen.append(target)
             return real(tape, target, sources, *a, **k)
-        with _patched((tf.GradientTape, "gradient", gradient)):
+        with patched((tf.GradientTape, "gradient", gradient)):
             self._call(inputs)
         return seen[0]
 
@@ -232,7 +207,7 @@ def _make_model(script: str, args: tuple[str, ...], inputs: tuple[StepInput, ...
         undo = loaders.install([])
         module = None
         try:
-            with tf.variable_creator_scope(creator), _patched((tf.GradientTape, "gradient", gradient),
+            with tf.variable_creator_scope(creator), patched((tf.GradientTape, "gradient", gradient),
                                                               (keras.Model, "fit", fit), *keras3):
                 module = types.ModuleType("__main__")
                 try:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import sys
 import types
 from pathlib import Path
 
-__all__ = ["run_script", "as_tf1", "compat_v1_modules"]
+__all__ = ["run_script", "as_tf1", "compat_v1_modules", "patched"]
 
 
 def run_script(script: str, args: list[str], extra_globals: dict, transform=None, module=None) -> types.ModuleType:
@@ -61,3 +62,16 @@ def compat_v1_modules() -> list:
     import tensorflow as tf
 
     return list({id(m): m for m in (tf.compat.v1, importlib.import_module("tensorflow.compat.v1"))}.values())
+
+
+@contextlib.contextmanager
+def patched(*patches):
+    """Set each (owner, name, value) for the block, and put every original back after it, whatever happens."""
+    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
+    try:
+        for owner, name, value in patches:
+            setattr(owner, name, value)
+        yield
+    finally:
+        for owner, name, value in reversed(saved):
+            setattr(owner, name, value)
