@@ -86,7 +86,8 @@ def test_an_optimizer_and_an_extra_op_are_named(keras_variants):
     result = keras_variants["sgd-sigmoid"]
     assert result.status == DIFFER
     kinds = _kinds(result)
-    assert "AdamOptimizer(learning_rate=0.001" in kinds["optimizer"] and "SGD(learning_rate=0.001)" in kinds["optimizer"]
+    assert "AdamOptimizer(learning_rate=0.001" in kinds["optimizer"]
+    assert "SGD(learning_rate=0.001)" in kinds["optimizer"]
     assert "TF1 Adam/RMSprop-like (update = -0.001 x sign" in kinds["optimizer"]
     assert "TF2 SGD-like (update = -0.001 x gradient)" in kinds["optimizer"]
     assert kinds["extra_op"] == "forward ops: Sigmoid x0 in TF1, x1 in TF2 (1 more in TF2)"
@@ -185,7 +186,8 @@ def test_a_script_that_crashes_before_training_shows_its_traceback_and_leaves_no
                       "images = np.load('data/train_images.npy')\n")
     result = CliRunner().invoke(cli, ["pair", str(script), str(TF2_LOGREG), "--logdir", str(tmp_path / "logs")])
     assert result.exit_code == 3, result.output
-    assert "could not compare: the TF1 script failed before its first training step: FileNotFoundError:" in result.output
+    assert ("could not compare: the TF1 script failed before its first training step: FileNotFoundError:"
+            in result.output)
     assert "tfcompare replaces only known loaders" in result.output
     assert f'File "{script}", line 4, in <module>' in result.output
     assert "Traceback" in result.output and "tfcompare/tools" not in result.output

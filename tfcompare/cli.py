@@ -578,7 +578,8 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_
         from tfcompare.run.harness import default_run_name
 
         try:
-            folder = claim_folder(Path(logdir).absolute(), run_name, f"pair-{Path(tf2_script).stem}-{default_run_name()}")
+            default = f"pair-{Path(tf2_script).stem}-{default_run_name()}"
+            folder = claim_folder(Path(logdir).absolute(), run_name, default)
         except FolderTaken as exc:
             raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
         write_pair(folder, [dataclasses.asdict(c) for c in result.checks], result.lines())

@@ -20,7 +20,8 @@ from tensorboard.plugins.hparams import api as hp
 from tfcompare.core.results import ModeResult, RunResult
 
 __all__ = ["SCALAR_TAGS", "STEP_TAG", "HPARAM_METRICS", "OPTIMIZED_GRAPH_TAG", "mode_scalars", "write_mode",
-           "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for", "write_audit", "write_inspection", "write_claims", "write_pair"]
+           "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for", "write_audit",
+           "write_inspection", "write_claims", "write_pair"]
 
 OPTIMIZED_GRAPH_TAG = "optimized"  # the graph after Grappler (what the Session / runtime really ran)
 PICTURE_TAG = "summary"  # the run's picture (report.picture), at the run root

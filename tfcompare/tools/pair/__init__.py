@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tfcompare.core.equivalence import TOLERANCES
 from tfcompare.core.errors import legacy_hint
-from tfcompare.tools.pair.diagnose import (Finding, StepCheck, findings, reduction_of, step_checks,
+from tfcompare.tools.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
                                             unpaired_findings)
 from tfcompare.tools.pair.processes import output_tail, run_sides
 from tfcompare.tools.pair.record import SideRecord, load
@@ -100,11 +100,8 @@ class PairResult:
 
 
 def _side_summary(record: SideRecord) -> dict:
-    opt = record.optimizer
-    shown = (f"{opt['source']}({', '.join(f'{k}={v:.3g}' if isinstance(v, float) else f'{k}={v}' for k, v in opt['settings'].items())})"
-             if opt else "not recognised")
     ops = ", ".join(f"{k} x{v}" for k, v in sorted((record.ops or {}).items())) or (record.ops_note or "none")
-    return {"optimizer": shown, "reduction": reduction_of(record) if record.reduction_ratio
+    return {"optimizer": optimizer_text(record.optimizer), "reduction": reduction_of(record) if record.reduction_ratio
             is not None else f"unknown ({record.reduction_note})", "ops": ops, "device": record.device,
             "steps_recorded": record.steps, "seconds": round(record.seconds, 3), "step_function": record.step_function}
 

@@ -1,9 +1,9 @@
 """Pairing TF1's variables with TF2's: by shape, creation order and order of use; ambiguity is refused.
 
 Within each shape, the n-th variable TF2 creates is provisionally the n-th TF1 created (that is what TF1's
-initial values are injected by, at creation); only the variables the first step trains are then paired. After the first step the order in which each side first uses
-its variables on the way to the loss must give the same pairing; where it does not, or where the shapes do
-not match one to one, nothing is guessed: both lists are shown.
+initial values are injected by, at creation); only the variables the first step trains are then paired. After
+the first step the order in which each side first uses its variables on the way to the loss must give the same
+pairing; where it does not, or where the shapes do not match one to one, nothing is guessed: both lists are shown.
 """
 
 from __future__ import annotations

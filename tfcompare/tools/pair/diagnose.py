@@ -17,7 +17,7 @@ from tfcompare.core.equivalence import TOLERANCES, compare
 from tfcompare.tools.pair.record import SideRecord
 
 __all__ = ["StepCheck", "Finding", "step_checks", "findings", "unpaired_findings", "reduction_kind", "reduction_of",
-           "fitted_update"]
+           "fitted_update", "optimizer_text"]
 
 _TOL = TOLERANCES["float32"]
 
@@ -114,18 +114,23 @@ def _fmt(v) -> str:
     return f"{v:.3g}" if isinstance(v, float) else str(v)
 
 
+def optimizer_text(side: dict | None) -> str:
+    """A recorded optimizer as `source(setting=value, ...)`."""
+    if side is None:
+        return "not recognised"
+    return f"{side['source']}({', '.join(f'{k}={_fmt(v)}' for k, v in side['settings'].items())})"
+
+
 def _optimizer(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     one, two = tf1.optimizer, tf2.optimizer
     fits = f"(fitted from the first update: TF1 {fitted_update(tf1)}; TF2 {fitted_update(tf2)})"
     if one is None or two is None:
         missing = "TF1" if one is None else "TF2"
-        return [Finding("optimizer", f"the {missing} optimizer is not one tfcompare reads {fits}")] if one != two else []
-
-    def show(side):
-        return f"{side['source']}({', '.join(f'{k}={_fmt(v)}' for k, v in side['settings'].items())})"
-
+        if one == two:
+            return []
+        return [Finding("optimizer", f"the {missing} optimizer is not one tfcompare reads {fits}")]
     if one["kind"] != two["kind"]:
-        return [Finding("optimizer", f"optimizer: {show(one)} in TF1, {show(two)} in TF2 {fits}")]
+        return [Finding("optimizer", f"optimizer: {optimizer_text(one)} in TF1, {optimizer_text(two)} in TF2 {fits}")]
     out = []
     for key, value in one["settings"].items():
         other = two["settings"].get(key)
@@ -169,10 +174,10 @@ def _init(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
     for key1, key2, _ in pairs:
         a, b = tf1.var(key1), tf2.var(key2)
         if _different_init(a.init, b.init):
-            out.append(Finding("initialisation", f"initialisation of {a.name} {tuple(a.shape)}: TF1 mean {a.init['mean']:.3g} "
-                                                 f"std {a.init['std']:.3g}, TF2 ({b.name}, {b.site}) mean "
-                                                 f"{b.init['mean']:.3g} std {b.init['std']:.3g}; the comparison used "
-                                                 "TF1's values on both sides"))
+            out.append(Finding("initialisation", f"initialisation of {a.name} {tuple(a.shape)}: TF1 mean "
+                                                 f"{a.init['mean']:.3g} std {a.init['std']:.3g}, TF2 ({b.name}, "
+                                                 f"{b.site}) mean {b.init['mean']:.3g} std {b.init['std']:.3g}; the "
+                                                 "comparison used TF1's values on both sides"))
     return out
 
 

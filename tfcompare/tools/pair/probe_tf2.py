@@ -172,7 +172,7 @@ class TF2Probe:
 
     def _key(self, source) -> str | None:
         var = source
-        if not isinstance(var, tf.Variable) and hasattr(var, "value") and isinstance(getattr(var, "value"), tf.Variable):
+        if not isinstance(var, tf.Variable) and isinstance(getattr(var, "value", None), tf.Variable):
             var = var.value  # a Keras 3 Variable wraps its tf.Variable
         return self.by_id.get(id(var))
 
