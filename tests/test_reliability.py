@@ -106,7 +106,9 @@ BAD_INPUTS = [
     _bad(["run", "--case", "mlp", "--run-name", LONG], "is 300 characters; a run name has at most 200"),
     _bad(["run", "--case", "mlp", "--logdir", "runs", "--run-name", "taken"], "already holds a run"),
     _bad(["run", "--case", "mlp", "--logdir", "runs", "--run-name", "foreign", "--overwrite"],
-         "holds no results.json: not a tfcompare run"),
+         "has no .tfcompare-run file: not a folder tfcompare made"),
+    _bad(["run", "--case", "mlp", "--logdir", "runs", "--run-name", "thesis", "--overwrite"],
+         "has no .tfcompare-run file: not a folder tfcompare made"),
     _bad(["run", "--case", "mlp", "--logdir", "runs", "--run-name", "blocked"], "exists and is not a folder"),
     # run: cases files
     _bad(["run", "--cases-file", "missing.py"], "cases file 'missing.py' does not exist"),
@@ -209,6 +211,9 @@ def workdir(tmp_path, monkeypatch):
     (runs / "foreign").mkdir()
     (runs / "foreign" / "notes.txt").write_text("not a run")
     (runs / "blocked").write_text("a file where a run folder would go")
+    (runs / "thesis").mkdir()  # a user's folder that happens to hold a results.json
+    (runs / "thesis" / "results.json").write_text("{}")
+    (runs / "thesis" / "thesis.tex").write_text("three years of work")
     broken = tmp_path / "broken"
     broken.mkdir()
     for name, text in BROKEN_FILES.items():
@@ -402,3 +407,52 @@ def test_contract_errors_say_what_to_do_and_a_cases_file_alone_runs_its_own_case
     assert rows[("trouble-none", "tf2-function")]["error"] == ("ValueError: the TF2 model's train_step returned None: "
                                                               "it must return the loss (a scalar tensor)")
     assert rows[("trouble-label", "tf1-graph")]["status"] == rows[("trouble-label", "tf2-function")]["status"] == "ok"
+
+
+# --- nothing of the user's is ever deleted ------------------------------------------------------------------
+
+def test_overwrite_replaces_only_a_folder_tfcompare_made_and_never_through_a_link(tmp_path):
+    from tfcompare.core.files import RUN_MARKER, FolderTaken, claim_folder
+
+    ours = claim_folder(tmp_path, "ours", "x")
+    assert (ours / RUN_MARKER).is_file()
+    (ours / "results.json").write_text("{}")
+    again = claim_folder(tmp_path, "ours", "x", overwrite=True)
+    assert sorted(p.name for p in again.iterdir()) == [RUN_MARKER]  # replaced, and marked again
+    thesis = tmp_path / "thesis"
+    thesis.mkdir()
+    (thesis / "results.json").write_text("{}")
+    (thesis / "thesis.tex").write_text("three years of work")
+    with pytest.raises(FolderTaken, match="has no .tfcompare-run file"):
+        claim_folder(tmp_path, "thesis", "x", overwrite=True)
+    (tmp_path / "link").symlink_to(ours)
+    with pytest.raises(FolderTaken, match="is a symbolic link"):
+        claim_folder(tmp_path, "link", "x", overwrite=True)
+    assert (thesis / "thesis.tex").read_text() == "three years of work" and (ours / RUN_MARKER).is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "ours", "thesis"]  # no temporary folder left
+
+
+def test_only_marked_temporary_folders_of_ended_processes_are_removed(tmp_path):
+    from tfcompare.core.files import TEMP_MARKER, pid_temp_dir, remove_dead_temp_dirs
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(dead.stdout)
+    mine = tmp_path / ".out.tmp-999999-mine"  # the user's own folder, named like a temporary one
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    leftover = tmp_path / f".out.tmp-{dead_pid}-abcd1234"  # what a killed export left (its pid has ended)
+    leftover.mkdir()
+    (leftover / TEMP_MARKER).write_text(f"{dead_pid} 1\n")
+    (leftover / "savedmodel").mkdir()
+    empty = tmp_path / f".out.tmp-{dead_pid}-zz_9zz99"  # killed between mkdtemp and the marker
+    empty.mkdir()
+    foreign = tmp_path / f".out.tmp-{dead_pid}-other"  # the same pid in the name, but not marked as ours
+    foreign.mkdir()
+    (foreign / "data.csv").write_text("1,2")
+    live = pid_temp_dir(tmp_path, ".out.tmp-")  # this process's own: still in use
+    removed = remove_dead_temp_dirs(tmp_path, ".out.tmp-")
+    assert sorted(p.name for p in removed) == sorted([leftover.name, empty.name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([mine.name, foreign.name, live.name])
+    assert (mine / "notes.txt").read_text() == "keep"
+    (live / TEMP_MARKER).write_text(f"{os.getpid()} 1\n")  # this pid, but another process's start time
+    assert [p.name for p in remove_dead_temp_dirs(tmp_path, ".out.tmp-")] == [live.name]

@@ -8,13 +8,20 @@ leftovers of a killed process (whose id is gone) from those of one still writing
 
 from __future__ import annotations
 
+import glob
 import os
+import re
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
 __all__ = ["write_atomic", "shared_permissions", "pid_temp_dir", "remove_dead_temp_dirs", "pid_alive", "claim_folder",
-           "FolderTaken"]
+           "FolderTaken", "RUN_MARKER", "TEMP_MARKER"]
+
+RUN_MARKER = ".tfcompare-run"  # in every folder claim_folder makes: --overwrite replaces only a folder that has it
+TEMP_MARKER = ".tfcompare-temp"  # in every temporary folder: "<pid> <start time>" of the process that made it
+_MKDTEMP_SUFFIX = re.compile(r"[a-z0-9_]{8}")
 
 
 def _umask() -> int:
@@ -49,32 +56,72 @@ def write_atomic(path: str | Path, data: str | bytes) -> Path:
     return path
 
 
-def pid_alive(pid: int) -> bool:
+def _start_time(pid: int) -> str:
+    """The process's start time in clock ticks since boot (Linux), "" elsewhere: with the pid, it names one
+    process, so a pid the system has since given to another process is not mistaken for the owner."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat[stat.rindex(")") + 2:].split()[19]
+
+
+def pid_alive(pid: int, start: str = "") -> bool:
+    """Whether process `pid` runs (and, when `start` is given and known, is the same process that started then)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # exists, owned by someone else
-        return True
-    return True
+        pass
+    now = _start_time(pid) if start else ""
+    return not (start and now and now != start)
 
 
-def pid_temp_dir(parent: Path, stem: str) -> Path:
-    """A new hidden folder `.<stem>.tmp-<pid>-<random>` in `parent`."""
-    return Path(tempfile.mkdtemp(prefix=f".{stem}.tmp-{os.getpid()}-", dir=parent))
+def pid_temp_dir(parent: Path, prefix: str) -> Path:
+    """A new folder `<prefix><pid>-<random>` in `parent` holding the marker that names its owner (this process),
+    so `remove_dead_temp_dirs` later removes it only once that process has ended, and never a folder of the
+    user's that happens to have a similar name."""
+    path = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=parent))
+    (path / TEMP_MARKER).write_text(f"{os.getpid()} {_start_time(os.getpid())}\n")
+    return path
 
 
-def remove_dead_temp_dirs(parent: Path, stem: str) -> list[Path]:
-    """Remove `.<stem>.tmp-<pid>-*` (and `.<stem>.old-<pid>-*`) folders whose process has ended."""
+def _owner(path: Path, pid: int) -> str | None:
+    """The start time the folder's marker records for `pid` ("" when unknown), or None when it is not ours."""
+    try:
+        info = path.lstat()
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            return None
+        if not (path / TEMP_MARKER).is_file():  # killed between mkdtemp and the marker: only an empty folder
+            return "" if _MKDTEMP_SUFFIX.fullmatch(path.name.rsplit("-", 1)[-1]) and not any(path.iterdir()) \
+                else None
+        owner, _, start = (path / TEMP_MARKER).read_text().strip().partition(" ")
+    except OSError:
+        return None
+    return start if owner == str(pid) else None
+
+
+def remove_dead_temp_dirs(parent: Path, prefix: str) -> list[Path]:
+    """Remove the `<prefix><pid>-*` folders that `pid_temp_dir` made for a process that has ended.
+
+    Only folders of this user that carry the marker naming that pid are touched (and an empty folder named
+    exactly as `mkdtemp` names them, left by a process killed before it wrote the marker).
+    """
     removed = []
-    if not parent.is_dir():
+    try:
+        candidates = list(Path(parent).glob(f"{glob.escape(prefix)}*"))
+    except OSError:
         return removed
-    for kind in ("tmp", "old"):
-        for path in parent.glob(f".{stem}.{kind}-*"):
-            pid = path.name[len(f".{stem}.{kind}-"):].split("-", 1)[0]
-            if pid.isdigit() and not pid_alive(int(pid)) and path.is_dir():
-                shutil.rmtree(path, ignore_errors=True)
-                removed.append(path)
+    for path in candidates:
+        pid = path.name[len(prefix):].split("-", 1)[0]
+        if not pid.isdigit():
+            continue
+        start = _owner(path, int(pid))
+        if start is None or pid_alive(int(pid), start):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
     return removed
 
 
@@ -82,13 +129,19 @@ class FolderTaken(ValueError):
     """A named output folder exists and holds something: refused rather than mixed or clobbered."""
 
 
-def claim_folder(parent: Path, name: str | None, default: str, *, overwrite: bool = False,
-                 ours: str | None = None) -> Path:
-    """Create this run's own folder under `parent`, atomically (`mkdir` fails if another process won).
+def _write_marker(path: Path) -> Path:
+    (path / RUN_MARKER).write_text("written by tfcompare: `--overwrite` may replace this folder\n")
+    return path
+
+
+def claim_folder(parent: Path, name: str | None, default: str, *, overwrite: bool = False) -> Path:
+    """Create this run's own folder under `parent`, atomically (`mkdir` fails if another process won), and mark
+    it as tfcompare's (`RUN_MARKER`).
 
     With `name` None the folder is `default`, or `default-2`, `default-3`, ... for runs that start in the
     same second. A named folder may exist only if empty; with `overwrite` a non-empty one is replaced,
-    but only when it holds the file `ours` (what a previous run of ours wrote), never anything else.
+    but only when it carries the marker (a previous run of ours wrote it), never anything else, and never
+    through a symbolic link.
     """
     parent.mkdir(parents=True, exist_ok=True)
     if name is None:
@@ -96,24 +149,31 @@ def claim_folder(parent: Path, name: str | None, default: str, *, overwrite: boo
             path = parent / (default if n == 1 else f"{default}-{n}")
             try:
                 path.mkdir()
-                return path
+                return _write_marker(path)
             except FileExistsError:
                 continue
         raise FolderTaken(f"no free folder name like {default!r} in {str(parent)!r}")
     path = parent / name
+    remove_dead_temp_dirs(parent, f".{name}.old-")  # what a run killed while replacing this folder left
     try:
         path.mkdir()
-        return path
+        return _write_marker(path)
     except FileExistsError:
         pass
+    if path.is_symlink():
+        raise FolderTaken(f"{str(path)!r} is a symbolic link (to {os.readlink(path)!r}); a run folder is never "
+                          "written or replaced through a link: choose another name")
     if not path.is_dir():
         raise FolderTaken(f"{str(path)!r} exists and is not a folder")
     if not any(path.iterdir()):
-        return path
+        return _write_marker(path)
     if not overwrite:
         raise FolderTaken(f"{str(path)!r} already holds a run; choose another name or pass --overwrite")
-    if ours is None or not (path / ours).exists():
-        raise FolderTaken(f"{str(path)!r} is not empty and holds no {ours}: not a tfcompare run, not replaced")
-    shutil.rmtree(path)
+    if not (path / RUN_MARKER).is_file():
+        raise FolderTaken(f"{str(path)!r} is not empty and has no {RUN_MARKER} file: not a folder tfcompare made, "
+                          "not replaced; choose another name")
+    old = pid_temp_dir(parent, f".{name}.old-")  # moved aside first: a kill mid-delete leaves no half folder
+    os.replace(path, old / "replaced")
     path.mkdir()
-    return path
+    shutil.rmtree(old, ignore_errors=True)
+    return _write_marker(path)

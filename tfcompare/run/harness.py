@@ -519,7 +519,7 @@ def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_na
 
 
 def _run(config, cases, logdir, run_name, overwrite, timer, progress) -> RunResult:
-    run_dir = claim_folder(Path(logdir), run_name, default_run_name(), overwrite=overwrite, ours=RESULTS)
+    run_dir = claim_folder(Path(logdir), run_name, default_run_name(), overwrite=overwrite)
     run_name = run_dir.name
     timer = timer or Timer(min_block_s=config.min_block_s)
     intra, inter = environment.configure_threads(config.threads, config.threads)

@@ -22,7 +22,7 @@ import tensorflow as tf
 
 from tfcompare.core.cases import Case
 from tfcompare.core.children import die_with_parent
-from tfcompare.core.files import pid_temp_dir, remove_dead_temp_dirs, shared_permissions
+from tfcompare.core.files import TEMP_MARKER, pid_temp_dir, remove_dead_temp_dirs, shared_permissions
 from tfcompare.core.graph_builder import weight_loader
 from tfcompare.core.results import json_text
 from tfcompare.core.timing import median_time
@@ -238,15 +238,17 @@ def export_case(case: Case, dest: str | Path, *, overwrite: bool = False, seed: 
     """
     dest = Path(os.path.abspath(dest))  # absolute and normalised: `..` is the folder it names
     _check_destination(dest, overwrite)
-    remove_dead_temp_dirs(dest.parent, dest.name)
-    tmp = pid_temp_dir(dest.parent, dest.name)
+    for kind in ("tmp", "old"):
+        remove_dead_temp_dirs(dest.parent, f".{dest.name}.{kind}-")
+    tmp = pid_temp_dir(dest.parent, f".{dest.name}.tmp-")
     try:
         report = _export_into(case, tmp, dest, seed, tflite)
         (tmp / "report.json").write_text(json_text(report.to_json()))
         (tmp / MARKER).write_text(f"written by tfcompare export {case.name}\n")
+        (tmp / TEMP_MARKER).unlink()
         shared_permissions(tmp)
         if dest.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old-{os.getpid()}-", dir=dest.parent))
+            old = pid_temp_dir(dest.parent, f".{dest.name}.old-")
             os.replace(dest, old / "replaced")
             os.replace(tmp, dest)
             shutil.rmtree(old, ignore_errors=True)
