@@ -456,3 +456,113 @@ def test_only_marked_temporary_folders_of_ended_processes_are_removed(tmp_path):
     assert (mine / "notes.txt").read_text() == "keep"
     (live / TEMP_MARKER).write_text(f"{os.getpid()} 1\n")  # this pid, but another process's start time
     assert [p.name for p in remove_dead_temp_dirs(tmp_path, ".out.tmp-")] == [live.name]
+
+
+# --- pair: nothing left running, memory bounded, temporary files gone ------------------------------------------
+
+PAIRS = DATA / "pairs"
+_FORKS = '''import os, subprocess, sys, time
+TAG = "tfcompare-test-leftover-{tag}"
+if os.fork() == 0:  # a child that detaches into its own session
+    os.setsid()
+    os.execvp(sys.executable, [sys.executable, "-c", "import time; time.sleep(300)", TAG + "-setsid"])
+if os.fork() == 0:  # a daemon: the middle process exits at once, the grandchild lives on
+    if os.fork() == 0:
+        os.setsid()
+        os.execvp(sys.executable, [sys.executable, "-c", "import time; time.sleep(300)", TAG + "-daemon"])
+    os._exit(0)
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", TAG + "-popen"], start_new_session=True)
+time.sleep(0.3)
+'''
+
+
+def _tagged(tag: str) -> list[str]:
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            cmd = (Path("/proc") / pid / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if tag in cmd and "pytest" not in cmd:
+            found.append(cmd)
+    return found
+
+
+def test_pair_kills_what_a_script_forked_or_detached_and_leaves_no_temporary_file(tmp_path):
+    from tfcompare.tools.pair import AGREE, PairOptions, pair_scripts
+
+    tag = f"tfcompare-test-leftover-{os.getpid()}"
+    script = tmp_path / "tf1_forks.py"
+    script.write_text(_FORKS.format(tag=os.getpid()) + (PAIRS / "tf1_logreg.py").read_text())
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    killed = tmp / f"tfcompare-pair-{int(dead.stdout)}-abcd1234"  # what a SIGKILLed pair left
+    killed.mkdir()
+    (killed / ".tfcompare-temp").write_text(f"{int(dead.stdout)} 1\n")
+    code = ("import sys, tempfile; from pathlib import Path; from tfcompare.tools.pair import pair_scripts, PairOptions;"
+            f"r = pair_scripts({str(script)!r}, {str(PAIRS / 'tf2_logreg.py')!r}, PairOptions(steps=1));"
+            "print(r.status, r.error)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180)
+    assert done.stdout.startswith(AGREE), done.stdout + done.stderr[-2000:]
+    assert _tagged(tag) == []  # the setsid child, the daemon and the detached Popen: all gone
+    assert list(tmp.iterdir()) == []  # its own folder, AutoGraph's generated files, and the killed pair's folder
+
+
+def test_a_pair_script_that_allocates_without_bound_is_stopped_at_its_memory_limit(tmp_path, monkeypatch):
+    from tfcompare.tools.pair import processes
+
+    script = tmp_path / "tf1_hog.py"
+    script.write_text("chunks = []\nwhile True:\n    chunks.append(bytearray(b'x') * 50_000_000)\n")
+    monkeypatch.setattr(processes, "memory_limit", lambda: 1_500_000_000)
+    started = time.monotonic()
+    result = CliRunner().invoke(cli, ["pair", str(script), str(PAIRS / "tf2_logreg.py"), "--logdir",
+                                      str(tmp_path / "logs")])
+    assert result.exit_code == 3, result.output
+    assert "could not compare: the TF1 script used more than 1.5 GB of memory (" in result.output
+    assert time.monotonic() - started < 60
+    assert _tagged(str(script)) == []
+
+
+def _started(tmp: Path, pattern: str, proc, seconds=120) -> bool:
+    return _wait(lambda: bool(list(tmp.glob(pattern))), proc, seconds)
+
+
+def test_sigterm_of_a_distributed_run_stops_it_as_ctrl_c_does_and_leaves_no_temporary_file(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp), TF_CPP_MIN_LOG_LEVEL="3")
+    proc = subprocess.Popen([sys.executable, "-m", "tfcompare", "run", "--case", "linear", "--mode", "tf1-graph",
+                             "--distributed", "1", "--logdir", str(tmp_path / "logs"), "--run-name", "d", *QUICK],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    assert _started(tmp, "tfcompare-*/tfcompare-tf*-*/spec-*.json", proc)  # a worker is running
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err[-2000:]
+    doc = _results(tmp_path / "logs" / "d" / "results.json")
+    assert doc["interrupted"] is True and doc["complete"] is False
+    assert list(tmp.iterdir()) == [] and _tagged("tfcompare.worker") == []
+
+
+def test_a_killed_pair_leaves_no_process_and_the_next_command_removes_its_folder(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp), TF_CPP_MIN_LOG_LEVEL="3")
+    script = tmp_path / "tf1_waits.py"
+    script.write_text("import time\nwhile True:\n    time.sleep(0.1)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "tfcompare", "pair", str(script), str(PAIRS / "tf2_logreg.py"),
+                             "--logdir", str(tmp_path / "logs")], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env)
+    assert _started(tmp, "tfcompare-*/tfcompare-pair-*/tf1.out", proc)
+    time.sleep(1)
+    proc.kill()
+    proc.wait(timeout=30)
+    assert _wait(lambda: _tagged(str(script)) == [], proc, 10)  # the children die with their parent
+    assert len(list(tmp.glob("tfcompare-*/tfcompare-pair-*"))) == 1  # left by the kill
+    mine = tmp / "tfcompare-999999-mine"  # the user's own folder, named like one of ours
+    mine.mkdir()
+    listed = subprocess.run([sys.executable, "-m", "tfcompare", "pitfalls", "--only", "nope"], env=env,
+                            capture_output=True, timeout=60)
+    assert listed.returncode == 2
+    assert [p.name for p in tmp.iterdir()] == [mine.name]

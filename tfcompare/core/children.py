@@ -1,15 +1,32 @@
-"""Child processes that never outlive tfcompare, and never see the user's working folder on their import path."""
+"""Child processes that never outlive tfcompare, and never see the user's working folder on their import path.
+
+`die_with_parent` covers a child whose parent (tfcompare) dies. `Descendants` covers what a user's script starts
+itself: a process that forks, or calls `setsid`, and exits leaves its child outside the group that a
+`killpg` reaches. While tfcompare is the sub-reaper of its tree (Linux `PR_SET_CHILD_SUBREAPER`) such an orphan
+is re-parented to tfcompare instead of to init, so walking `/proc` finds every one of them: to measure their
+memory together, and to kill all of them at the end.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
+import os
 import signal
 import sys
+import time
 
-__all__ = ["die_with_parent"]
+__all__ = ["die_with_parent", "sub_reaper", "Descendants"]
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+_PR_GET_CHILD_SUBREAPER = 37
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _libc():
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 
 
 def die_with_parent() -> None:
@@ -19,5 +36,120 @@ def die_with_parent() -> None:
     """
     if not sys.platform.startswith("linux"):
         return
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def sub_reaper():
+    """Within the block this process adopts its descendants' orphans (Linux; elsewhere nothing changes)."""
+    if not sys.platform.startswith("linux"):
+        yield
+        return
+    libc, was = _libc(), ctypes.c_int(0)
+    libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(was))
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    try:
+        yield
+    finally:
+        if not was.value:
+            libc.prctl(_PR_SET_CHILD_SUBREAPER, 0)
+
+
+def _processes() -> dict[int, tuple[int, str, str]]:
+    """Every process now: pid -> (parent pid, state, start time)."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+        except OSError:  # ended meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        out[int(name)] = (int(fields[1]), fields[0], fields[19])
+    return out
+
+
+def _rss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+class Descendants:
+    """The processes below some labelled roots (children of this process), followed through forks, `setsid`
+    and exiting parents. Use inside `sub_reaper()`; `scan` often enough to see a child before its parent exits
+    (an orphan this process adopts without having seen it is counted under every label: it is ours all the same).
+    """
+
+    def __init__(self, roots: dict[str, int]):
+        self._me = os.getpid()
+        procs = _processes() if os.path.isdir("/proc") else {}
+        self._before = {pid for pid, (ppid, _, _) in procs.items() if ppid == self._me}  # not ours to follow
+        self._roots = set(roots.values())
+        self._owner: dict[int, tuple[str, str]] = {}  # pid -> (label, start time)
+        for label, pid in roots.items():
+            if pid in procs:
+                self._owner[pid] = (label, procs[pid][2])
+                self._before.discard(pid)
+
+    def _update(self) -> dict[int, tuple[int, str, str]]:
+        procs = _processes()
+        self._owner = {pid: own for pid, own in self._owner.items() if pid in procs and procs[pid][2] == own[1]}
+        grown = True
+        while grown:
+            grown = False
+            for pid, (ppid, _, start) in procs.items():
+                if pid in self._owner:
+                    continue
+                if ppid in self._owner:
+                    self._owner[pid] = (self._owner[ppid][0], start)
+                    grown = True
+                elif ppid == self._me and pid not in self._before:
+                    self._owner[pid] = ("*", start)  # adopted before it was seen below a root
+                    grown = True
+        return procs
+
+    def scan(self) -> dict[str, int]:
+        """Resident bytes per label, summed over each root's live descendants (and itself)."""
+        if not os.path.isdir("/proc"):
+            return {}
+        procs = self._update()
+        out: dict[str, int] = {}
+        for pid, (label, _) in self._owner.items():
+            if procs[pid][1] == "Z":
+                continue
+            size = _rss(pid)
+            for name in ({label} if label != "*" else {own[0] for own in self._owner.values()} - {"*"}):
+                out[name] = out.get(name, 0) + size
+        return out
+
+    def alive(self, label: str | None = None) -> list[int]:
+        """Live (not zombie) descendants, of one label or all."""
+        if not os.path.isdir("/proc"):
+            return []
+        procs = self._update()
+        return [pid for pid, (own, _) in self._owner.items() if procs[pid][1] != "Z"
+                and (label is None or own in (label, "*"))]
+
+    def kill(self, label: str | None = None, tries: int = 50) -> None:
+        """SIGKILL every live descendant (of `label`, or all), again until none is left (a fork racing the kill),
+        and reap the adopted ones (the roots are left to their `Popen`)."""
+        for _ in range(tries):
+            victims = self.alive(label)
+            for pid in victims:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            self._reap()
+            if not victims:
+                return
+            time.sleep(0.01)
+
+    def _reap(self) -> None:
+        for pid, (ppid, _, _) in _processes().items():
+            if ppid == self._me and pid in self._owner and pid not in self._roots:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)

@@ -8,6 +8,7 @@ leftovers of a killed process (whose id is gone) from those of one still writing
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
 import re
@@ -15,9 +16,10 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 __all__ = ["write_atomic", "shared_permissions", "pid_temp_dir", "remove_dead_temp_dirs", "pid_alive", "claim_folder",
-           "FolderTaken", "RUN_MARKER", "TEMP_MARKER"]
+           "FolderTaken", "RUN_MARKER", "TEMP_MARKER", "private_tempdir"]
 
 RUN_MARKER = ".tfcompare-run"  # in every folder claim_folder makes: --overwrite replaces only a folder that has it
 TEMP_MARKER = ".tfcompare-temp"  # in every temporary folder: "<pid> <start time>" of the process that made it
@@ -123,6 +125,23 @@ def remove_dead_temp_dirs(parent: Path, prefix: str) -> list[Path]:
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path)
     return removed
+
+
+def private_tempdir(prefix: str = "tfcompare-") -> Callable[[], None]:
+    """Send this process's temporary files, and its children's (`TMPDIR`), into a folder of its own, made with
+    `pid_temp_dir` after removing the folders of tfcompare processes that were killed; returns the function that
+    removes it (also run at exit). AutoGraph's generated files, worker specs and a pair's records go there, so
+    a kill leaves one folder that the next tfcompare removes. For the command line only: a library call must
+    not change the temporary folder of the program that imported it."""
+    parent = Path(tempfile.gettempdir())
+    remove_dead_temp_dirs(parent, prefix)
+    path = pid_temp_dir(parent, prefix)
+    tempfile.tempdir, os.environ["TMPDIR"] = str(path), str(path)
+
+    def remove() -> None:
+        shutil.rmtree(path, ignore_errors=True)
+    atexit.register(remove)
+    return remove
 
 
 class FolderTaken(ValueError):

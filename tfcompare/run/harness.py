@@ -27,7 +27,7 @@ from tfcompare.core import environment, equivalence, optimizer_replay
 from tfcompare.core.budget import check_fits, run_floor_bytes
 from tfcompare.core.cases import Case, case_source, find_case
 from tfcompare.core.errors import describe, is_interrupt
-from tfcompare.core.files import claim_folder, write_atomic
+from tfcompare.core.files import claim_folder, pid_temp_dir, remove_dead_temp_dirs, write_atomic
 from tfcompare.core.graphs import step_flops
 from tfcompare.core.layer_outputs import first_differing_layer
 from tfcompare.core.peak import gemm_peak
@@ -377,7 +377,9 @@ class _CaseRun:
             spec = {"case": self.case.name, "cases_file": case_source(self.case), "seed": self.config.seed,
                     "batch_size": self.batch_size, "steps": self.config.steps, "repeats": self.config.repeats,
                     "options": dict(self.case.options)}
-            folder = Path(tempfile.mkdtemp(prefix=f"tfcompare-{mode}-"))  # worker specs and logs
+            # worker specs, logs and temporary files; what a killed run left is removed first (see files)
+            remove_dead_temp_dirs(Path(tempfile.gettempdir()), f"tfcompare-{mode}-")
+            folder = pid_temp_dir(Path(tempfile.gettempdir()), f"tfcompare-{mode}-")
             try:
                 found = run_distributed(mode, spec, workers, folder, self.config.mode_timeout_s or MODE_TIMEOUT_S,
                                         self.config.threads)

@@ -90,7 +90,8 @@ def _start(spec: dict, folder: Path, task: int, threads: int) -> _Proc:
     path = folder / f"spec-{task}.json"
     path.write_text(json.dumps({**spec, "task": task}))
     log = folder / f"worker-{task}.log"
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONUNBUFFERED="1")
+    # TMPDIR: AutoGraph's generated files go with the folder, which is removed after the mode
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONUNBUFFERED="1", TMPDIR=str(folder))
     env.pop("TF_CONFIG", None)
     with open(log, "w") as err:
         popen = subprocess.Popen([sys.executable, "-m", "tfcompare.worker", str(path)],

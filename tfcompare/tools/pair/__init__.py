@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from tfcompare.core.equivalence import TOLERANCES
 from tfcompare.core.errors import legacy_hint
 from tfcompare.tools.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
                                             unpaired_findings)
-from tfcompare.tools.pair.processes import output_tail, run_sides
+from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_sides
 from tfcompare.tools.pair.record import SideRecord, load
 
 __all__ = ["PairOptions", "PairResult", "pair_scripts", "MAX_STEPS", "AGREE", "DIFFER", "FAILED"]
@@ -113,7 +112,9 @@ def _failure(result: PairResult, side: str, record: SideRecord | None, ended, fo
         return False
     result.failed_side = side
     if record is None:
-        if ended == "timeout":
+        if isinstance(ended, OverLimit):
+            result.error = str(ended)
+        elif ended == "timeout":
             result.error = f"{label} reached no training step within {timeout_s:g} s (no optimizer step was run)"
         else:
             result.error = f"{label}'s process ended ({ended}) without a record"
@@ -153,7 +154,7 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
     started = time.perf_counter()
     tf1_path, tf2_path = Path(tf1_script).resolve(), Path(tf2_script).resolve()
     result = PairResult(str(tf1_script), str(tf2_script), options.steps, list(options.args))
-    folder = Path(tempfile.mkdtemp(prefix="tfcompare-pair-"))
+    folder = pair_folder()
     try:
         ended = run_sides(tf1_path, tf2_path, folder, options.steps, options.args, options.timeout_s)
         tf1, tf2 = load(folder, "tf1"), load(folder, "tf2")

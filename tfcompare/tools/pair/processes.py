@@ -1,20 +1,42 @@
-"""The two children of a pair: started together (both import TensorFlow at once), each under a time limit,
-killed as a process group at every exit, so no script outlives `tfcompare pair`."""
+"""The two children of a pair: started together (both import TensorFlow at once), each under a time limit and
+a memory limit, and killed with everything they started at every exit, so no script (nor a process it forked or
+detached with `setsid`) outlives `tfcompare pair`."""
 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from tfcompare.core.children import die_with_parent
+from tfcompare.core.budget import available_bytes
+from tfcompare.core.children import Descendants, die_with_parent, sub_reaper
+from tfcompare.core.files import pid_temp_dir, remove_dead_temp_dirs
 
-__all__ = ["run_sides", "output_tail"]
+__all__ = ["run_sides", "output_tail", "OverLimit", "pair_folder", "memory_limit"]
 
 _POLL_S = 0.05
+_SCAN_EVERY = 2  # polls between walks of the process tree (memory, new descendants): ~1 ms each
+_TEMP_PREFIX = "tfcompare-pair-"
+
+
+class OverLimit(str):
+    """Why a side was stopped for its memory (what `run_sides` reports instead of an exit code)."""
+
+
+def memory_limit() -> int:
+    """Each side's limit: half the memory available when the pair starts (both sides run at once)."""
+    return available_bytes() // 2
+
+
+def pair_folder() -> Path:
+    """A new folder for one pair's records (and its scripts' temporary files), after removing what a killed
+    `tfcompare pair` left (only folders marked as made by a process that has ended)."""
+    parent = Path(tempfile.gettempdir())
+    remove_dead_temp_dirs(parent, _TEMP_PREFIX)
+    return pid_temp_dir(parent, _TEMP_PREFIX)
 
 
 def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...]) -> subprocess.Popen:
@@ -25,6 +47,9 @@ def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, .
     env.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
     if side == "tf2" and tfcompare.LEGACY_KERAS_SET_HERE:
         env["TF_USE_LEGACY_KERAS"] = "0"  # tf.keras is Keras 3 for a TF2 script, as when its author runs it
+    # AutoGraph's generated files and the script's own temporary files go with the pair's folder
+    env["TMPDIR"] = str(folder / "tmp")
+    (folder / "tmp").mkdir(exist_ok=True)
     out = open(folder / f"{side}.out", "wb")
     try:
         return subprocess.Popen([sys.executable, "-m", "tfcompare.tools.pair.child", side, str(script), str(folder),
@@ -34,46 +59,59 @@ def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, .
         out.close()
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    proc.wait()
+def _gb(n: int) -> str:
+    return f"{n / 1e9:.3g} GB"
 
 
-def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, ...], timeout_s: float) -> dict:
-    """Run both sides; returns {side: None | "timeout" | exit code} for what each process did.
+def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, ...], timeout_s: float,
+              memory_limit_bytes: int | None = None) -> dict:
+    """Run both sides; returns {side: None | "timeout" | OverLimit | exit code} for what each process did.
 
-    TF1's limit counts from the start; TF2's from TF1's record (it waits for TF1's weights and batches).
+    TF1's limit counts from the start; TF2's from TF1's record (it waits for TF1's weights and batches). A side
+    whose processes together hold more than `memory_limit_bytes` resident (default `memory_limit()`) is killed.
     """
-    procs = {"tf1": _start("tf1", tf1, folder, steps, args), "tf2": _start("tf2", tf2, folder, steps, args)}
+    limit = memory_limit_bytes or memory_limit()
+    with sub_reaper():
+        procs = {"tf1": _start("tf1", tf1, folder, steps, args), "tf2": _start("tf2", tf2, folder, steps, args)}
+        tree = Descendants({side: proc.pid for side, proc in procs.items()})
+        try:
+            return _watch(procs, tree, folder, timeout_s, limit)
+        finally:
+            tree.kill()
+            for proc in procs.values():
+                proc.wait()
+
+
+def _watch(procs: dict, tree: Descendants, folder: Path, timeout_s: float, limit: int) -> dict:
     ended: dict[str, object] = {"tf1": None, "tf2": None}
     start = time.monotonic()
     deadline = {"tf1": start + timeout_s, "tf2": None}
-    try:
-        while any(v is None for v in ended.values()):
-            now = time.monotonic()
-            for side, proc in procs.items():
-                if ended[side] is not None:
-                    continue
-                code = proc.poll()
-                if code is not None:
-                    ended[side] = code
-                elif deadline[side] is not None and now > deadline[side]:
-                    _kill(proc)
-                    ended[side] = "timeout"
-            if deadline["tf2"] is None and (folder / "tf1.json").exists():
-                deadline["tf2"] = time.monotonic() + timeout_s
-            if ended["tf1"] is not None and not (folder / "tf1.json").exists():
-                (folder / "tf1.failed").touch()
-                _kill(procs["tf2"])
-                ended["tf2"] = ended["tf2"] if ended["tf2"] is not None else "not run"
-            time.sleep(_POLL_S)
-    finally:
-        for proc in procs.values():
-            _kill(proc)
+    polls = 0
+    while any(v is None for v in ended.values()):
+        now = time.monotonic()
+        used = tree.scan() if polls % _SCAN_EVERY == 0 else {}
+        polls += 1
+        for side, proc in procs.items():
+            if ended[side] is not None:
+                continue
+            code = proc.poll()
+            if code is not None:
+                ended[side] = code
+            elif used.get(side, 0) > limit:
+                tree.kill(side)
+                ended[side] = OverLimit(f"the {side.upper()} script used more than {_gb(limit)} of memory "
+                                        f"({_gb(used[side])} resident in its processes; the limit is half the memory "
+                                        "available when the pair started, as both scripts run at once): stopped")
+            elif deadline[side] is not None and now > deadline[side]:
+                tree.kill(side)
+                ended[side] = "timeout"
+        if deadline["tf2"] is None and (folder / "tf1.json").exists():
+            deadline["tf2"] = time.monotonic() + timeout_s
+        if ended["tf1"] is not None and not (folder / "tf1.json").exists():
+            (folder / "tf1.failed").touch()
+            tree.kill("tf2")
+            ended["tf2"] = ended["tf2"] if ended["tf2"] is not None else "not run"
+        time.sleep(_POLL_S)
     return ended
 
 
