@@ -24,6 +24,7 @@ TROUBLE = str(DATA / "trouble_cases.py")
 USER = str(DATA / "user_cases.py")
 LONG = "n" * 300
 QUICK = ["--quick", "--repeats", "3", "--steps", "2"]
+PAIR_TF1, PAIR_TF2 = str(DATA / "pairs" / "tf1_logreg.py"), str(DATA / "pairs" / "tf2_logreg.py")
 
 # Broken cases files, each a different way a user's file can be wrong.
 BROKEN_FILES = {
@@ -93,10 +94,10 @@ BAD_INPUTS = [
     _bad(["run", "--case", "mlp", "--mode-timeout", "abc"], "'abc' is not a valid float"),
     _bad(["run", "--case", "mlp", "--mode-timeout", "nan"], "nan is not a number of seconds"),
     # run: paths and names
-    _bad(["run", "--case", "mlp", "--logdir", ""], "the log directory name is empty"),
-    _bad(["run", "--case", "mlp", "--logdir", " "], "the log directory name is empty"),
-    _bad(["run", "--case", "mlp", "--logdir", "blocker"], "cannot write to 'blocker'"),
-    _bad(["run", "--case", "mlp", "--logdir", "blocker/sub"], "cannot write to 'blocker/sub'"),
+    _bad(["run", "--case", "mlp", "--logdir", ""], "the folder name is empty"),
+    _bad(["run", "--case", "mlp", "--logdir", " "], "the folder name is empty"),
+    _bad(["run", "--case", "mlp", "--logdir", "blocker"], "'blocker' is a file, not a folder"),
+    _bad(["run", "--case", "mlp", "--logdir", "blocker/sub"], "cannot write to 'blocker/sub': 'blocker' is a file, not a folder"),
     _bad(["run", "--case", "mlp", "--run-name", ""], "'' must be a plain folder name"),
     _bad(["run", "--case", "mlp", "--run-name", " "], "' ' must be a plain folder name"),
     _bad(["run", "--case", "mlp", "--run-name", "a/b"], "'a/b' must be a plain folder name"),
@@ -151,7 +152,7 @@ BAD_INPUTS = [
     _bad(["inspect", "linear", "--grappler", "remapping=maybe"], "remapping='maybe': the value must be on, off"),
     _bad(["inspect", "linear", "--grappler", "remapping"], "'remapping' is not KEY=VALUE"),
     _bad(["inspect", "linear", "--repeats", "0"], "0 is not in the range x>=1"),
-    _bad(["inspect", "linear", "--logdir", "blocker"], "cannot write to 'blocker'"),
+    _bad(["inspect", "linear", "--logdir", "blocker"], "'blocker' is a file, not a folder"),
     # export
     _bad(["export", "nope"], "unknown case 'nope'"),
     _bad(["export", "linear", "--to", "."], "is the current folder, one that contains it, or a root"),
@@ -168,7 +169,7 @@ BAD_INPUTS = [
     _bad(["claims", "--claim", "13"], "no claim 13"),
     _bad(["claims", "--claim", "x"], "'x' is not a valid integer"),
     _bad(["claims", "--run-name", "a/b"], "'a/b' must be a plain folder name"),
-    _bad(["claims", "--logdir", "blocker"], "cannot write to 'blocker'"),
+    _bad(["claims", "--logdir", "blocker"], "'blocker' is a file, not a folder"),
     _bad(["claims", "--logdir", "runs", "--run-name", "taken"], "already holds a run"),
     _bad(["pitfalls", "--only", "nope"], "unknown demonstration 'nope'"),
     _bad(["pitfalls", "--only", ""], "unknown demonstration ''"),
@@ -181,8 +182,29 @@ BAD_INPUTS = [
     _bad(["audit", "module:"], "'module:' is neither a script nor package.module:function"),
     _bad(["audit", "--overhead", "x.py"], "--overhead goes with --scenario"),
     _bad(["audit", "--scenario", "none-signature", "--max-traces", "0"], "0 is not in the range x>=1"),
+    # paths, checked in one place for every command: too long, a link that points nowhere or loops, a file
+    *[_bad([*cmd, "--logdir", LONG], "is 300 bytes; a file or folder name has at most 255")
+      for cmd in (["run", "--case", "mlp"], ["pair", PAIR_TF1, PAIR_TF2], ["debug", "linear"], ["audit", "--scenario",
+                  "none-signature"], ["claims"], ["inspect", "linear"], ["tensorboard"])],
+    _bad(["run", "--case", "mlp", "--logdir", "/".join(["d" * 200] * 25)], "as a full path; at most 4096"),
+    _bad(["run", "--case", "mlp", "--logdir", "dangling"], "'dangling' is a symbolic link that points to 'nowhere', "
+                                                           "which does not exist"),
+    _bad(["run", "--case", "mlp", "--logdir", "dangling/sub"], "is a symbolic link that points to 'nowhere'"),
+    _bad(["claims", "--logdir", "loop1"], "is a symbolic link that loops"),
+    _bad(["audit", "--scenario", "none-signature", "--logdir", "blocker"], "'blocker' is a file, not a folder"),
+    _bad(["inspect", "linear", "--logdir", "blocker/sub"], "'blocker' is a file, not a folder"),
+    _bad(["run", "--case", "mlp", "--logdir", "runs", "--run-name", "linked", "--overwrite"],
+         "is a symbolic link (to 'taken'); a run folder is never written or replaced through a link"),
+    _bad(["run", "--case", "mlp", "--logdir", "runs", "--run-name", "linked"], "is a symbolic link (to 'taken')"),
+    _bad(["pair", PAIR_TF1, PAIR_TF2, "--logdir", "runs", "--run-name", "taken"], "already holds a run"),
+    _bad(["pair", PAIR_TF1, PAIR_TF2, "--emit-case", "dangling.py"],
+         "'dangling.py' exists (a symbolic link to 'nowhere.py'); tfcompare does not overwrite it"),
+    _bad(["pair", PAIR_TF1, PAIR_TF2, "--emit-case", LONG + ".py"], "is 303 bytes; a file or folder name has at most"),
+    _bad(["tensorboard", "--logdir", "dangling"], "'dangling' is a symbolic link that points to 'nowhere'"),
+    _bad(["tensorboard", "--logdir", "loop1"], "is a symbolic link that loops"),
+    _bad(["tensorboard", "--logdir", "blocker"], "'blocker' is a file, not a folder"),
     # tensorboard, list, the group
-    _bad(["tensorboard", "--logdir", "missing"], "log directory 'missing' does not exist"),
+    _bad(["tensorboard", "--logdir", "missing"], "'missing' does not exist"),
     _bad(["tensorboard", "--logdir", "emptydir"], "holds no TensorBoard event files"),
     _bad(["tensorboard", "--port", "-1"], "-1 is not in the range 0<=x<=65535"),
     _bad(["tensorboard", "--port", "70000"], "70000 is not in the range 0<=x<=65535"),
@@ -211,6 +233,11 @@ def workdir(tmp_path, monkeypatch):
     (runs / "foreign").mkdir()
     (runs / "foreign" / "notes.txt").write_text("not a run")
     (runs / "blocked").write_text("a file where a run folder would go")
+    (runs / "linked").symlink_to("taken")
+    (tmp_path / "dangling").symlink_to("nowhere")
+    (tmp_path / "dangling.py").symlink_to("nowhere.py")
+    (tmp_path / "loop1").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop1")
     (runs / "thesis").mkdir()  # a user's folder that happens to hold a results.json
     (runs / "thesis" / "results.json").write_text("{}")
     (runs / "thesis" / "thesis.tex").write_text("three years of work")
@@ -236,7 +263,8 @@ def test_bad_input_is_a_usage_error_naming_the_value_that_leaves_nothing(workdir
 def test_the_table_covers_every_command_with_over_100_inputs():
     commands = {p.values[0][0] for p in BAD_INPUTS}
     assert len(BAD_INPUTS) >= 100
-    assert {"run", "autograph", "inspect", "export", "claims", "pitfalls", "audit", "tensorboard", "list"} <= commands
+    assert {"run", "autograph", "inspect", "export", "claims", "pitfalls", "audit", "tensorboard", "list", "pair",
+            "debug"} <= commands
 
 
 def test_oversized_inputs_are_refused_fast_and_allocate_almost_nothing(workdir):

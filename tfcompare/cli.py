@@ -7,7 +7,6 @@ import dataclasses
 import os
 import signal
 import sys
-import tempfile
 from pathlib import Path
 
 import click
@@ -84,21 +83,25 @@ def _split_reason(case, seed: int) -> str | None:
         return None
 
 
-def _check_writable(logdir: str) -> Path:
-    if not logdir.strip():
-        raise click.BadParameter("the log directory name is empty; give a folder, e.g. --logdir logs",
-                                 param_hint="'--logdir'")
-    path = Path(logdir).absolute()
-    existing = next(p for p in [path, *path.parents] if p.exists())  # created later, only if the run starts
-    if not existing.is_dir():
-        raise click.BadParameter(f"cannot write to {logdir!r}: {str(existing)!r} is not a folder",
-                                 param_hint="'--logdir'")
-    try:
-        with tempfile.NamedTemporaryFile(dir=existing, prefix=".tfcompare-write-test-"):
-            pass
-    except OSError as exc:
-        raise click.BadParameter(f"cannot write to {logdir!r}: {exc.strerror or exc}", param_hint="'--logdir'")
-    return path
+class _Folder(click.ParamType):
+    """A folder option, checked once here for every command (see `core.paths`): usage error naming it and why."""
+
+    name = "folder"
+
+    def __init__(self, read: bool = False):
+        self.read = read
+
+    def convert(self, value, param, ctx):
+        from tfcompare.core.paths import BadPath, input_folder, output_folder
+
+        try:
+            (input_folder if self.read else output_folder)(value)
+        except BadPath as exc:
+            self.fail(str(exc), param, ctx)
+        return value
+
+
+_LOGDIR, _SERVED = _Folder(), _Folder(read=True)
 
 
 def _case_options(ctx, param, values):
@@ -191,7 +194,7 @@ def list_(cases_file):
               help="Intra- and inter-op threads, the same for every mode.")
 @click.option("--seed", type=_SEED, default=0, show_default=True, help="Seed for weights and batches.")
 @click.option("--quick", is_flag=True, help="Fewer steps, rounds and shorter blocks: a fast look, noisier.")
-@click.option("--logdir", default="logs", show_default=True, help="TensorBoard log directory.")
+@click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: the start time.")
 @click.option("--overwrite", is_flag=True, help="Replace a previous run of the same --run-name (only a tfcompare run).")
 @click.option("--mode-timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
@@ -237,7 +240,6 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
         varying = [n for n, c in registry.items() if c.make_varied_batch]
         raise click.BadParameter(f"none of the chosen cases has a varying dim; cases that do: {', '.join(varying)}",
                                  param_hint="'--seq-lens'")
-    _check_writable(logdir)
     chosen_modes = tuple(dict.fromkeys(modes or CORE_MODES))
     if levers:
         chosen_modes = tuple(dict.fromkeys(chosen_modes + LEVER_MODES))
@@ -267,7 +269,8 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
     except TooBig as exc:
         raise click.BadParameter(str(exc), param_hint="'--batch-size' / '--steps' / '--loop-steps'") from None
     except FolderTaken as exc:
-        raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
+        more = "" if overwrite or "already holds a run" not in str(exc) else " or pass --overwrite to replace it"
+        raise click.BadParameter(f"{exc}{more}", param_hint="'--run-name'") from None
     if as_json:
         click.echo(json_text(result.to_json()))
     else:
@@ -315,7 +318,7 @@ def _grappler_items(ctx, param, values):
 @click.option("--grappler", "grappler_items", multiple=True, callback=_grappler_items, metavar="KEY=on|off",
               help="Also run with this Grappler option (repeatable), e.g. arithmetic_optimization=off.")
 @click.option("--repeats", type=_POSITIVE, default=10, show_default=True, help="Timed rounds per variant.")
-@click.option("--logdir", default="logs", show_default=True, help="TensorBoard log directory.")
+@click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the inspection as JSON.")
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases.")
 def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items, repeats, logdir, as_json,
@@ -334,7 +337,6 @@ def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items,
         options = parse_grappler(items)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--grappler'") from None
-    _check_writable(logdir)
     found = inspect_case(case, tuple(modes) or ("tf1-graph", "tf2-function", "tf2-xla"), options, repeats=repeats)
     text = found.text()
     write_inspection(Path(logdir) / "inspect" / case_name, found, text)
@@ -355,7 +357,7 @@ def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items,
 @click.option("--eager-functions", is_flag=True, help="Run the tf.function modes' Python step eagerly, so a "
                                                       "breakpoint() in it stops (their numbers are then eager's).")
 @click.option("--overhead", is_flag=True, help="Also time each TF2 mode's step with and without numeric checking.")
-@click.option("--logdir", default="logs", show_default=True, help="TensorBoard log directory.")
+@click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: debug-<case>-<time>.")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases.")
@@ -378,7 +380,6 @@ def debug(case_name, modes, steps, seed, dump_dir, debugger_v2, eager_functions,
             dump_dir = check_folder(Path(dump_dir))
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--dump'") from None
-    _check_writable(logdir)
     try:
         folder = claim_folder(Path(logdir).absolute(), run_name, f"debug-{case.name}-{default_run_name()}")
     except FolderTaken as exc:
@@ -421,7 +422,7 @@ def export(case_name, dest, overwrite, no_tflite, as_json, cases_file):
 @cli.command()
 @click.option("--claim", "numbers", multiple=True, type=int, metavar="N", help="Run only claim N (repeatable).")
 @click.option("--quick", is_flag=True, help="Fewer sizes and samples: about 2 minutes on 2 cores, noisier.")
-@click.option("--logdir", default="logs", show_default=True, help="Where the claims folder goes.")
+@click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="Where the claims folder goes.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: claims-<start time>.")
 @click.option("--json", "as_json", is_flag=True, help="Print claims.json instead of the table.")
 def claims(numbers, quick, logdir, run_name, as_json):
@@ -438,7 +439,6 @@ def claims(numbers, quick, logdir, run_name, as_json):
     if bad:
         raise click.BadParameter(f"no claim {bad[0]}; valid claims: {', '.join(map(str, CLAIMS))}",
                                  param_hint="'--claim'")
-    _check_writable(logdir)
     try:
         run_dir = claim_folder(Path(logdir), run_name, f"claims-{harness.default_run_name()}")
     except FolderTaken as exc:
@@ -481,7 +481,8 @@ def pitfalls(only, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--max-traces", type=_POSITIVE, help="Exit 1 when any function traces more often than this.")
 @click.option("--fail-on-retrace", is_flag=True, help="Exit 1 on any avoidable retrace.")
-@click.option("--logdir", help="Also write per-function trace counts and tracing time to TensorBoard here.")
+@click.option("--logdir", type=_LOGDIR,
+              help="Also write per-function trace counts and tracing time to TensorBoard here.")
 @click.option("--overhead", is_flag=True, help="With --scenario: time it plain and audited, interleaved.")
 def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retrace, logdir, overhead):
     """Explain every tf.function retrace of TARGET: argument, cause, cost, fix; and the hazards TF never warns about.
@@ -545,7 +546,7 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
 @click.option("--emit-case", "emit_case", type=click.Path(dir_okay=False), metavar="OUT.py",
               help="When the pair agrees, write a cases file for `tfcompare run --cases-file OUT.py` "
                    "(refuses an existing file).")
-@click.option("--logdir", default="logs", show_default=True, help="TensorBoard log directory.")
+@click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: pair-<tf2 script>-<time>.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_name, as_json):
@@ -557,7 +558,7 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_
     import importlib
     import threading
 
-    from tfcompare.core.files import FolderTaken, claim_folder
+    from tfcompare.core.files import FolderTaken, check_claimable, claim_folder
     from tfcompare.tools.pair import AGREE, FAILED, PairOptions, pair_scripts
     from tfcompare.tools.pair.emit import check_target, emit
 
@@ -566,7 +567,10 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_
             check_target(Path(emit_case))
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--emit-case'") from None
-    _check_writable(logdir)
+    try:  # before both scripts run, not after
+        check_claimable(Path(logdir).absolute(), run_name)
+    except FolderTaken as exc:
+        raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
     # TensorFlow (for the TensorBoard run) is imported here while the two scripts run in their own processes
     importer = threading.Thread(target=importlib.import_module, args=("tfcompare.report.tensorboard",), daemon=True)
     importer.start()
@@ -641,7 +645,7 @@ def migrate(paths, as_json, markdown_out, fail_on, scaffold_out, no_upgrade):
 
 
 @cli.command()
-@click.option("--logdir", default="logs", show_default=True, help="The log directory to serve.")
+@click.option("--logdir", type=_SERVED, default="logs", show_default=True, help="The log directory to serve.")
 @click.option("--port", type=click.IntRange(0, 65535), default=6006, show_default=True,
               help="Port on 127.0.0.1 (0: any free port).")
 def tensorboard(logdir, port):

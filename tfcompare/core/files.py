@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Callable
 
 __all__ = ["write_atomic", "shared_permissions", "pid_temp_dir", "remove_dead_temp_dirs", "pid_alive", "claim_folder",
-           "FolderTaken", "RUN_MARKER", "TEMP_MARKER", "private_tempdir"]
+           "FolderTaken", "RUN_MARKER", "TEMP_MARKER", "private_tempdir",
+           "check_claimable"]
 
 RUN_MARKER = ".tfcompare-run"  # in every folder claim_folder makes: --overwrite replaces only a folder that has it
 TEMP_MARKER = ".tfcompare-temp"  # in every temporary folder: "<pid> <start time>" of the process that made it
@@ -153,6 +154,31 @@ def _write_marker(path: Path) -> Path:
     return path
 
 
+def _refusal(path: Path, overwrite: bool) -> str | None:
+    """Why the existing `path` cannot be this run's folder, or None."""
+    if path.is_symlink():
+        return (f"{str(path)!r} is a symbolic link (to {os.readlink(path)!r}); a run folder is never written or "
+                "replaced through a link: choose another name")
+    if not path.is_dir():
+        return f"{str(path)!r} exists and is not a folder"
+    if not any(path.iterdir()):
+        return None
+    if not overwrite:
+        return f"{str(path)!r} already holds a run; choose another name"
+    if not (path / RUN_MARKER).is_file():
+        return (f"{str(path)!r} is not empty and has no {RUN_MARKER} file: not a folder tfcompare made, not replaced; "
+                "choose another name")
+    return None
+
+
+def check_claimable(parent: Path, name: str | None, *, overwrite: bool = False) -> None:
+    """Raise `FolderTaken` now when `claim_folder` would, for a command that first runs for a while."""
+    if name is not None and os.path.lexists(parent / name):
+        why = _refusal(parent / name, overwrite)
+        if why:
+            raise FolderTaken(why)
+
+
 def claim_folder(parent: Path, name: str | None, default: str, *, overwrite: bool = False) -> Path:
     """Create this run's own folder under `parent`, atomically (`mkdir` fails if another process won), and mark
     it as tfcompare's (`RUN_MARKER`).
@@ -179,18 +205,11 @@ def claim_folder(parent: Path, name: str | None, default: str, *, overwrite: boo
         return _write_marker(path)
     except FileExistsError:
         pass
-    if path.is_symlink():
-        raise FolderTaken(f"{str(path)!r} is a symbolic link (to {os.readlink(path)!r}); a run folder is never "
-                          "written or replaced through a link: choose another name")
-    if not path.is_dir():
-        raise FolderTaken(f"{str(path)!r} exists and is not a folder")
+    why = _refusal(path, overwrite)
+    if why:
+        raise FolderTaken(why)
     if not any(path.iterdir()):
         return _write_marker(path)
-    if not overwrite:
-        raise FolderTaken(f"{str(path)!r} already holds a run; choose another name or pass --overwrite")
-    if not (path / RUN_MARKER).is_file():
-        raise FolderTaken(f"{str(path)!r} is not empty and has no {RUN_MARKER} file: not a folder tfcompare made, "
-                          "not replaced; choose another name")
     old = pid_temp_dir(parent, f".{name}.old-")  # moved aside first: a kill mid-delete leaves no half folder
     os.replace(path, old / "replaced")
     path.mkdir()

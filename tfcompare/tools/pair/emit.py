@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from tfcompare.core.files import write_atomic
+from tfcompare.core.paths import new_file
 
 __all__ = ["check_target", "emit", "case_text"]
 
@@ -21,13 +22,7 @@ def check_target(path: Path) -> None:
     a name that is not a Python file."""
     if path.suffix != ".py":
         raise ValueError(f"{str(path)!r} must be a .py file (tfcompare run --cases-file imports it)")
-    if path.exists():
-        raise ValueError(f"{str(path)!r} exists; tfcompare does not overwrite it (choose another name)")
-    parent = path.absolute().parent
-    if not parent.is_dir():
-        raise ValueError(f"the folder {str(parent)!r} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise ValueError(f"the folder {str(parent)!r} is not writable")
+    new_file(str(path))  # a BadPath, a ValueError, names the path and why
 
 
 def _case_name(tf2_script: str) -> str:
