@@ -278,6 +278,24 @@ def test_oversized_inputs_are_refused_fast_and_allocate_almost_nothing(workdir):
         assert elapsed < 5 and grown < 2**30, (elapsed, grown)
 
 
+def test_a_case_that_is_nan_in_every_mode_alike_is_non_finite_not_ok(tmp_path):
+    modes = ("tf1-graph", "tf2-eager", "tf2-function", "tf2-partial")
+    result = CliRunner().invoke(cli, ["run", "--cases-file", TROUBLE, "--case", "trouble-diverges", "--case",
+                                      "trouble-ok", *[a for m in modes for a in ("--mode", m)],
+                                      "--logdir", str(tmp_path), "--run-name", "r", *QUICK])
+    assert result.exit_code == 1, result.output
+    rows = {(r["case"], r["mode"]): r for r in json.loads((tmp_path / "r" / "results.json").read_text())["results"]}
+    for mode in modes:
+        row = rows[("trouble-diverges", mode)]
+        assert row["status"] == "non-finite", row
+        assert row["error"].startswith("the loss is inf from step 2 of 2"), row["error"]
+        assert row["error"].endswith(f"; the first op that produces it: tfcompare debug trouble-diverges --cases-file "
+                                     f"{TROUBLE}")
+        assert rows[("trouble-ok", mode)]["status"] == "ok"
+    assert "; tf1-graph too;" in rows[("trouble-diverges", "tf2-function")]["error"]
+    assert "trouble-diverges/tf2-partial: non-finite: the loss is inf from step 2 of 2" in result.output
+
+
 def test_failed_rows_are_written_with_their_causes_and_the_rest_still_runs(tmp_path):
     result = CliRunner().invoke(cli, ["run", "--cases-file", TROUBLE, "--case", "trouble-nan", "--case", "trouble-wide",
                                       "--case", "trouble-setup", "--case", "trouble-raises", "--case", "trouble-ok",
@@ -290,7 +308,10 @@ def test_failed_rows_are_written_with_their_causes_and_the_rest_still_runs(tmp_p
     rows = {(r["case"], r["mode"]): r for r in doc["results"]}
     assert len(rows) == 15
     nan, wide = rows[("trouble-nan", "tf2-function")], rows[("trouble-wide", "tf2-function")]
-    assert nan["status"] == "mismatch" and nan["max_abs_err"] == "nan" and "8 NaN/inf values" in nan["error"]
+    assert nan["status"] == "non-finite" and nan["max_abs_err"] == "nan"
+    assert nan["error"] == ("the forward output is not finite before any update (8 NaN); tf1-graph stays finite; the "
+                            f"first op that produces it: tfcompare debug trouble-nan --cases-file {TROUBLE}")
+    assert nan["equivalence"]["checks"][0]["detail"] == "8 NaN/inf values where tf1-graph has finite ones"
     assert wide["status"] == "mismatch" and wide["max_abs_err"] == "inf" and "shape (8, 2) vs (8, 1)" in wide["error"]
     for m in ("tf1-graph", "tf2-eager", "tf2-function"):  # the cause, and the user's line that raised it
         error = rows[("trouble-setup", m)]["error"]

@@ -15,7 +15,7 @@ import numpy as np
 from tfcompare.core.modes import REFERENCE_MODE as REFERENCE
 
 __all__ = ["Tolerance", "TOLERANCES", "Check", "Equivalence", "compare", "snapshot", "leak", "diagnose",
-           "gradients_of"]
+           "gradients_of", "non_finite"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +92,34 @@ def leak(first: Mapping[str, np.ndarray], second: Mapping[str, np.ndarray], crea
              "the difference is outside the model's variables (Python-side state or a random generator)")
     return (f"state is leaking: a second run from the restored state differs in {', '.join(differ[:3])}"
             f"{' ...' if len(differ) > 3 else ''}; {where}")
+
+
+def _count(value: np.ndarray) -> str:
+    value = np.asarray(value, np.float64)
+    nan, inf = int(np.isnan(value).sum()), int(np.isinf(value).sum())
+    return ", ".join(f"{n} {what}" for n, what in ((nan, "NaN"), (inf, "inf")) if n)
+
+
+def non_finite(values: Mapping[str, np.ndarray]) -> str | None:
+    """Where a mode's own numbers first stop being finite, in the order the steps compute them (the forward
+    output and gradients of the first batch, the loss of each of the K steps, the weights after them); None
+    when every number is finite. Agreeing with a reference that is NaN too is no agreement."""
+    bad = {k: v for k, v in values.items() if not np.all(np.isfinite(np.asarray(v, np.float64)))}
+    if not bad:
+        return None
+    if "forward" in bad:
+        return f"the forward output is not finite before any update ({_count(bad['forward'])})"
+    grads = [k for k in bad if k.startswith("gradients[")]
+    if grads:
+        return (f"the gradients of {', '.join(_inner(k) for k in grads)} are not finite on the first batch, before "
+                f"any update ({_count(bad[grads[0]])})")
+    if "losses" in bad:
+        losses = np.asarray(bad["losses"], np.float64).reshape(-1)
+        first = int(np.argmin(np.isfinite(losses)))
+        return f"the loss is {losses[first]:g} from step {first + 1} of {losses.size}"
+    weights = [k for k in bad if k.startswith("weights[")]
+    return (f"the weights of {', '.join(_inner(k) for k in weights) or ', '.join(bad)} are not finite after the "
+            f"last step ({_count(next(iter(bad.values())))})")
 
 
 def snapshot(runner, batch, batches) -> dict[str, np.ndarray]:

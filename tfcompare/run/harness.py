@@ -293,6 +293,8 @@ class _CaseRun:
                 ref = self._guard(REFERENCE_MODE, "equivalence run",
                                   lambda: equivalence.snapshot(reference, self.batch, self.batches))
                 self.reference_values = ref
+                if REFERENCE_MODE in self.rows:
+                    self._non_finite(self.rows[REFERENCE_MODE], ref)
             except Exception as exc:
                 for mode in self.runners:
                     self.rows[mode].fail("error", f"{REFERENCE_MODE} equivalence run failed: {_message(exc)}")
@@ -320,6 +322,8 @@ class _CaseRun:
                     row.fail("error", _message(exc))
                     continue
                 _record_equivalence(row, eq)
+                if self._non_finite(row, values, ref):
+                    continue
                 if not eq.ok:
                     message = equivalence.diagnose(eq, values, ref)
                     if "optimizer update" in message:
@@ -330,6 +334,19 @@ class _CaseRun:
         finally:
             if extra is not None:
                 extra.close()
+
+    def _non_finite(self, row: ModeResult, values: dict, reference: dict | None = None) -> bool:
+        """Mark the row `non-finite` when its own numbers are NaN or inf (whatever the reference has): where it
+        starts, whether tf1-graph has it too, and the command that finds the first op."""
+        where = equivalence.non_finite(values)
+        if where is None:
+            return False
+        if reference is not None:
+            where += ("; tf1-graph too" if equivalence.non_finite(reference) else "; tf1-graph stays finite")
+        source = case_source(self.case)
+        row.fail("non-finite", f"{where}; the first op that produces it: tfcompare debug {self.case.name}"
+                               + (f" --cases-file {source}" if source else ""))
+        return True
 
     def _first_layer(self, reference: Runner, runner: Runner, tol) -> str:
         """`; first in layer 'hidden' (...)` when Keras layer names match TF1 scopes; never an error."""
@@ -396,6 +413,7 @@ class _CaseRun:
         eq = equivalence.compare(values, self.reference_values, self.case.dtype,
                                  (tol.rtol, tol.atol, "all-reduce adds the replicas' gradients in another order"))
         _record_equivalence(row, eq)
+        self._non_finite(row, values, self.reference_values)
         row.build_s, row.first_call_s = found["ready_s"], found["first_call_s"]
         _record_timing(row, Measurement(found["step_times_s"]))
         row.traces, row.strategy = found["traces"], found["strategy"]
