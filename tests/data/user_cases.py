@@ -16,13 +16,13 @@ def _batch(rng, n):
     return {"x": rng.standard_normal((n, 4)).astype(np.float32), "y": rng.standard_normal((n, 1)).astype(np.float32)}
 
 
-def _graph(specs):
+def _graph(specs, learning_rate=0.1):
     inputs = placeholders(specs)
     w = tf1.get_variable("w", shape=[4, 1])
     b = tf1.get_variable("b", shape=[1])
     out = tf1.matmul(inputs["x"], w) + b
     loss = tf1.reduce_mean(tf1.square(out - inputs["y"]))
-    return graph_parts(inputs, out, loss, tf1.train.GradientDescentOptimizer(0.1), {"w": w, "b": b})
+    return graph_parts(inputs, out, loss, tf1.train.GradientDescentOptimizer(learning_rate), {"w": w, "b": b})
 
 
 class Regression(StepModule):
