@@ -151,7 +151,8 @@ BAD_INPUTS = [
     _bad(["inspect", "linear", "--grappler", "remap=off"], "unknown Grappler option 'remap'"),
     _bad(["inspect", "linear", "--grappler", "remapping=maybe"], "remapping='maybe': the value must be on, off"),
     _bad(["inspect", "linear", "--grappler", "remapping"], "'remapping' is not KEY=VALUE"),
-    _bad(["inspect", "linear", "--repeats", "0"], "0 is not in the range x>=1"),
+    _bad(["inspect", "linear", "--repeats", "0"], "0 is not in the range 1<=x<=1000"),
+    _bad(["inspect", "linear", "--repeats", "1000000000"], "1000000000 is not in the range 1<=x<=1000"),
     _bad(["inspect", "linear", "--logdir", "blocker"], "'blocker' is a file, not a folder"),
     # export
     _bad(["export", "nope"], "unknown case 'nope'"),

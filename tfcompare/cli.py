@@ -19,6 +19,7 @@ __all__ = ["main", "cli"]
 
 _POSITIVE = click.IntRange(min=1)
 _SEED = click.IntRange(0, 2**32 - 1)  # numpy's seeds
+_MAX_INSPECT_REPEATS = 1000  # rounds of interleaved blocks: a median and IQR settle long before; a bound, not a hang
 _MAX_NAME = 200  # folder names: most file systems stop at 255, and temporary names add a few characters
 
 
@@ -317,7 +318,8 @@ def _grappler_items(ctx, param, values):
 @click.option("--no-constant-folding", is_flag=True, help="Also run with Grappler's constant folding off.")
 @click.option("--grappler", "grappler_items", multiple=True, callback=_grappler_items, metavar="KEY=on|off",
               help="Also run with this Grappler option (repeatable), e.g. arithmetic_optimization=off.")
-@click.option("--repeats", type=_POSITIVE, default=10, show_default=True, help="Timed rounds per variant.")
+@click.option("--repeats", type=click.IntRange(1, _MAX_INSPECT_REPEATS), default=10, show_default=True,
+              help=f"Timed rounds per variant (at most {_MAX_INSPECT_REPEATS}: each round times every variant).")
 @click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the inspection as JSON.")
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases.")
