@@ -142,7 +142,8 @@ BAD_INPUTS = [
     _bad(["run", "--case", "rnn", "--seq-lens", "-1,5"], "'-1,5' must be comma-separated positive integers"),
     _bad(["run", "--case", "rnn", "--seq-lens", "7,,9"], "'7,,9' must be comma-separated positive integers"),
     _bad(["run", "--case", "linear", "--seq-lens", "7"], "none of the chosen cases has a varying dim"),
-    _bad(["run", "--case", "rnn", "--seq-lens", "100000000"], "needs at least"),
+    _bad(["run", "--case", "rnn", "--seq-lens", "100000000"], "Invalid value for '--seq-lens': case 'rnn' at batch "
+                                                               "size 16 with 5 steps and lengths up to 100000000 needs"),
     # autograph, inspect
     _bad(["autograph", "nope"], "unknown case 'nope'"),
     _bad(["autograph", ""], "unknown case ''"),
@@ -637,3 +638,51 @@ def test_a_rerun_that_differs_only_in_its_last_bits_is_noise_not_a_leak():
     assert leak(first, leaked, [], tol) == ("state is leaking: a second run from the restored state differs in "
                                             "weights['w'] beyond rtol=0.0001 atol=1e-05; the difference is outside the "
                                             "model's variables (Python-side state or a random generator)")
+
+
+def test_the_memory_floor_counts_the_largest_activation_and_names_the_option(workdir, monkeypatch):
+    from tfcompare.core.budget import run_floor_bytes
+    from tfcompare.registry import CASES
+    from tfcompare.run import harness
+
+    cnn = CASES["cnn"]
+    batches = run_floor_bytes(cnn.inputs, batch_size=40_000, steps=2, modes=4, loop_modes=0, loop_steps=10)
+    activation = harness.largest_activation(cnn, 40_000, 60)
+    assert activation == 40_000 * 8 * 8 * 32 * 4  # its first conv's output: 8x8x32 float32 per example
+    monkeypatch.setattr(harness, "available_bytes", lambda: batches + activation // 2)  # the batches alone fit
+    result = CliRunner().invoke(cli, ["run", "--case", "cnn", "--batch-size", "40000", "--quick", "--steps", "2"])
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--batch-size': case 'cnn' at batch size 40000 with 2 steps needs at least " \
+           f"{(batches + activation) / 2**30:.3g} GiB for its batches and its largest activation " \
+           f"({activation / 2**30:.3g} GiB)" in " ".join(result.output.split())
+    assert not (workdir / "logs").exists()
+
+
+def test_a_pair_scripts_traceback_shows_its_own_lines_and_the_library_not_tfcompare(tmp_path):
+    from tfcompare.tools.pair.child import _user_traceback
+
+    script = tmp_path / "tf1_script.py"
+    script.write_text("from tfcompare.core.equivalence import tolerance\n\ntolerance('float16')\n")
+    try:
+        exec(compile(script.read_text(), str(script), "exec"), {})
+    except KeyError as exc:
+        text = _user_traceback(exc, str(script))
+    assert f'File "{script}", line 3, in <module>' in text and text.endswith("KeyError: 'float16'\n")
+    assert "tfcompare" + os.sep not in text.replace(str(script), "")
+
+
+def test_a_target_that_calls_os_exit_is_reported_not_ended_with_it(tmp_path, monkeypatch):
+    class ProcessEnded(BaseException):
+        """What os._exit would have done to tfcompare (in the test, an exception instead of the end of pytest)."""
+
+    def ended(code):
+        raise ProcessEnded(code)
+    monkeypatch.setattr(os, "_exit", ended)
+    script = tmp_path / "exits.py"
+    script.write_text("import os\nimport tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x * 2\n\n"
+                      "for i in range(3):\n    f(float(i))\nos._exit(7)\n")
+    result = CliRunner().invoke(cli, ["audit", str(script), "--json"])
+    assert result.exit_code == 0 and not isinstance(result.exception, ProcessEnded), result.output
+    doc = json.loads(result.output)
+    assert doc["exit_code"] == 7 and [f["traces"] for f in doc["functions"]] == [3]
+    assert os._exit is ended  # put back after the target

@@ -268,7 +268,7 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
         click.echo("Interrupted: the finished cases are in results.json.", err=True)
         _exit(130)
     except TooBig as exc:
-        raise click.BadParameter(str(exc), param_hint="'--batch-size' / '--steps' / '--loop-steps'") from None
+        raise click.BadParameter(str(exc), param_hint=exc.options or "'--batch-size'") from None
     except FolderTaken as exc:
         more = "" if overwrite or "already holds a run" not in str(exc) else " or pass --overwrite to replace it"
         raise click.BadParameter(f"{exc}{more}", param_hint="'--run-name'") from None
@@ -699,6 +699,9 @@ def _stop_as_interrupt(signum, frame):
     """SIGTERM and SIGHUP stop a command as Ctrl-C does (children stopped, what finished kept, temporary files
     removed), where their default action would end the process on the spot."""
     global _STOPPED_BY
+    if _STOPPED_BY:  # the second one: stop now
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
     _STOPPED_BY = signum
     handler = signal.getsignal(signal.SIGINT)  # a run's deferred handler, or Python's default
     if not callable(handler):  # SIGINT ignored (a background job): stop all the same

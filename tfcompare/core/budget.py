@@ -17,7 +17,11 @@ __all__ = ["TooBig", "batch_bytes", "run_floor_bytes", "available_bytes", "check
 
 
 class TooBig(ValueError):
-    """The run cannot fit in the memory available; nothing was allocated."""
+    """The run cannot fit in the memory available; nothing was allocated. `options`: the ones to change."""
+
+    def __init__(self, message: str, options: str = ""):
+        super().__init__(message)
+        self.options = options
 
 
 def batch_bytes(inputs, batch_size: int, length: int | None = None) -> int:
@@ -53,9 +57,10 @@ def _gib(n: int) -> str:
     return f"{n / 2**30:.3g} GiB"
 
 
-def check_fits(what: str, needed: int, available: int | None = None) -> None:
-    """Raise `TooBig` naming `what`, the estimate and what is available, when `needed` cannot fit."""
+def check_fits(what: str, needed: int, available: int | None = None, *, of: str = "its batches alone",
+               options: str = "") -> None:
+    """Raise `TooBig` naming `what`, the estimate (`of` what) and what is available, when `needed` cannot fit."""
     available = available_bytes() if available is None else available
     if needed > available:
-        raise TooBig(f"{what} needs at least {_gib(needed)} for its batches alone; {_gib(available)} of memory "
-                     "is available: choose a smaller size")
+        raise TooBig(f"{what} needs at least {_gib(needed)} for {of}; {_gib(available)} of memory "
+                     "is available: choose a smaller size", options)

@@ -24,7 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.core import environment, equivalence, optimizer_replay
-from tfcompare.core.budget import check_fits, run_floor_bytes
+from tfcompare.core.budget import available_bytes, check_fits, run_floor_bytes
 from tfcompare.core.cases import Case, case_source, find_case
 from tfcompare.core.errors import describe, is_interrupt
 from tfcompare.core.files import claim_folder, pid_temp_dir, remove_dead_temp_dirs, write_atomic
@@ -509,16 +509,48 @@ class _CaseRun:
             runner.close()
 
 
+_PROBE_BATCH = 7  # a batch no weight dimension is likely to share: a tensor that leads with it is per example
+
+
+def largest_activation(case: Case, batch_size: int, limit_s: float | None) -> int:
+    """Bytes of the largest tensor the TF2 forward pass makes at `batch_size` (traced at a batch of 7, never run),
+    0 when it cannot be traced. The input batches are not all a step holds: a wide hidden layer can be larger."""
+    def trace():
+        model = case.tf2_model(case.init_weights(np.random.default_rng(0)))
+        inputs = case.tf2_inputs(case.make_batch(np.random.default_rng(0), _PROBE_BATCH))
+        specs = {k: tf.TensorSpec(np.shape(v), tf.as_dtype(np.asarray(v).dtype)) for k, v in inputs.items()}
+        return tf.function(lambda batch: model(batch)).get_concrete_function(specs).graph
+    try:
+        graph = run_with_limit(trace, limit_s, f"{case.name}: the size of its activations")
+    except Exception:  # a case that cannot be traced fails in the run, with its error, as before
+        return 0
+    sizes = [t.shape.num_elements() * t.dtype.size for op in graph.get_operations() for t in op.outputs
+             if (t.dtype.is_floating or t.dtype.is_integer) and t.shape.rank and t.shape.is_fully_defined()
+             and t.shape[0] == _PROBE_BATCH]
+    return max(sizes, default=0) // _PROBE_BATCH * batch_size
+
+
 def check_budget(config: RunConfig, cases: list[Case]) -> None:
-    """Refuse, before allocating anything, a run whose batches alone cannot fit in the available memory."""
+    """Refuse, before allocating anything, a run that cannot fit in the available memory: its batches, then its
+    batches and the largest activation of the forward pass; the message names the option that makes it too big."""
     loop_modes = sum(MODES[m].loop for m in config.modes)
+    available = available_bytes()
     for case in cases:
         batch_size = config.batch_size or case.default_batch_size
-        needed = run_floor_bytes(case.inputs, batch_size=batch_size, steps=config.steps, modes=len(config.modes),
-                                 loop_modes=loop_modes, loop_steps=config.loop_steps,
-                                 seq_lens=config.seq_lens if case.make_varied_batch else ())
-        check_fits(f"case {case.name!r} at batch size {batch_size} with {config.steps} steps"
-                   + (f" and {config.loop_steps} loop steps" if loop_modes else ""), needed)
+        lengths = config.seq_lens if case.make_varied_batch else ()
+
+        def floor(seq_lens):
+            return run_floor_bytes(case.inputs, batch_size=batch_size, steps=config.steps, modes=len(config.modes),
+                                   loop_modes=loop_modes, loop_steps=config.loop_steps, seq_lens=seq_lens)
+        what = (f"case {case.name!r} at batch size {batch_size} with {config.steps} steps"
+                + (f" and {config.loop_steps} loop steps" if loop_modes else "")
+                + (f" and lengths up to {max(lengths)}" if lengths else ""))
+        blame = ("'--seq-lens'" if lengths and floor(()) <= available < floor(lengths) else
+                 "'--batch-size' / '--steps' / '--loop-steps'")
+        check_fits(what, floor(lengths), available, options=blame)
+        activation = largest_activation(case, batch_size, config.mode_timeout_s)
+        check_fits(what, floor(lengths) + activation, available, options="'--batch-size'",
+                   of=f"its batches and its largest activation ({activation / 2**30:.3g} GiB)")
 
 
 def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_name: str | None = None, *,

@@ -97,19 +97,27 @@ def _user_traceback(exc: BaseException) -> str:
     return "".join(te.format())
 
 
+def _exit_as_sys_exit(code: int) -> None:
+    raise SystemExit(code)
+
+
 def _observe(report_target: str, run: Callable[[], tuple[str | None, dict]], static: bool) -> AuditReport:
     auditor = Auditor()
     status, error, tb, exit_code, source, values = "ok", None, None, None, None, {}
     t0 = time.perf_counter()
+    real_exit = os._exit
     with auditor.observe():
         try:
+            os._exit = _exit_as_sys_exit  # os._exit would end tfcompare too, with no report
             source, values = run()
-        except SystemExit as exc:  # a target that calls sys.exit ends normally
+        except SystemExit as exc:  # a target that calls sys.exit (or os._exit) ends normally
             exit_code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         except TargetError as exc:
             status, error = "failed", str(exc)
         except Exception as exc:  # the user's code raised: report it and what was traced until then
             status, error, tb = "failed", f"{type(exc).__name__}: {exc}", _user_traceback(exc)
+        finally:
+            os._exit = real_exit
     report = auditor.report(report_target)
     report.status, report.error, report.traceback, report.exit_code = status, error, tb, exit_code
     report.wall_s = time.perf_counter() - t0

@@ -21,10 +21,13 @@ _WAIT_FOR_TF1_S = 600.0  # the parent's own time limit ends this process first
 
 
 def _user_traceback(exc: BaseException, script: str) -> str:
-    """The traceback from the script's first frame on (tfcompare's own frames above it left out)."""
+    """The traceback from the script's first frame on, without tfcompare's own frames (its probes wrap the
+    script's Session.run and gradient calls): the user's code, then the library that raised."""
     frames = traceback.extract_tb(exc.__traceback__)
     start = next((i for i, f in enumerate(frames) if f.filename == script), 0)
-    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames[start:]),
+    ours = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+    frames = [f for f in frames[start:] if not f.filename.startswith(ours) or f.filename == script]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
              *traceback.format_exception_only(type(exc), exc)]
     return "".join(lines)
 
