@@ -1,6 +1,7 @@
 """`tfcompare migrate` on a corpus of TF1 files written for these tests: exact findings, real tf_upgrade_v2."""
 
 import json
+import runpy
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,30 @@ def test_migrate_bad_input(tmp_path, args, needle):
     result = CliRunner().invoke(cli, [a.replace("{empty}", str(tmp_path / "empty")) for a in args])
     assert result.exit_code == 2 and needle in result.output, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]
+
+
+
+_INJECT = 'open("INJECTED", "w")'
+
+
+@pytest.mark.parametrize("file_name,name", [
+    ("plain.py", f'x"""\n{_INJECT}\n"""#'),  # ends the docstring the name was once pasted into
+    (f'evil"""\n{_INJECT}\n\'\'\'x.py', f"y'\n{_INJECT}\n'"),  # a file name with quotes, newlines, triple quotes
+])
+def test_scaffold_writes_source_strings_as_data_never_as_code(tmp_path, monkeypatch, file_name, name):
+    """Issue #25 item 1 / #26: a placeholder name and a file name holding quotes, newlines and triple quotes
+    stay strings in the scaffold; loading it runs none of them."""
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / file_name
+    src.write_text("import tensorflow as tf\n"
+                   f"x = tf.placeholder(tf.float32, [None, None, 3], name={name!r})\n"
+                   "w = tf.get_variable('w', [3, 1])\n"
+                   "train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(x))\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["migrate", file_name, "--no-upgrade", "--scaffold", "cases.py"])
+    assert result.exit_code == 0, result.output
+    listed = CliRunner().invoke(cli, ["list", "--cases-file", "cases.py"])
+    assert not (tmp_path / "INJECTED").exists()
+    assert listed.exit_code == 0, listed.output
+    module = runpy.run_path("cases.py")
+    assert not (tmp_path / "INJECTED").exists()
+    assert module["SOURCE"] == file_name and module["INPUTS"][0].name == name

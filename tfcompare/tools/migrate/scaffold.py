@@ -3,6 +3,10 @@ its optimizer mapped to a TF1-exact TF2 one, and marked places for the user's ow
 
 Read from the AST only (nothing is run). The result imports and loads as it is (`tfcompare list
 --cases-file OUT.py`); the TF1 builder and the TF2 model raise until the user fills them in.
+
+Every string that comes from the user's source or a path (a placeholder's name, a file name) is written as a
+Python literal made by `repr()`, and never inside a docstring: a name holding quotes, newlines or triple quotes
+stays data and cannot become code when the scaffold is loaded.
 """
 
 from __future__ import annotations
@@ -97,7 +101,7 @@ def scaffold(source: str | Path, out: str | Path) -> Path:
         extra = f", varying={tuple(varying)!r}" if varying else ""
         specs.append(f'    InputSpec({name!r}, {tuple(dims)!r}, {dtype!r}{extra}),  # line {line}')
         if varying:
-            todo.append(f"# line {line}: {name} has unknown dims {varying}; 8 is used for them in batches")
+            todo.append(f"# line {line}: {name!r} has unknown dims {varying}; 8 is used for them in batches")
     weights = []
     for name, shape, line in variables:
         if isinstance(shape, (list, tuple)) and all(isinstance(d, int) for d in shape):
@@ -118,17 +122,21 @@ def scaffold(source: str | Path, out: str | Path) -> Path:
     weight_text = "\n".join(weights) or "        # TODO(tfcompare): no get_variable found; the weights go here"
     batch = ", ".join(f"{n!r}: rng.standard_normal((n, *{tuple(8 if d is None else d for d in (list(s[1:]) if isinstance(s, (list, tuple)) and s else []))!r})).astype({d!r})"
                       for n, d, s, _ in inputs)
-    text = f'''"""Starter cases file for {source.name}, written by `tfcompare migrate --scaffold` (edit the TODOs).
+    case = _case_name(source.stem)
+    todo_text = "".join(t + "\n" for t in todo)
+    text = f'''"""Starter cases file written by `tfcompare migrate --scaffold` from the TF1 script SOURCE (edit the TODOs).
 
 Next: fill in build_graph (your TF1 code) and Model (your TF2 rewrite), then
-    tfcompare run --cases-file {out.name} --case {_case_name(source.stem)}
-{chr(10).join(todo)}
+    tfcompare run --cases-file THIS_FILE --case CASE
 """
-
+{todo_text}
 import tensorflow as tf
 
 from tfcompare import (SGD, Adagrad, Adam, Case, InputSpec, Momentum, RMSProp, StepModule,  # noqa: F401
                        graph_parts, placeholders, tf1)
+
+SOURCE = {str(source)!r}
+CASE = {case!r}
 
 INPUTS = (
 {spec_text}
@@ -148,9 +156,9 @@ def make_batch(rng, n):
 def build_graph(specs):
     """TF1: your graph, built inside a fresh tf.compat.v1.Graph by the harness."""
     inputs = placeholders(specs)  # the placeholders above, by name
-    # TODO(tfcompare): paste the graph of {source.name} here, reading inputs[...] and tf1.get_variable(...), then
+    # TODO(tfcompare): paste the graph of SOURCE here, reading inputs[...] and tf1.get_variable(...), then
     # return graph_parts(inputs, output, loss, optimizer, {{name: variable, ...}})
-    raise NotImplementedError("fill in build_graph with the TF1 graph of {source.name}")
+    raise NotImplementedError("fill in build_graph with the TF1 graph of " + SOURCE)
 
 
 class Model(StepModule):
@@ -165,7 +173,7 @@ class Model(StepModule):
         raise NotImplementedError("fill in the TF2 loss")  # TODO(tfcompare)
 
 
-CASES = [Case({_case_name(source.stem)!r}, "{source.name}: TF1 script vs its TF2 rewrite", INPUTS, init_weights,
+CASES = [Case(CASE, {(source.name + ": TF1 script vs its TF2 rewrite")!r}, INPUTS, init_weights,
               make_batch, build_graph, Model)]
 '''
     out.parent.mkdir(parents=True, exist_ok=True)
