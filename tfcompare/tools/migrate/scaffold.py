@@ -16,8 +16,9 @@ import re
 from pathlib import Path
 
 from tfcompare.tools.migrate.references import aliases
+from tfcompare.tools.migrate.sources import SourceError, decode, parse, read_source
 
-__all__ = ["ScaffoldError", "scaffold"]
+__all__ = ["ScaffoldError", "check_out", "scaffold_text"]
 
 _DTYPES = {"float32": "float32", "float64": "float64", "int32": "int32", "int64": "int64"}
 _OPTIMIZERS = {"GradientDescentOptimizer": "SGD", "MomentumOptimizer": "Momentum", "AdamOptimizer": "Adam",
@@ -25,7 +26,7 @@ _OPTIMIZERS = {"GradientDescentOptimizer": "SGD", "MomentumOptimizer": "Momentum
 
 
 class ScaffoldError(ValueError):
-    """The scaffold cannot be written (the output exists, or the source cannot be read)."""
+    """The scaffold cannot be made (its name is not a cases file's, or the source cannot be read)."""
 
 
 def _literal(node):
@@ -81,16 +82,18 @@ def _case_name(stem: str) -> str:
     return name if name[0].isalpha() else f"c-{name}"
 
 
-def scaffold(source: str | Path, out: str | Path) -> Path:
-    """Write the starter cases file for the TF1 script `source` to `out` (refusing to overwrite)."""
-    source, out = Path(source), Path(out)
-    if out.exists():
-        raise ScaffoldError(f"{str(out)!r} exists; the scaffold never overwrites a file")
-    if out.suffix != ".py":
+def check_out(out: str | Path) -> None:
+    """Refuse an output name that is not a cases file's, before anything else is done."""
+    if Path(out).suffix != ".py":
         raise ScaffoldError(f"{str(out)!r} must end in .py (it is a cases file)")
+
+
+def scaffold_text(source: str | Path, out: str | Path) -> str:
+    """The starter cases file for the TF1 script `source`, to be written at `out`."""
+    source, out = Path(source), Path(out)
     try:
-        tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
-    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        tree = parse(decode(read_source(source)), str(source))
+    except SourceError as exc:
         raise ScaffoldError(f"cannot read {str(source)!r}: {exc}") from None
     inputs, variables, optimizer = _found(tree)
     specs, todo = [], []
@@ -176,7 +179,4 @@ class Model(StepModule):
 CASES = [Case(CASE, {(source.name + ": TF1 script vs its TF2 rewrite")!r}, INPUTS, init_weights,
               make_batch, build_graph, Model)]
 '''
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "x", encoding="utf-8") as f:  # "x": never replaces a file that appeared meanwhile
-        f.write(text)
-    return out
+    return text
