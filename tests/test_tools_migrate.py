@@ -42,7 +42,7 @@ def test_layers_and_rnn_cells_need_the_extra_and_a_rename_that_breaks_on_keras_3
         (5, "tf.layers.dense", "needs-extra", "left"),  # TF 2.21's tf_upgrade_v2 no longer renames tf.layers.*
         (6, "tf.nn.rnn_cell.LSTMCell", "needs-extra", "broke"),
         (7, "tf.nn.dynamic_rnn", "compat-v1", "renamed"),
-        (8, "tf.nn.dropout", "behaviour", "changed"),
+        (8, "tf.nn.dropout(keep_prob=)", "removed", "changed"),  # TF2's dropout has no keep_prob: TypeError
     ]
     file = next(r for r in report.files if r.path.endswith("layers_rnn.py"))
     lstm = next(f for f in file.findings if f.line == 6)
@@ -53,6 +53,7 @@ def test_layers_and_rnn_cells_need_the_extra_and_a_rename_that_breaks_on_keras_3
 def test_estimator_and_flags(report):
     assert _findings(report, "estimator_flags.py") == [
         (4, "tf.app.flags", "compat-v1", "renamed"),
+        (5, "flags.DEFINE_integer", "compat-v1", "renamed"),  # through the alias `flags = tf.app.flags`
         (9, "tf.layers.dense", "needs-extra", "left"),
         (10, "tf.losses.softmax_cross_entropy", "compat-v1", "renamed"),
         (10, "tf.losses.softmax_cross_entropy", "behaviour", "renamed"),
@@ -82,9 +83,60 @@ def test_compat_v1_alias_tf2_code_and_a_syntax_error(report):
     assert _findings(report, "syntax_error.py") == [(1, "", "unparsable", "not run")]
 
 
+def test_calls_checked_against_the_installed_signatures_aliases_methods_and_devices(report):
+    """Issue #26 item 1: each name here resolves, and each call still breaks (or silently changes meaning)."""
+    assert _findings(report, "calls_and_aliases.py") == [
+        (5, "tf.contrib.eager", "removed", "flagged"),
+        (6, "tf.placeholder", "compat-v1", "renamed"),
+        (7, "tf.reduce_sum(reduction_indices=)", "removed", "changed"),  # TypeError on TF2's reduce_sum
+        (7, "tf.reduce_sum(keep_dims=)", "removed", "changed"),
+        (8, "tf.nn.softmax(dim=)", "removed", "changed"),
+        (9, "tf.nn.dropout(… argument 2)", "behaviour", "changed"),  # 0.8 is keep_prob in TF1, rate in TF2
+        (11, ".make_initializable_iterator", "compat-v1", "changed"),  # a method of the dataset object
+        (12, "tf.summary.scalar", "behaviour", "flagged"),  # TF2's op: writes nothing without a writer and step
+        (13, "tf.summary.merge_all", "compat-v1", "renamed"),
+        (14, "tf.log", "compat-v1", "renamed"),
+        (14, "tf.random_normal", "compat-v1", "renamed"),
+        (15, "tf.logging.info", "compat-v1", "renamed"),
+        (16, "tfe.Variable", "removed", "left"),  # through the alias `tfe = tf.contrib.eager`
+        (25, "tf.device(function)", "removed", "left"),  # the string device at line 27 is fine
+    ]
+    file = next(r for r in report.files if r.path.endswith("calls_and_aliases.py"))
+    notes = {(f.line, f.symbol): f.note for f in file.findings}
+    assert "raises TypeError" in notes[(7, "tf.reduce_sum(reduction_indices=)")]
+    assert "its rewrite still has this problem" in notes[(12, "tf.summary.scalar")]
+    for line, symbol in ((14, "tf.log"), (14, "tf.random_normal"), (15, "tf.logging.info")):
+        assert "eager" not in notes[(line, symbol)]  # they work eagerly: no such claim
+    assert "graph mode only" in notes[(13, "tf.summary.merge_all")]
+    private = [f for f in file.findings if "resources" in f.symbol]
+    assert [f.klass for f in private] == ["runs", "runs"]  # a private import that works is not `behaviour`
+
+
+def test_graph_only_names_fail_under_eager_and_the_others_named_in_notes_do_not():
+    """The "graph mode only" qualifier is put only on names that really fail when called eagerly."""
+    import tensorflow as tf
+
+    from tfcompare.tools.migrate.classify import GRAPH_ONLY
+
+    v1 = tf.compat.v1
+    calls = {"placeholder": lambda: v1.placeholder(tf.float32),
+             "Session": lambda: v1.Session().run(tf.constant(1.0)),
+             "summary.FileWriter": lambda: v1.summary.FileWriter("/nonexistent/never-written"),
+             "summary.merge_all": v1.summary.merge_all,
+             "data.make_initializable_iterator": lambda: v1.data.make_initializable_iterator(tf.data.Dataset.range(2)),
+             "train.start_queue_runners": v1.train.start_queue_runners}
+    assert set(calls) == set(GRAPH_ONLY)
+    for name, call in calls.items():
+        with pytest.raises(RuntimeError):
+            call()
+    # these run eagerly: their notes must not say otherwise
+    assert v1.log(tf.constant(1.0)).numpy() == 0.0 and v1.random_normal([2]).shape == (2,)
+    assert v1.logging.info("eager is fine") is None
+
+
 def test_totals_and_fail_on(report):
     totals = report.totals()
-    assert totals["files"] == 7 and sum(totals["by_class"].values()) == totals["findings"]
+    assert totals["files"] == 8 and sum(totals["by_class"].values()) == totals["findings"]
     assert totals["upgrade_v2_broke"] == 1 and totals["upgrade_v2_missed"] >= 6
     assert report.worst() == "unparsable" and report.fails("removed") and report.fails("runs")
     assert list(CLASSES) == ["runs", "behaviour", "compat-v1", "needs-extra", "removed", "unparsable"]

@@ -14,7 +14,7 @@ import functools
 import importlib
 from typing import Any
 
-__all__ = ["Reference", "Resolution", "aliases", "references", "resolve"]
+__all__ = ["Reference", "Resolution", "alias_sites", "aliases", "chain", "references", "resolve"]
 
 _ROOT = "tensorflow"
 
@@ -36,8 +36,7 @@ class Resolution:
     obj: Any = dataclasses.field(default=None, compare=False, repr=False)
 
 
-def aliases(tree: ast.Module) -> dict[str, str]:
-    """Local name -> full dotted path, for every import of TensorFlow in the file."""
+def _imports(tree: ast.Module) -> dict[str, str]:
     out: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -52,7 +51,38 @@ def aliases(tree: ast.Module) -> dict[str, str]:
     return out
 
 
-def _chain(node: ast.AST) -> list[str] | None:
+def aliases(tree: ast.Module) -> dict[str, str]:
+    """Local name -> full dotted path, for every import of TensorFlow in the file, and every name assigned a
+    bare attribute chain through one (`tfe = tf.contrib.eager`, `layers = tf.contrib.layers`), followed to the
+    end (`rnn = tfe.rnn` after that): a name assigned anything else as well is not an alias."""
+    out = _imports(tree)
+    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name)]
+    bound: dict[str, list] = {}
+    for node in assigns:
+        bound.setdefault(node.targets[0].id, []).append(node.value)
+    changed = True
+    while changed:
+        changed = False
+        for name, values in bound.items():
+            if name in out or len(values) != 1 or not isinstance(values[0], ast.Attribute):
+                continue
+            parts = chain(values[0])
+            if parts and parts[0] in out:
+                out[name] = ".".join([out[parts[0]]] + parts[1:])
+                changed = True
+    return out
+
+
+def alias_sites(tree: ast.Module, names: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Alias made by assignment -> (line, col) of the chain assigned to it (where tf_upgrade_v2 renames it)."""
+    imported = _imports(tree)
+    return {n.targets[0].id: (n.value.lineno, n.value.col_offset) for n in ast.walk(tree)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            and n.targets[0].id in names and n.targets[0].id not in imported}
+
+
+def chain(node: ast.AST) -> list[str] | None:
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -65,6 +95,7 @@ def _chain(node: ast.AST) -> list[str] | None:
 def references(tree: ast.Module) -> list[Reference]:
     """The imports of TensorFlow, and every maximal attribute chain or name rooted at one of their aliases."""
     names = aliases(tree)
+    assigned = set(names) - set(_imports(tree))
     out: list[Reference] = []
     inner: set[int] = set()
     for node in ast.walk(tree):
@@ -82,13 +113,14 @@ def references(tree: ast.Module) -> list[Reference]:
                     out.append(Reference(node.lineno, node.col_offset, f"{node.module}.{a.name}",
                                          f"from {node.module} import {a.name}", True))
         elif isinstance(node, (ast.Attribute, ast.Name)) and id(node) not in inner:
-            chain = _chain(node)
-            if not chain or chain[0] not in names:
+            parts = chain(node)
+            if not parts or parts[0] not in names or isinstance(getattr(node, "ctx", None), ast.Store):
                 continue
-            if isinstance(node, ast.Name) and names[chain[0]] in (_ROOT, f"{_ROOT}.compat.v1"):
-                continue  # a bare `tf`: the import line already speaks for it
-            path = ".".join([names[chain[0]]] + chain[1:])
-            out.append(Reference(node.lineno, node.col_offset, path, ".".join(chain)))
+            if isinstance(node, ast.Name) and (names[parts[0]] in (_ROOT, f"{_ROOT}.compat.v1") or
+                                               parts[0] in assigned):
+                continue  # a bare `tf` (the import speaks for it), or an alias (its assignment does)
+            path = ".".join([names[parts[0]]] + parts[1:])
+            out.append(Reference(node.lineno, node.col_offset, path, ".".join(parts)))
     return sorted(out, key=lambda r: (r.line, r.col, r.path))
 
 

@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 from tfcompare.report.format import grid
+from tfcompare.tools.migrate.calls import CallIssue, call_issues
 from tfcompare.tools.migrate.classify import (BEHAVIOUR, CLASSES, RUNS, UNPARSABLE, behaviour_note, classify,
                                               idiom)
-from tfcompare.tools.migrate.references import Reference, aliases, references, resolve
+from tfcompare.tools.migrate.references import Reference, alias_sites, aliases, references, resolve
 from tfcompare.tools.migrate.sources import SourceError, Unreadable, collect, decode, parse, read_source
 from tfcompare.tools.migrate.upgrade_v2 import UpgradeResult, UpgradeRun
 
@@ -165,16 +166,24 @@ def _unparsable(report: FileReport, reason: str, line: int = 0, col: int = 0) ->
     return report
 
 
-def _status(ref: Reference, names: dict, upgrade: UpgradeResult | None, path: str) -> tuple[str, str | None]:
+def _status(ref: Reference | CallIssue, names: dict, upgrade: UpgradeResult | None, path: str,
+            sites: dict | None = None) -> tuple[str, str | None]:
     if upgrade is None or upgrade.error or path in upgrade.failed or path not in upgrade.entries:
         return "not run", None
-    said = [e for e in upgrade.entries[path] if e.line == ref.line and e.col == ref.col]
+    at = getattr(ref, "positions", ((ref.line, ref.col),))
+    said = [e for e in upgrade.entries[path] if (e.line, e.col) in at]
     renamed = next((e.renamed_to for e in said if e.renamed_to), None)
+    head, _, rest = ref.written.partition(".")
+    if not said and head in (sites or {}):  # used through an alias: what the tool did to the alias's assignment
+        renamed = next((e.renamed_to for e in upgrade.entries[path] if (e.line, e.col) == (sites or {})[head]
+                        and e.renamed_to), None)
+        renamed = renamed and renamed + ("." + rest if rest else "")
     if renamed:
         head, _, rest = renamed.partition(".")
         full = names.get(head, head) + ("." + rest if rest else "")
         return ("renamed" if resolve(full).ok else "broke"), renamed
-    if any(e.message.startswith("Changing") or "keyword argument" in e.message for e in said):
+    if any(e.message.startswith("Changing") or "keyword argument" in e.message or "Removed argument" in e.message
+           for e in said):
         return "changed", None
     return ("flagged", None) if said else ("left", None)
 
@@ -200,10 +209,11 @@ def _scan_file(path: Path, source: str | None, error: str | None, upgrade: Upgra
         line = int(m.group(1)) if (m := re.match(r"syntax error at line (\d+)", str(exc))) else 0
         return _unparsable(report, str(exc), line)
     names = aliases(tree)
+    sites = alias_sites(tree, names)
     for ref in references(tree):
         res = resolve(ref.path)
         klass, why = classify(ref, res)
-        status, new = _status(ref, names, upgrade, str(path))
+        status, new = _status(ref, names, upgrade, str(path), sites)
         finding = Finding(ref.line, ref.col, ref.written, res.resolved_to, klass, status, idiom(ref.path), why, new)
         if status == "broke":
             finding.note += f"; tf_upgrade_v2 rewrites it to {new}, which does not resolve on this TensorFlow either"
@@ -212,6 +222,14 @@ def _scan_file(path: Path, source: str | None, error: str | None, upgrade: Upgra
         if note and not ref.is_import:
             report.findings.append(Finding(ref.line, ref.col, ref.written, res.resolved_to, BEHAVIOUR, status,
                                            idiom(ref.path), note + f" ({_CHECK_HINT})", new))
+    for issue in call_issues(tree, names):
+        status, new = _status(issue, names, upgrade, str(path))
+        note = issue.note
+        if status == "flagged" and issue.klass != RUNS:
+            note += "; tf_upgrade_v2 only flags it: its rewrite still has this problem"
+        report.findings.append(Finding(issue.line, issue.col, issue.written, None, issue.klass, status,
+                                       issue.replacement, note, new))
+    report.findings.sort(key=lambda f: (f.line, f.col))
     return report
 
 
