@@ -4,6 +4,7 @@ import json
 import runpy
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -145,7 +146,8 @@ def test_totals_and_fail_on(report):
 def test_cli_json_markdown_fail_on_and_a_scaffold_that_loads(tmp_path):
     md, out = tmp_path / "report.md", tmp_path / "cases.py"
     result = CliRunner().invoke(cli, ["migrate", str(CORPUS / "placeholders_session.py"), "--json", "--markdown",
-                                      str(md), "--scaffold", str(out), "--fail-on", "compat-v1"])
+                                      str(md), "--scaffold", str(out), "--fail-on", "compat-v1",
+                                      "--no-upgrade"])
     assert result.exit_code == 1, result.output  # compat-v1 findings exist
     doc = json.loads(result.stdout)
     assert doc["files"][0]["findings"][0].keys() >= {"line", "col", "symbol", "resolved_to", "class", "upgrade_v2",
@@ -154,7 +156,7 @@ def test_cli_json_markdown_fail_on_and_a_scaffold_that_loads(tmp_path):
     listed = CliRunner().invoke(cli, ["list", "--cases-file", str(out)])
     assert listed.exit_code == 0 and "placeholders_session" in listed.output
     text = out.read_text()
-    assert "InputSpec('x', (4,), 'float32')" in text and "'w': rng.standard_normal((4, 1))" in text
+    assert "InputSpec('x', (4,), 'float32')" in text and "'w': rng.uniform(-1.0954" in text  # glorot_uniform
     again = CliRunner().invoke(cli, ["migrate", str(CORPUS / "placeholders_session.py"), "--scaffold", str(out)])
     assert again.exit_code == 2 and "exists; it is never overwritten" in again.output
     assert CliRunner().invoke(cli, ["migrate", str(CORPUS / "tf2_ok.py"), "--no-upgrade", "--fail-on",
@@ -200,3 +202,54 @@ def test_scaffold_writes_source_strings_as_data_never_as_code(tmp_path, monkeypa
     module = runpy.run_path("cases.py")
     assert not (tmp_path / "INJECTED").exists()
     assert module["SOURCE"] == file_name and module["INPUTS"][0].name == name
+
+
+SCRIPTS = Path(__file__).resolve().parent / "data" / "tf1_scripts"
+_TF2_BODIES = {  # what a user writes into the scaffold's Model: the TF2 forward pass and loss, nothing else
+    "logistic_regression": (
+        'return tf.nn.softmax(inputs["x"] @ self.variables_by_name["W"] + self.variables_by_name["b"])',
+        'return tf.reduce_mean(-tf.reduce_sum(inputs["y"] * tf.math.log(self(inputs)), axis=1))'),
+    "multilayer_perceptron": (
+        'v = self.variables_by_name\n'
+        '        h = tf.nn.relu(inputs["X"] @ v["weights/h1"] + v["biases/b1"])\n'
+        '        h = tf.nn.relu(h @ v["weights/h2"] + v["biases/b2"])\n'
+        '        return h @ v["weights/out"] + v["biases/out"]',
+        'return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=inputs["Y"], logits=self(inputs)))'),
+}
+
+
+@pytest.mark.parametrize("script", sorted(_TF2_BODIES))
+def test_a_scaffold_of_a_plain_tf1_script_runs_ok_in_every_mode_once_its_tf2_body_is_filled(tmp_path, monkeypatch,
+                                                                                             script):
+    """Issue #26 item 2: learning rate and optimizer from the call, initial values from the initializers, InputSpecs
+    with a None batch dimension, keep_prob as a scalar feed; only Model.__call__ and Model.loss are written."""
+    monkeypatch.chdir(tmp_path)
+    made = CliRunner().invoke(cli, ["migrate", str(SCRIPTS / f"{script}.py"), "--no-upgrade", "--scaffold", "cases.py"])
+    assert made.exit_code == 0, made.output
+    text = Path("cases.py").read_text()
+    scaffold = runpy.run_path("cases.py")
+    model = scaffold["Model"]
+    if script == "multilayer_perceptron":
+        assert [(s.name, s.shape) for s in scaffold["INPUTS"]] == [("X", (784,)), ("Y", (10,))]
+        assert scaffold["SCALAR_FEEDS"] == {"keep_prob": 1.0} and model.learning_rate == 0.001
+        assert model.optimizer_cls.__name__ == "Adam"
+        weights = scaffold["init_weights"](np.random.default_rng(0))
+        assert {k: v.shape for k, v in weights.items()} == {
+            "weights/h1": (784, 32), "weights/h2": (32, 32), "weights/out": (32, 10),
+            "biases/b1": (32,), "biases/b2": (32,), "biases/out": (10,)}
+        assert 0.04 < weights["weights/h1"].std() < 0.06  # stddev=0.05 read from the initializer
+    else:
+        assert [(s.name, s.shape) for s in scaffold["INPUTS"]] == [("x", (784,)), ("y", (10,))]
+        assert model.learning_rate == 0.01 and model.optimizer_cls.__name__ == "SGD"
+        assert {k: float(abs(v).max()) for k, v in scaffold["init_weights"](np.random.default_rng(0)).items()} == {
+            "W": 0.0, "b": 0.0}  # tf.zeros
+    forward, loss = _TF2_BODIES[script]
+    text = text.replace('raise NotImplementedError("fill in the TF2 forward pass")  # TODO(tfcompare)', forward)
+    text = text.replace('raise NotImplementedError("fill in the TF2 loss")  # TODO(tfcompare)', loss)
+    Path("filled.py").write_text(text)
+    result = CliRunner().invoke(cli, ["run", "--cases-file", "filled.py", "--json", "--logdir", "logs",
+                                      "--quick", "--repeats", "3", "--steps", "2"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["results"]
+    assert {(r["mode"], r["status"]) for r in rows} == {(m, "ok") for m in ("tf1-graph", "tf2-eager", "tf2-function",
+                                                                               "tf2-xla")}
