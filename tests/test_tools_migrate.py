@@ -101,6 +101,12 @@ def test_calls_checked_against_the_installed_signatures_aliases_methods_and_devi
         (15, "tf.logging.info", "compat-v1", "renamed"),
         (16, "tfe.Variable", "removed", "left"),  # through the alias `tfe = tf.contrib.eager`
         (25, "tf.device(function)", "removed", "left"),  # the string device at line 27 is fine
+        # line 30: conv2d's filter -> filters is one parameter renamed (tf_upgrade_v2's table): no finding
+        (31, "tf.nn.in_top_k(… argument 1)", "behaviour", "changed"),  # TF2 swapped predictions and targets
+        (31, "tf.nn.in_top_k(… argument 2)", "behaviour", "changed"),
+        (32, "tf.summary.image", "behaviour", "flagged"),  # 10 is TF1's max_outputs, not a step
+        (33, "shape[i].value", "removed", "left"),  # TF2's dimensions are ints
+        (34, "tf.app.flags.FLAGS", "compat-v1", "renamed"),  # and FLAGS.batch_size (line 35) is a value's attribute
     ]
     file = next(r for r in report.files if r.path.endswith("calls_and_aliases.py"))
     notes = {(f.line, f.symbol): f.note for f in file.findings}

@@ -27,3 +27,9 @@ with tf.device(assign_to_device("/cpu:0")):
 with tf.device("/cpu:0"):
     bias = tf.Variable(tf.zeros([1]))
 local = resources.shared_resources()
+conv = tf.nn.conv2d(tf.ones([1, 4, 4, 1]), tf.ones([2, 2, 1, 1]), [1, 1, 1, 1], "SAME")  # filter -> filters: same
+hits = tf.nn.in_top_k(probs, tf.ones([4], tf.int32), 1)  # TF2 takes targets first, then predictions
+tf.summary.image("input", tf.reshape(x, [-1, 1, 3, 1]), 10)  # TF1's 3rd argument is max_outputs, not a step
+width = x.get_shape()[1].value
+FLAGS = tf.app.flags.FLAGS  # a value, not an alias: FLAGS.batch_size is the user's flag
+size = FLAGS.batch_size

@@ -25,7 +25,7 @@ __all__ = ["CallIssue", "call_issues"]
 
 _V1 = "tensorflow.compat.v1."
 _SUMMARY_OPS = ("scalar", "histogram", "image", "audio", "text", "tensor_summary")
-_TF2_SUMMARY_USE = ("create_file_writer", "as_default", "record_if", "create_noop_writer")
+_TF2_SUMMARY_USE = ("create_file_writer", "record_if", "create_noop_writer")  # (graph.as_default is TF1's too)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,6 +57,31 @@ def removed_dataset_members() -> frozenset[str]:
     if not (v1.ok and v2.ok):
         return frozenset()
     return frozenset(n for n in set(dir(v1.obj)) - set(dir(v2.obj)) if not n.startswith("_"))
+
+
+@functools.lru_cache(maxsize=None)
+def _keyword_renames() -> dict:
+    """tf_upgrade_v2's own table of parameters renamed between TF1 and TF2 (`tf.nn.conv2d`: filter -> filters)."""
+    try:
+        from tensorflow.tools.compatibility import tf_upgrade_v2
+        return dict(tf_upgrade_v2.TFAPIChangeSpec().function_keyword_renames)
+    except Exception:  # the tool is not shipped: no renames are known, so every moved argument is reported
+        return {}
+
+
+@functools.lru_cache(maxsize=None)
+def _dimensions_are_ints() -> bool:
+    """TF2's TensorShape gives ints for its dimensions (TF1's gave Dimension objects with `.value`)."""
+    shape = resolve("tensorflow.TensorShape")
+    return shape.ok and not hasattr(shape.obj([1])[0], "value")
+
+
+def _is_shape(node) -> bool:
+    """`x.shape` or `x.get_shape()`."""
+    if isinstance(node, ast.Call):
+        node = node.func
+        return isinstance(node, ast.Attribute) and node.attr == "get_shape"
+    return isinstance(node, ast.Attribute) and node.attr == "shape"
 
 
 def _returns_function(defs: dict, node: ast.AST) -> bool:
@@ -108,7 +133,9 @@ def _positional_issues(call: ast.Call, path: str, written: str, obj) -> list[Cal
         if i >= len(new_names) or i >= len(old_names):
             break
         moved = new_names[i]
-        if moved != old_names[i] and moved in old_names:
+        if moved != old_names[i] and moved in old_names and \
+                _keyword_renames().get("tf." + path[len("tensorflow."):], {}).get(old_names[i]) != moved:
+            # (not a rename tf_upgrade_v2 knows to be the same parameter: conv2d's filter -> filters)
             out.append(CallIssue(
                 call.lineno, call.col_offset, f"{written}(… argument {i + 1})", "behaviour",
                 f"argument {i + 1} is {old_names[i]!r} in TF1's {written} and {moved!r} in the TF2 function this "
@@ -120,7 +147,7 @@ def _summary_issue(call: ast.Call, path: str, written: str, tf2_summaries: bool)
     rel = path[len("tensorflow."):] if path.startswith("tensorflow.") else ""
     if path.startswith(_V1) or not rel.startswith("summary.") or rel.split(".")[-1] not in _SUMMARY_OPS:
         return []
-    if tf2_summaries or any(kw.arg == "step" for kw in call.keywords) or len(call.args) >= 3:
+    if tf2_summaries or any(kw.arg == "step" for kw in call.keywords):  # (TF1's 3rd argument is not a step)
         return []
     return [CallIssue(call.lineno, call.col_offset, written, "behaviour",
                       f"{written} is TF2's summary op here: without a default writer and a step it writes nothing "
@@ -136,8 +163,15 @@ def call_issues(tree: ast.Module, names: dict[str, str]) -> list[CallIssue]:
     tf2_summaries = any(name in used for name in _TF2_SUMMARY_USE)
     # under `import tensorflow.compat.v1 as tf`, tf.data.Dataset is TF1's and keeps these members
     removed = removed_dataset_members() if "tensorflow.compat.v1" not in names.values() else frozenset()
+    v1_shapes = {"disable_v2_behavior", "disable_v2_tensorshape"} & used
     out: list[CallIssue] = []
     for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "value" and isinstance(node.value, ast.Subscript) \
+                and _is_shape(node.value.value) and not v1_shapes and names and _dimensions_are_ints():
+            out.append(CallIssue(node.lineno, node.col_offset, "shape[i].value", "removed",
+                                 "TF2's TensorShape holds ints, not Dimension objects: .value raises AttributeError "
+                                 "(unless tf.compat.v1.disable_v2_tensorshape() is called first)",
+                                 "shape[i] (an int, or None when unknown)"))
         if isinstance(node, ast.Attribute) and node.attr in removed:
             root = chain(node.value)
             if not (root and root[0] in names):  # a method of an object the code made (a dataset), not tf.*

@@ -83,8 +83,6 @@ _BEHAVIOUR = {
                               "accumulator unless momentum > 0, centered=False)",
     "train.AdagradOptimizer": "Keras Adagrad's initial_accumulator_value is 0.1 as TF1's, but epsilon 1e-7 is added",
     "set_random_seed": "TF2 random ops draw different numbers for the same seed (a new seeding scheme)",
-    "get_variable": "TF1's default initializer is glorot_uniform; keras.layers.Dense is glorot_uniform too, "
-                    "but tf.Variable has none: pass initial values explicitly",
     "losses.softmax_cross_entropy": "TF1's default reduction is SUM_BY_NONZERO_WEIGHTS (a mean over non-zero "
                                     "weights); keras.losses reduce by mean over the batch: equal only with unit weights",
     "layers.batch_normalization": "TF1 updates moving statistics only through UPDATE_OPS control dependencies; "

@@ -12,6 +12,8 @@ import ast
 import dataclasses
 import functools
 import importlib
+import inspect
+import types
 from typing import Any
 
 __all__ = ["Reference", "Resolution", "alias_sites", "aliases", "chain", "references", "resolve"]
@@ -69,9 +71,22 @@ def aliases(tree: ast.Module) -> dict[str, str]:
                 continue
             parts = chain(values[0])
             if parts and parts[0] in out:
-                out[name] = ".".join([out[parts[0]]] + parts[1:])
-                changed = True
+                path = ".".join([out[parts[0]]] + parts[1:])
+                if _namespace_or_gone(path):
+                    out[name] = path
+                    changed = True
     return out
+
+
+def _namespace_or_gone(path: str) -> bool:
+    """`path` names a module or class (here, or as tf.compat.v1 has it), or nothing at all (`tf.contrib.eager`):
+    a name assigned it is an alias whose attributes are API. A name assigned a function or a runtime object
+    (`FLAGS = tf.app.flags.FLAGS`) is a value: its attributes are the user's."""
+    for candidate in (path, path.replace("tensorflow.", "tensorflow.compat.v1.", 1)):
+        res = resolve(candidate)
+        if res.ok:
+            return _is_namespace(res.obj)
+    return True
 
 
 def alias_sites(tree: ast.Module, names: dict[str, str]) -> dict[str, tuple[int, int]]:
@@ -125,11 +140,20 @@ def references(tree: ast.Module) -> list[Reference]:
 
 
 def _name_of(obj) -> str:
-    if hasattr(obj, "__name__") and type(obj).__name__ == "module":
+    if isinstance(obj, types.ModuleType):
         return obj.__name__
-    module = getattr(obj, "__module__", None)
-    qual = getattr(obj, "__qualname__", None) or type(obj).__name__
-    return f"{module}.{qual}" if module else qual
+    try:
+        module = getattr(obj, "__module__", None)
+        qual = getattr(obj, "__qualname__", None) or type(obj).__name__
+    except Exception:  # an object whose __getattr__ does work (absl's FLAGS parses sys.argv)
+        module, qual = type(obj).__module__, type(obj).__qualname__
+    return f"{module}.{qual}" if isinstance(module, str) else str(qual)
+
+
+def _is_namespace(obj) -> bool:
+    """A module or a class: its attributes are API. Anything else is a runtime object (absl's FLAGS, a dtype),
+    whose attributes are not looked up: that can run code, and they are the user's values, not TensorFlow's."""
+    return isinstance(obj, types.ModuleType) or inspect.isclass(obj)
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,6 +165,8 @@ def resolve(path: str) -> Resolution:
     except ImportError as exc:
         return Resolution(False, error=f"{type(exc).__name__}: {exc}")
     for i in range(1, len(parts)):
+        if not _is_namespace(obj):
+            break  # `tf.app.flags.FLAGS.batch_size`: resolved as far as FLAGS
         try:
             obj = getattr(obj, parts[i])
             continue

@@ -182,8 +182,8 @@ def _status(ref: Reference | CallIssue, names: dict, upgrade: UpgradeResult | No
         head, _, rest = renamed.partition(".")
         full = names.get(head, head) + ("." + rest if rest else "")
         return ("renamed" if resolve(full).ok else "broke"), renamed
-    if any(e.message.startswith("Changing") or "keyword argument" in e.message or "Removed argument" in e.message
-           for e in said):
+    if any(e.message.startswith(("Changing", "Added keywords to args")) or "keyword argument" in e.message
+           or "Removed argument" in e.message for e in said):
         return "changed", None
     return ("flagged", None) if said else ("left", None)
 
@@ -233,6 +233,15 @@ def _scan_file(path: Path, source: str | None, error: str | None, upgrade: Upgra
     return report
 
 
+def _scan_guarded(path: Path, source: str | None, error: str | None, upgrade: UpgradeResult | None) -> FileReport:
+    """One file's report; a failure of tfcompare's own on it is that file's finding, said to be tfcompare's."""
+    try:
+        return _scan_file(path, source, error, upgrade)
+    except Exception as exc:
+        return _unparsable(FileReport(str(path)), f"tfcompare failed on this file (a tfcompare bug, not the "
+                                                  f"file's): {type(exc).__name__}: {exc}")
+
+
 def migrate(paths, *, upgrade: bool = True) -> MigrationReport:
     """Scan every file (never editing or running it); run tf_upgrade_v2 on each file's text unless `upgrade` is
     False. A file or folder that cannot be read is an `unparsable` finding of its own; the rest are scanned."""
@@ -245,7 +254,7 @@ def migrate(paths, *, upgrade: bool = True) -> MigrationReport:
         upgraded = running.result() if upgrade else None
     upgrade_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    reports = [_scan_file(f, text, error, upgraded) for f, (text, error) in read.items()]
+    reports = [_scan_guarded(f, text, error, upgraded) for f, (text, error) in read.items()]
     reports += [_unparsable(FileReport(u.path), u.reason) for u in unreadable]
     scan_s = time.perf_counter() - t0
     return MigrationReport(reports, None if upgraded is None else upgraded.error,
