@@ -3,11 +3,12 @@ fixes and misses, and the TF2 idiom for each; never edits or runs the user's fil
 
 `references` (imports, aliases, resolution on the installed TensorFlow), `classify` (the classes, the
 idioms, the known default changes), `upgrade_v2` (TensorFlow's own tool on a temporary copy), `scan`
-(the report), `scaffold` (a starter cases file).
+(the report), `scaffold` (a starter cases file), `sources` (reading only what is safe to read), `outputs`
+(the files written, all or none).
 """
 
 from tfcompare.tools.migrate.classify import CLASSES
-from tfcompare.tools.migrate.scaffold import ScaffoldError, scaffold
+from tfcompare.tools.migrate.outputs import OutputError, check_outputs, write_outputs
 from tfcompare.tools.migrate.scan import MigrateError, MigrationReport, migrate
 
-__all__ = ["CLASSES", "MigrateError", "MigrationReport", "ScaffoldError", "migrate", "scaffold"]
+__all__ = ["CLASSES", "MigrateError", "MigrationReport", "OutputError", "check_outputs", "migrate", "write_outputs"]

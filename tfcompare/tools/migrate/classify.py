@@ -14,7 +14,7 @@ import inspect
 
 from tfcompare.tools.migrate.references import Reference, Resolution, resolve
 
-__all__ = ["CLASSES", "RUNS", "BEHAVIOUR", "COMPAT_V1", "NEEDS_EXTRA", "REMOVED", "UNPARSABLE", "classify",
+__all__ = ["CLASSES", "GRAPH_ONLY", "RUNS", "BEHAVIOUR", "COMPAT_V1", "NEEDS_EXTRA", "REMOVED", "UNPARSABLE", "classify",
            "idiom", "behaviour_note", "relative", "EXTRA_INSTALL"]
 
 # from harmless to worst: --fail-on CLASS fails on that class or any after it
@@ -83,11 +83,8 @@ _BEHAVIOUR = {
                               "accumulator unless momentum > 0, centered=False)",
     "train.AdagradOptimizer": "Keras Adagrad's initial_accumulator_value is 0.1 as TF1's, but epsilon 1e-7 is added",
     "set_random_seed": "TF2 random ops draw different numbers for the same seed (a new seeding scheme)",
-    "get_variable": "TF1's default initializer is glorot_uniform; keras.layers.Dense is glorot_uniform too, "
-                    "but tf.Variable has none: pass initial values explicitly",
     "losses.softmax_cross_entropy": "TF1's default reduction is SUM_BY_NONZERO_WEIGHTS (a mean over non-zero "
                                     "weights); keras.losses reduce by mean over the batch: equal only with unit weights",
-    "nn.dropout": "TF1 takes keep_prob, TF2 takes rate = 1 - keep_prob: the same number drops the opposite share",
     "layers.batch_normalization": "TF1 updates moving statistics only through UPDATE_OPS control dependencies; "
                                   "Keras updates them when called with training=True",
 }
@@ -133,12 +130,30 @@ def _parameters_dropped(v1, v2) -> list[str]:
     return sorted(old - new - _DEPRECATED_ALIASES)
 
 
+# TF1 names that fail under eager execution (TF2's default), each checked by calling it eagerly in the tests
+# (tests/test_tools_migrate.py::test_graph_only_names_fail_under_eager); the other compat.v1 names are not
+# claimed to (tf.compat.v1.random_normal, log, logging.* work eagerly)
+GRAPH_ONLY = {
+    "placeholder": "tf.placeholder() is not compatible with eager execution",
+    "Session": "a Session runs graphs: under eager the ops it is asked for are not in its graph",
+    "summary.FileWriter": "FileWriter is not compatible with eager execution",
+    "summary.merge_all": "merging summaries is not compatible with eager execution",
+    "data.make_initializable_iterator": "initializable iterators are not supported in eager mode",
+    "train.start_queue_runners": "queues are not compatible with eager execution",
+}
+
+
+def _eager_note(rel: str) -> str:
+    why = GRAPH_ONLY.get(rel)
+    return f"; graph mode only: under eager (TF2's default) it fails ({why})" if why else ""
+
+
 def classify(ref: Reference, res: Resolution) -> tuple[str, str]:
     """(class, why) for one reference, from what the installed TensorFlow says about it."""
     rel = relative(ref.path)
     if rel.split(".")[0] == "python" and ref.path.startswith("tensorflow.python"):
         if res.ok:
-            return BEHAVIOUR, "a private module (tensorflow.python.*): it resolves today, with no compatibility promise"
+            return RUNS, "a private module (tensorflow.python.*): it resolves today, with no compatibility promise"
         return REMOVED, f"a private module that no longer exists: {res.error}"
     if not res.ok:
         if "not available with Keras 3" in (res.error or ""):
@@ -148,14 +163,15 @@ def classify(ref: Reference, res: Resolution) -> tuple[str, str]:
         if not ref.path.startswith(_V1):
             v1 = resolve(_V1 + rel) if rel else Resolution(False)
             if v1.ok:
-                return COMPAT_V1, "exists only as tf.compat.v1." + rel + ": runs in graph mode, fails under eager"
+                return COMPAT_V1, (f"TF2 has no tf.{rel} (AttributeError as written); tf.compat.v1.{rel} has it"
+                                   + _eager_note(rel))
             if "not available with Keras 3" in (v1.error or ""):
                 return NEEDS_EXTRA, f"only tf.compat.v1.{rel}, and {v1.error} ({EXTRA_INSTALL})"
         return REMOVED, f"does not exist in this TensorFlow ({res.error})"
     if ref.path.startswith(_V1) and rel:
         v2 = resolve("tensorflow." + rel)
         if not v2.ok:
-            return COMPAT_V1, "only under tf.compat.v1: runs in graph mode (placeholders, Session), not in TF2 style"
+            return COMPAT_V1, f"only under tf.compat.v1 (runs as written; TF2 has no tf.{rel})" + _eager_note(rel)
         if v2.obj is not res.obj and not ref.is_import:
             dropped = _parameters_dropped(res.obj, v2.obj)
             if dropped:

@@ -12,9 +12,11 @@ import ast
 import dataclasses
 import functools
 import importlib
+import inspect
+import types
 from typing import Any
 
-__all__ = ["Reference", "Resolution", "aliases", "references", "resolve"]
+__all__ = ["Reference", "Resolution", "alias_sites", "aliases", "chain", "references", "resolve"]
 
 _ROOT = "tensorflow"
 
@@ -36,8 +38,7 @@ class Resolution:
     obj: Any = dataclasses.field(default=None, compare=False, repr=False)
 
 
-def aliases(tree: ast.Module) -> dict[str, str]:
-    """Local name -> full dotted path, for every import of TensorFlow in the file."""
+def _imports(tree: ast.Module) -> dict[str, str]:
     out: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -52,7 +53,51 @@ def aliases(tree: ast.Module) -> dict[str, str]:
     return out
 
 
-def _chain(node: ast.AST) -> list[str] | None:
+def aliases(tree: ast.Module) -> dict[str, str]:
+    """Local name -> full dotted path, for every import of TensorFlow in the file, and every name assigned a
+    bare attribute chain through one (`tfe = tf.contrib.eager`, `layers = tf.contrib.layers`), followed to the
+    end (`rnn = tfe.rnn` after that): a name assigned anything else as well is not an alias."""
+    out = _imports(tree)
+    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name)]
+    bound: dict[str, list] = {}
+    for node in assigns:
+        bound.setdefault(node.targets[0].id, []).append(node.value)
+    changed = True
+    while changed:
+        changed = False
+        for name, values in bound.items():
+            if name in out or len(values) != 1 or not isinstance(values[0], ast.Attribute):
+                continue
+            parts = chain(values[0])
+            if parts and parts[0] in out:
+                path = ".".join([out[parts[0]]] + parts[1:])
+                if _namespace_or_gone(path):
+                    out[name] = path
+                    changed = True
+    return out
+
+
+def _namespace_or_gone(path: str) -> bool:
+    """`path` names a module or class (here, or as tf.compat.v1 has it), or nothing at all (`tf.contrib.eager`):
+    a name assigned it is an alias whose attributes are API. A name assigned a function or a runtime object
+    (`FLAGS = tf.app.flags.FLAGS`) is a value: its attributes are the user's."""
+    for candidate in (path, path.replace("tensorflow.", "tensorflow.compat.v1.", 1)):
+        res = resolve(candidate)
+        if res.ok:
+            return _is_namespace(res.obj)
+    return True
+
+
+def alias_sites(tree: ast.Module, names: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Alias made by assignment -> (line, col) of the chain assigned to it (where tf_upgrade_v2 renames it)."""
+    imported = _imports(tree)
+    return {n.targets[0].id: (n.value.lineno, n.value.col_offset) for n in ast.walk(tree)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            and n.targets[0].id in names and n.targets[0].id not in imported}
+
+
+def chain(node: ast.AST) -> list[str] | None:
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -65,6 +110,7 @@ def _chain(node: ast.AST) -> list[str] | None:
 def references(tree: ast.Module) -> list[Reference]:
     """The imports of TensorFlow, and every maximal attribute chain or name rooted at one of their aliases."""
     names = aliases(tree)
+    assigned = set(names) - set(_imports(tree))
     out: list[Reference] = []
     inner: set[int] = set()
     for node in ast.walk(tree):
@@ -82,22 +128,32 @@ def references(tree: ast.Module) -> list[Reference]:
                     out.append(Reference(node.lineno, node.col_offset, f"{node.module}.{a.name}",
                                          f"from {node.module} import {a.name}", True))
         elif isinstance(node, (ast.Attribute, ast.Name)) and id(node) not in inner:
-            chain = _chain(node)
-            if not chain or chain[0] not in names:
+            parts = chain(node)
+            if not parts or parts[0] not in names or isinstance(getattr(node, "ctx", None), ast.Store):
                 continue
-            if isinstance(node, ast.Name) and names[chain[0]] in (_ROOT, f"{_ROOT}.compat.v1"):
-                continue  # a bare `tf`: the import line already speaks for it
-            path = ".".join([names[chain[0]]] + chain[1:])
-            out.append(Reference(node.lineno, node.col_offset, path, ".".join(chain)))
+            if isinstance(node, ast.Name) and (names[parts[0]] in (_ROOT, f"{_ROOT}.compat.v1") or
+                                               parts[0] in assigned):
+                continue  # a bare `tf` (the import speaks for it), or an alias (its assignment does)
+            path = ".".join([names[parts[0]]] + parts[1:])
+            out.append(Reference(node.lineno, node.col_offset, path, ".".join(parts)))
     return sorted(out, key=lambda r: (r.line, r.col, r.path))
 
 
 def _name_of(obj) -> str:
-    if hasattr(obj, "__name__") and type(obj).__name__ == "module":
+    if isinstance(obj, types.ModuleType):
         return obj.__name__
-    module = getattr(obj, "__module__", None)
-    qual = getattr(obj, "__qualname__", None) or type(obj).__name__
-    return f"{module}.{qual}" if module else qual
+    try:
+        module = getattr(obj, "__module__", None)
+        qual = getattr(obj, "__qualname__", None) or type(obj).__name__
+    except Exception:  # an object whose __getattr__ does work (absl's FLAGS parses sys.argv)
+        module, qual = type(obj).__module__, type(obj).__qualname__
+    return f"{module}.{qual}" if isinstance(module, str) else str(qual)
+
+
+def _is_namespace(obj) -> bool:
+    """A module or a class: its attributes are API. Anything else is a runtime object (absl's FLAGS, a dtype),
+    whose attributes are not looked up: that can run code, and they are the user's values, not TensorFlow's."""
+    return isinstance(obj, types.ModuleType) or inspect.isclass(obj)
 
 
 @functools.lru_cache(maxsize=None)
@@ -109,6 +165,8 @@ def resolve(path: str) -> Resolution:
     except ImportError as exc:
         return Resolution(False, error=f"{type(exc).__name__}: {exc}")
     for i in range(1, len(parts)):
+        if not _is_namespace(obj):
+            break  # `tf.app.flags.FLAGS.batch_size`: resolved as far as FLAGS
         try:
             obj = getattr(obj, parts[i])
             continue

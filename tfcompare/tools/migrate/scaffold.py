@@ -1,34 +1,85 @@
-"""A starter cases file from a TF1 script: its placeholders as `InputSpec`s, its variables with their shapes,
-its optimizer mapped to a TF1-exact TF2 one, and marked places for the user's own code.
+"""A starter cases file from a TF1 script: its placeholders as `InputSpec`s (a `None` batch dimension) or scalar
+feeds (keep_prob, a learning rate), its variables with initial values from their initializers, its optimizer and
+learning rate mapped to a TF1-exact TF2 one, its TF1 graph as the case's `build_graph`, and the TF2 forward pass
+and loss left for the user.
 
-Read from the AST only (nothing is run). The result imports and loads as it is (`tfcompare list
---cases-file OUT.py`); the TF1 builder and the TF2 model raise until the user fills them in.
+Read from the AST only: nothing of the script runs while the scaffold is made or loaded (`tfcompare list
+--cases-file OUT.py`). The script's graph-building statements (from its first placeholder up to the session) are
+re-emitted from the AST into `build_graph`, so they run, under `tf.compat.v1`, only when the user runs the case.
+
+Every string that comes from the user's source or a path (a placeholder's name, a file name) is written as a
+Python literal made by `repr()` (or by `ast.unparse` for the copied statements), never inside a docstring or a
+comment as text: a name holding quotes, newlines or triple quotes stays data and cannot become code.
 """
 
 from __future__ import annotations
 
 import ast
+import math
+import operator
 import re
+import textwrap
 from pathlib import Path
 
-from tfcompare.tools.migrate.references import aliases
+from tfcompare.tools.migrate.references import aliases, chain
+from tfcompare.tools.migrate.sources import SourceError, decode, parse, read_source
 
-__all__ = ["ScaffoldError", "scaffold"]
+__all__ = ["ScaffoldError", "check_out", "scaffold_text"]
 
-_DTYPES = {"float32": "float32", "float64": "float64", "int32": "int32", "int64": "int64"}
-_OPTIMIZERS = {"GradientDescentOptimizer": "SGD", "MomentumOptimizer": "Momentum", "AdamOptimizer": "Adam",
-               "RMSPropOptimizer": "RMSProp", "AdagradOptimizer": "Adagrad"}
+_DTYPES = {"float32": "float32", "float": "float32", "float64": "float64", "double": "float64", "int32": "int32",
+           "int64": "int64", "int": "int32"}
+# TF1 optimizer -> (tfcompare's TF1-exact optimizer, TF1's positional parameters after learning_rate that it takes)
+_OPTIMIZERS = {"GradientDescentOptimizer": ("SGD", ()), "MomentumOptimizer": ("Momentum", ("momentum",)),
+               "AdamOptimizer": ("Adam", ("beta1", "beta2", "epsilon")),
+               "RMSPropOptimizer": ("RMSProp", ("decay", "momentum", "epsilon")),
+               "AdagradOptimizer": ("Adagrad", ("initial_accumulator_value",))}
+_OPTIMIZER_KWARGS = {"momentum", "use_nesterov", "beta1", "beta2", "epsilon", "decay", "initial_accumulator_value"}
+_STOP = {"Session", "InteractiveSession", "global_variables_initializer", "initialize_all_variables", "Saver",
+         "FileWriter", "merge_all", "print", "run"}
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+
+
+# names the scaffold itself defines or imports: a script constant of the same name is not copied over them
+_RESERVED = {"np", "tf", "SGD", "Adagrad", "Adam", "Case", "InputSpec", "Momentum", "RMSProp", "StepModule",
+             "graph_parts", "placeholders", "tf1", "SOURCE", "CASE", "INPUTS", "SCALAR_FEEDS", "init_weights",
+             "make_batch", "feed_scalars", "build_graph", "Model", "CASES"}
 
 
 class ScaffoldError(ValueError):
-    """The scaffold cannot be written (the output exists, or the source cannot be read)."""
+    """The scaffold cannot be made (its name is not a cases file's, or the source cannot be read)."""
 
 
-def _literal(node):
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError):
-        return None
+def _value(node, env: dict):
+    """A constant expression of the script (numbers, strings, tuples, module-level constants, + - * / // %, small
+    powers), or None: evaluated without running anything."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
+        return node.value
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_value(e, env) for e in node.elts]
+        return None if any(i is None and not (isinstance(e, ast.Constant) and e.value is None)
+                           for i, e in zip(items, node.elts)) else tuple(items)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _value(node.operand, env)
+        return -v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    if isinstance(node, ast.BinOp):
+        a, b = _value(node.left, env), _value(node.right, env)
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b)):
+            return None
+        if isinstance(node.op, ast.Pow):
+            return a ** b if abs(b) <= 64 and abs(a) <= 1e6 else None
+        try:
+            out = _BINOPS[type(node.op)](a, b) if type(node.op) in _BINOPS else None
+        except ArithmeticError:
+            return None
+        return out if out is None or (abs(out) < 1e15 and math.isfinite(out)) else None
+    return None
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def _arg(call: ast.Call, index: int, name: str):
@@ -38,38 +89,206 @@ def _arg(call: ast.Call, index: int, name: str):
     return call.args[index] if len(call.args) > index else None
 
 
-def _attr_name(node) -> str:
-    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+def _constants(tree: ast.Module) -> dict:
+    """Module-level `NAME = constant expression` (the last value each name gets at module level)."""
+    env: dict = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            v = _value(stmt.value, env)
+            if v is not None:
+                env[stmt.targets[0].id] = v
+            else:
+                env.pop(stmt.targets[0].id, None)
+    return env
 
 
-def _found(tree: ast.Module) -> tuple[list, list, tuple | None]:
-    tf_names = {k for k, v in aliases(tree).items() if v in ("tensorflow", "tensorflow.compat.v1")}
-    inputs, variables, optimizer = [], [], None
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-            continue
-        root = node.func
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if not (isinstance(root, ast.Name) and root.id in tf_names):
-            continue
-        what = node.func.attr
-        if what == "placeholder":
-            dtype = _attr_name(_arg(node, 0, "dtype")) if _arg(node, 0, "dtype") is not None else "float32"
-            shape = _literal(_arg(node, 1, "shape")) if _arg(node, 1, "shape") is not None else None
-            name = _literal(_arg(node, 2, "name")) if _arg(node, 2, "name") is not None else None
-            target = next((t.id for p in ast.walk(tree) if isinstance(p, ast.Assign) and p.value is node
-                           for t in p.targets if isinstance(t, ast.Name)), None)
-            inputs.append((name or target or f"input{len(inputs)}", _DTYPES.get(dtype, "float32"), shape, node.lineno))
-        elif what == "get_variable":
-            name = _literal(_arg(node, 0, "name"))
-            shape = _literal(_arg(node, 1, "shape"))
-            variables.append((name or f"var{len(variables)}", shape, node.lineno))
-        elif what.endswith("Optimizer") and optimizer is None:
-            lr = _literal(_arg(node, 0, "learning_rate"))
-            momentum = _literal(_arg(node, 1, "momentum")) if what == "MomentumOptimizer" else None
-            optimizer = (what, lr, momentum, node.lineno)
-    return inputs, variables, optimizer
+class _Script:
+    """What the scaffold needs from the TF1 script, read from its AST."""
+
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        names = aliases(tree)
+        self.tf = {k for k, v in names.items() if v in ("tensorflow", "tensorflow.compat.v1")}
+        self.env = _constants(tree)
+        self.inputs, self.scalars, self.variables, self.optimizer, self.notes = [], [], [], None, []
+        self.train = self.loss = self.output = None
+        self._read()
+
+    def _tf_call(self, node, *names) -> bool:
+        parts = chain(node.func) if isinstance(node, ast.Call) else None
+        return bool(parts) and parts[0] in self.tf and parts[-1] in names
+
+    def _dropout_args(self) -> set[str]:
+        return {n.id for c in ast.walk(self.tree) if self._tf_call(c, "dropout")
+                for a in [*c.args, *(k.value for k in c.keywords)] for n in ast.walk(a) if isinstance(n, ast.Name)}
+
+    def _fed(self, name: str):
+        """The first constant the script feeds the placeholder `name` (`feed_dict={lr: 0.01}`)."""
+        for d in ast.walk(self.tree):
+            if isinstance(d, ast.Dict):
+                for k, v in zip(d.keys, d.values):
+                    if isinstance(k, ast.Name) and k.id == name and _number(_value(v, self.env)):
+                        return _value(v, self.env)
+        return None
+
+    def _read(self) -> None:
+        dropout = self._dropout_args()
+        for stmt in self.tree.body:
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+                continue
+            target, value = stmt.targets[0], stmt.value
+            if isinstance(target, ast.Name) and self._tf_call(value, "placeholder"):
+                self._placeholder(target.id, value, dropout)
+            elif isinstance(target, ast.Name) and self._tf_call(value, "Variable", "get_variable"):
+                self._variable(target.id, target.id, value)
+            elif isinstance(target, ast.Name) and isinstance(value, ast.Dict):
+                for k, v in zip(value.keys, value.values):
+                    if isinstance(k, ast.Constant) and isinstance(k.value, str) and self._tf_call(v, "Variable",
+                                                                                                 "get_variable"):
+                        self._variable(f"{target.id}/{k.value}", f"{target.id}[{k.value!r}]", v)
+            if isinstance(target, ast.Name) and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                    and value.func.attr == "minimize" and value.args:
+                self.train, self.loss = target.id, value.args[0]
+                self._optimizer(value.func.value, stmt.lineno)
+            elif isinstance(target, ast.Name) and self._tf_call(value, *_OPTIMIZERS) and self.optimizer is None:
+                self._optimizer(value, stmt.lineno)
+        self.output = self._output()
+
+    def _placeholder(self, target: str, call: ast.Call, dropout: set) -> None:
+        dtype_node = _arg(call, 0, "dtype")
+        dtype = (dtype_node.attr if isinstance(dtype_node, ast.Attribute) else _value(dtype_node, self.env)) \
+            if dtype_node is not None else "float32"
+        dtype = _DTYPES.get(dtype if isinstance(dtype, str) else "", None)
+        shape_node = _arg(call, 1, "shape")
+        shape = _value(shape_node, self.env) if shape_node is not None else None
+        name = _value(_arg(call, 2, "name"), self.env) if _arg(call, 2, "name") is not None else None
+        name = name if isinstance(name, str) and name else target
+        if dtype is None:
+            self.notes.append(f"line {call.lineno}: placeholder {name!r} has a dtype tfcompare does not feed "
+                              "(float32/64, int32/64); float32 is used")
+            dtype = "float32"
+        if shape is None or shape == ():
+            value = 1.0 if target in dropout else self._fed(target)
+            why = "dropout off: TF1 and TF2 draw different random masks" if target in dropout else "as the script feeds it"
+            if value is None:
+                value, why = 1.0, "TODO(tfcompare): the script feeds no constant; set the value"
+            self.scalars.append((target, name, dtype, value, why, call.lineno))
+            return
+        if not isinstance(shape, tuple) or not all(d is None or (isinstance(d, int) and d > 0) for d in shape):
+            self.notes.append(f"line {call.lineno}: placeholder {name!r}: shape not a constant; declare it by hand")
+            return
+        if shape[0] is not None:
+            self.notes.append(f"line {call.lineno}: placeholder {name!r} has a fixed batch dimension "
+                              f"{shape[0]}; the case feeds batches of --batch-size")
+        dims = shape[1:]
+        varying = tuple(i for i, d in enumerate(dims) if d is None)
+        self.inputs.append((target, name, tuple(8 if d is None else d for d in dims), dtype, varying, call.lineno))
+
+    def _init(self, call: ast.Call):
+        """(shape, numpy expression for the initial value) of a tf.Variable or get_variable, or (shape, None)."""
+        if self._tf_call(call, "get_variable"):
+            shape = _value(_arg(call, 1, "shape"), self.env)
+            init = _arg(call, 2, "initializer")
+            if init is None:  # TF1's default: glorot_uniform
+                return shape, ("glorot", {})
+            if isinstance(init, ast.Call):
+                kind = (chain(init.func) or [""])[-1].replace("_initializer", "")
+                kw = {k.arg: _value(k.value, self.env) for k in init.keywords}
+                if kind in ("zeros", "ones"):
+                    return shape, (kind, {})
+                if kind == "constant":
+                    return shape, ("constant", {"value": _value(_arg(init, 0, "value"), self.env)})
+                if kind in ("random_normal", "truncated_normal"):
+                    return shape, ("normal", {"mean": kw.get("mean", 0.0), "stddev": kw.get("stddev", 1.0)})
+                if kind in ("xavier", "glorot_uniform"):
+                    return shape, ("glorot", {})
+            return shape, None
+        init = _arg(call, 0, "initial_value")
+        if not isinstance(init, ast.Call):
+            v = _value(init, self.env)
+            return ((), ("constant", {"value": v})) if _number(v) else (None, None)
+        kind = (chain(init.func) or [""])[-1]
+        shape = _value(_arg(init, 0, "shape"), self.env)
+        kw = {k.arg: _value(k.value, self.env) for k in init.keywords}
+        if kind in ("zeros", "ones"):
+            return shape, (kind, {})
+        if kind in ("random_normal", "normal", "truncated_normal"):
+            return shape, ("normal", {"mean": kw.get("mean", _value(_arg(init, 1, "mean"), self.env) or 0.0),
+                                      "stddev": kw.get("stddev", _value(_arg(init, 2, "stddev"), self.env) or 1.0)})
+        if kind in ("random_uniform", "uniform"):
+            return shape, ("uniform", {"low": kw.get("minval", 0.0), "high": kw.get("maxval", 1.0)})
+        if kind == "constant":
+            return _value(_arg(init, 2, "shape"), self.env) or (), ("constant",
+                                                                     {"value": _value(_arg(init, 0, "value"), self.env)})
+        return shape, None
+
+    def _variable(self, key: str, access: str, call: ast.Call) -> None:
+        shape, init = self._init(call)
+        ok_shape = isinstance(shape, tuple) and all(isinstance(d, int) and d > 0 for d in shape)
+        if not ok_shape or init is None or not all(v is None or _number(v) for v in init[1].values()):
+            self.notes.append(f"line {call.lineno}: variable {key!r}: initial value not read from the script; "
+                              "the TF1 graph's own initializers are used")
+            init = None
+        self.variables.append((key, access, shape if ok_shape else None, init, call.lineno))
+
+    def _optimizer(self, node, line: int) -> None:
+        if isinstance(node, ast.Name):  # `optimizer = tf.train.AdamOptimizer(...)`, then `optimizer.minimize`
+            node = next((s.value for s in self.tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+                         and isinstance(s.targets[0], ast.Name) and s.targets[0].id == node.id), None)
+        if not self._tf_call(node, *_OPTIMIZERS, *(n for n in ("Optimizer",))) and not (
+                isinstance(node, ast.Call) and (chain(node.func) or [""])[-1].endswith("Optimizer")):
+            return
+        kind = chain(node.func)[-1]
+        lr_node = _arg(node, 0, "learning_rate")
+        lr = _value(lr_node, self.env)
+        if isinstance(lr_node, ast.Name) and lr is None:
+            lr = next((s[3] for s in self.scalars if s[0] == lr_node.id), None)
+        mapped, positional = _OPTIMIZERS.get(kind, (None, ()))
+        kwargs = {name: _value(a, self.env) for name, a in zip(positional, node.args[1:])}
+        kwargs.update({k.arg: _value(k.value, self.env) for k in node.keywords if k.arg in _OPTIMIZER_KWARGS})
+        self.optimizer = (kind, mapped, lr if _number(lr) else None,
+                          {k: v for k, v in kwargs.items() if _number(v) or isinstance(v, bool)}, line)
+
+    def _output(self):
+        """The tensor the loss is computed from: the first name in the loss that the graph code computes (followed
+        through plain renames), not an input."""
+        if self.loss is None:
+            return None
+        assigned = {s.targets[0].id: s.value for s in self.tree.body if isinstance(s, ast.Assign)
+                    and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)}
+        feeds = {i[0] for i in self.inputs} | {s[0] for s in self.scalars}
+        loss = assigned.get(self.loss.id) if isinstance(self.loss, ast.Name) else self.loss
+        for n in [x for x in ast.walk(loss) if isinstance(x, ast.Name)] if loss is not None else []:
+            name, seen = n.id, set()
+            while isinstance(assigned.get(name), ast.Name) and name not in seen:
+                seen.add(name)
+                name = assigned[name].id
+            if name in assigned and name not in feeds and not self._tf_call(assigned[name], "Variable"):
+                return name
+        return None
+
+    def graph_statements(self) -> list[ast.stmt]:
+        """The script's module-level graph code: function definitions, and the statements from its first
+        placeholder to the first that runs or saves anything (a session, an initializer, a writer, print)."""
+        placeholders = {i[0] for i in self.inputs} | {s[0] for s in self.scalars}
+        started, out = False, []
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.ClassDef)):
+                continue
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append(stmt)
+                continue
+            targets = {t.id for t in getattr(stmt, "targets", []) if isinstance(t, ast.Name)}
+            if targets & placeholders:
+                started = True
+                continue
+            if not started:
+                continue
+            used = {(chain(n.func) or [""])[-1] for n in ast.walk(stmt) if isinstance(n, ast.Call)}
+            if not isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) or used & _STOP:
+                break
+            out.append(stmt)
+        return out
 
 
 def _case_name(stem: str) -> str:
@@ -77,86 +296,137 @@ def _case_name(stem: str) -> str:
     return name if name[0].isalpha() else f"c-{name}"
 
 
-def scaffold(source: str | Path, out: str | Path) -> Path:
-    """Write the starter cases file for the TF1 script `source` to `out` (refusing to overwrite)."""
-    source, out = Path(source), Path(out)
-    if out.exists():
-        raise ScaffoldError(f"{str(out)!r} exists; the scaffold never overwrites a file")
-    if out.suffix != ".py":
+def check_out(out: str | Path) -> None:
+    """Refuse an output name that is not a cases file's, before anything else is done."""
+    if Path(out).suffix != ".py":
         raise ScaffoldError(f"{str(out)!r} must end in .py (it is a cases file)")
-    try:
-        tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
-    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
-        raise ScaffoldError(f"cannot read {str(source)!r}: {exc}") from None
-    inputs, variables, optimizer = _found(tree)
-    specs, todo = [], []
-    for name, dtype, shape, line in inputs:
-        dims = list(shape[1:]) if isinstance(shape, (list, tuple)) and shape else []
-        varying = [i for i, d in enumerate(dims) if d is None]
-        dims = [8 if d is None else d for d in dims]
-        extra = f", varying={tuple(varying)!r}" if varying else ""
-        specs.append(f'    InputSpec({name!r}, {tuple(dims)!r}, {dtype!r}{extra}),  # line {line}')
-        if varying:
-            todo.append(f"# line {line}: {name} has unknown dims {varying}; 8 is used for them in batches")
-    weights = []
-    for name, shape, line in variables:
-        if isinstance(shape, (list, tuple)) and all(isinstance(d, int) for d in shape):
-            weights.append(f'        {name!r}: rng.standard_normal({tuple(shape)!r}).astype("float32"),  # line {line}')
-        else:
-            weights.append(f'        # TODO(tfcompare): {name!r} (line {line}): shape not static; write it here')
-    if optimizer:
-        kind, lr, momentum, line = optimizer
-        mapped = _OPTIMIZERS.get(kind)
-        opt_line = (f"    optimizer_cls, learning_rate = {mapped}, {lr!r}  # {kind} at line {line}" if mapped else
-                    f"    optimizer_cls, learning_rate = SGD, {lr!r}  # TODO(tfcompare): {kind} (line {line}) has no "
-                    "TF1-exact TF2 optimizer in tfcompare yet; write one with the same update")
-        if momentum is not None and mapped == "Momentum":
-            opt_line += f"\n    # TF1 momentum at line {line}: {momentum!r} (tfcompare.Momentum defaults to 0.9)"
-    else:
-        opt_line = "    optimizer_cls, learning_rate = SGD, 0.1  # TODO(tfcompare): no tf.compat.v1.train optimizer found"
-    spec_text = "\n".join(specs) or "    # TODO(tfcompare): no placeholder found; declare the inputs here"
-    weight_text = "\n".join(weights) or "        # TODO(tfcompare): no get_variable found; the weights go here"
-    batch = ", ".join(f"{n!r}: rng.standard_normal((n, *{tuple(8 if d is None else d for d in (list(s[1:]) if isinstance(s, (list, tuple)) and s else []))!r})).astype({d!r})"
-                      for n, d, s, _ in inputs)
-    text = f'''"""Starter cases file for {source.name}, written by `tfcompare migrate --scaffold` (edit the TODOs).
 
-Next: fill in build_graph (your TF1 code) and Model (your TF2 rewrite), then
-    tfcompare run --cases-file {out.name} --case {_case_name(source.stem)}
-{chr(10).join(todo)}
+
+def _init_expr(shape: tuple, init: tuple) -> str:
+    kind, kw = init
+    if kind == "zeros":
+        return f"np.zeros({shape!r}, np.float32)"
+    if kind == "ones":
+        return f"np.ones({shape!r}, np.float32)"
+    if kind == "constant":
+        return f"np.full({shape!r}, {float(kw['value'])!r}, np.float32)"
+    if kind == "normal":
+        return (f"(rng.standard_normal({shape!r}) * {float(kw['stddev'] or 1.0)!r} + "
+                f"{float(kw['mean'] or 0.0)!r}).astype(np.float32)")
+    if kind == "uniform":
+        return f"rng.uniform({float(kw['low'])!r}, {float(kw['high'])!r}, {shape!r}).astype(np.float32)"
+    fan_in, fan_out = (shape[-2], shape[-1]) if len(shape) >= 2 else (shape[0] if shape else 1,) * 2
+    receptive = math.prod(shape[:-2]) if len(shape) > 2 else 1
+    limit = math.sqrt(6.0 / ((fan_in + fan_out) * receptive))
+    return f"rng.uniform({-limit!r}, {limit!r}, {shape!r}).astype(np.float32)"
+
+
+def _graph_body(script: _Script) -> list[str]:
+    """build_graph's body: the script's graph code under tf.compat.v1, ending in graph_parts."""
+    body = ["tf = tf1  # the script's TF1 code, run under tf.compat.v1 in the harness's graph",
+            "inputs = placeholders(specs)"]
+    body += [f"{target} = inputs[{name!r}]" for target, name, *_ in script.inputs]
+    body += [f"{target} = tf1.placeholder({dtype!r}, shape=(), name={name!r})"
+             for target, name, dtype, *_ in script.scalars]
+    body += ast.unparse(ast.Module(body=script.graph_statements(), type_ignores=[])).splitlines()
+    missing = [what for what, v in (("the train op (x = optimizer.minimize(loss))", script.train),
+                                    ("the output tensor", script.output), ("variables", script.variables)) if not v]
+    if missing:
+        body += [f"# TODO(tfcompare): not found in the script: {', '.join(missing)}",
+                 'raise NotImplementedError("finish build_graph: return graph_parts(inputs, output, loss, '
+                 'train_op, {name: variable})")']
+        return body
+    feeds = ", ".join(f"{name!r}: {target}" for target, name, *_ in script.scalars)
+    variables = ", ".join(f"{key!r}: {access}" for key, access, *_ in script.variables)
+    loss = script.loss.id if isinstance(script.loss, ast.Name) else ast.unparse(script.loss)
+    body.append(f"return graph_parts({{**inputs{', ' + feeds if feeds else ''}}}, {script.output}, {loss}, "
+                f"{script.train}, {{{variables}}})")
+    return body
+
+
+def scaffold_text(source: str | Path, out: str | Path) -> str:
+    """The starter cases file for the TF1 script `source`, to be written at `out`."""
+    source, out = Path(source), Path(out)
+    try:
+        tree = parse(decode(read_source(source)), str(source))
+    except SourceError as exc:
+        raise ScaffoldError(f"cannot read {str(source)!r}: {exc}") from None
+    script = _Script(tree)
+    specs = [f"    InputSpec({name!r}, {dims!r}, {dtype!r}{f', varying={varying!r}' if varying else ''}),"
+             f"  # line {line}" for _, name, dims, dtype, varying, line in script.inputs]
+    scalars = [f"    {name!r}: {float(value)!r},  # line {line}: {why}"
+               for _, name, _, value, why, line in script.scalars]
+    derived = all(v[3] is not None for v in script.variables) and script.variables
+    weights = [f"        {key!r}: {_init_expr(shape, init)},  # line {line}"
+               + (": glorot_uniform, TF1's default initializer" if init[0] == "glorot" else "")
+               for key, _, shape, init, line in script.variables] if derived else []
+    if script.optimizer:
+        kind, mapped, lr, kwargs, line = script.optimizer
+        opt = [f"optimizer_cls = {mapped or 'SGD'}  # {kind} at line {line}" +
+               ("" if mapped else ": TODO(tfcompare) no TF1-exact TF2 optimizer in tfcompare; write one"),
+               f"learning_rate = {lr!r}" + ("" if lr is not None else "  # TODO(tfcompare): not a constant; set it")]
+        if kwargs:
+            opt.append(f"optimizer_kwargs = {kwargs!r}")
+    else:
+        opt = ["optimizer_cls, learning_rate = SGD, 0.1  # TODO(tfcompare): no tf.compat.v1.train optimizer found"]
+    constants = [f"{k} = {v!r}" for k, v in script.env.items()
+                 if (_number(v) or isinstance(v, (str, tuple, bool))) and k not in _RESERVED]
+    case = _case_name(source.stem)
+    indent = "    "
+    init_fn = ("def init_weights(rng):\n    return {\n" + "\n".join(weights) + "\n    }\n" if derived else
+               "init_weights = None  # the TF1 graph's own initializers give the shared initial values\n")
+    notes = "".join(f"# {n!r}\n" for n in script.notes)
+    batch = ", ".join(f"{name!r}: rng.standard_normal((n, *{dims!r})).astype({dtype!r})"
+                      for _, name, dims, dtype, *_ in script.inputs)
+    return f'''"""Starter cases file written by `tfcompare migrate --scaffold` from the TF1 script SOURCE.
+
+build_graph holds the script's TF1 graph code; fill in Model.__call__ and Model.loss (the TF2 forward pass and
+loss, reading inputs[name] and self.variables_by_name[name]), then
+    tfcompare run --cases-file THIS_FILE --case CASE
 """
 
+import numpy as np
 import tensorflow as tf
 
 from tfcompare import (SGD, Adagrad, Adam, Case, InputSpec, Momentum, RMSProp, StepModule,  # noqa: F401
                        graph_parts, placeholders, tf1)
 
+SOURCE = {str(source)!r}
+CASE = {case!r}
+# what could not be read from the script (each a TODO):
+{notes}
+# the script's module-level constants
+{chr(10).join(constants)}
+
 INPUTS = (
-{spec_text}
+{chr(10).join(specs) or "    # TODO(tfcompare): no placeholder with a None batch dimension found; declare the inputs"}
 )
 
+# scalar placeholders: fed to the TF1 graph with every batch; the TF2 model reads them from here
+SCALAR_FEEDS = {{
+{chr(10).join(scalars)}
+}}
 
-def init_weights(rng):
-    return {{
-{weight_text}
-    }}
 
+{init_fn}
 
 def make_batch(rng, n):
     return {{{batch}}}
 
 
+def feed_scalars(batch):
+    return {{**batch, **{{k: np.asarray(v, np.float32) for k, v in SCALAR_FEEDS.items()}}}}
+
+
 def build_graph(specs):
-    """TF1: your graph, built inside a fresh tf.compat.v1.Graph by the harness."""
-    inputs = placeholders(specs)  # the placeholders above, by name
-    # TODO(tfcompare): paste the graph of {source.name} here, reading inputs[...] and tf1.get_variable(...), then
-    # return graph_parts(inputs, output, loss, optimizer, {{name: variable, ...}})
-    raise NotImplementedError("fill in build_graph with the TF1 graph of {source.name}")
+    """TF1: the script's graph, built inside a fresh tf.compat.v1.Graph by the harness."""
+{textwrap.indent(chr(10).join(_graph_body(script)), indent)}
 
 
 class Model(StepModule):
     """TF2: your rewrite; the harness decides whether train_step runs in tf.function."""
 
-{opt_line}
+{textwrap.indent(chr(10).join(opt), indent)}
 
     def __call__(self, inputs):
         raise NotImplementedError("fill in the TF2 forward pass")  # TODO(tfcompare)
@@ -165,10 +435,6 @@ class Model(StepModule):
         raise NotImplementedError("fill in the TF2 loss")  # TODO(tfcompare)
 
 
-CASES = [Case({_case_name(source.stem)!r}, "{source.name}: TF1 script vs its TF2 rewrite", INPUTS, init_weights,
-              make_batch, build_graph, Model)]
+CASES = [Case(CASE, {(source.name + ": TF1 script vs its TF2 rewrite")!r}, INPUTS, init_weights,
+              make_batch, build_graph, Model, tf1_batch=feed_scalars if SCALAR_FEEDS else None)]
 '''
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "x", encoding="utf-8") as f:  # "x": never replaces a file that appeared meanwhile
-        f.write(text)
-    return out

@@ -7,17 +7,19 @@ and the TF2 idiom that replaces it.
 
 from __future__ import annotations
 
-import ast
 import collections
 import dataclasses
+import re
 import time
 from pathlib import Path
 
 from tfcompare.report.format import grid
+from tfcompare.tools.migrate.calls import CallIssue, call_issues
 from tfcompare.tools.migrate.classify import (BEHAVIOUR, CLASSES, RUNS, UNPARSABLE, behaviour_note, classify,
                                               idiom)
-from tfcompare.tools.migrate.references import Reference, aliases, references, resolve
-from tfcompare.tools.migrate.upgrade_v2 import UpgradeResult, run_upgrade
+from tfcompare.tools.migrate.references import Reference, alias_sites, aliases, references, resolve
+from tfcompare.tools.migrate.sources import SourceError, Unreadable, collect, decode, parse, read_source
+from tfcompare.tools.migrate.upgrade_v2 import UpgradeResult, UpgradeRun
 
 __all__ = ["Finding", "FileReport", "MigrationReport", "MigrateError", "collect_files", "migrate"]
 
@@ -51,10 +53,11 @@ class FileReport:
     path: str
     lines: int = 0
     findings: list[Finding] = dataclasses.field(default_factory=list)
-    error: str | None = None
+    error: str | None = None  # why nothing in the file was checked
+    upgrade_note: str | None = None  # why tf_upgrade_v2 has nothing to say about this file
 
     def to_json(self) -> dict:
-        return {"path": self.path, "lines": self.lines, "error": self.error,
+        return {"path": self.path, "lines": self.lines, "error": self.error, "upgrade_v2": self.upgrade_note,
                 "findings": [f.to_json() for f in self.findings]}
 
 
@@ -103,9 +106,14 @@ class MigrationReport:
             lines.append(f"tf_upgrade_v2 reported {t['upgrade_v2_issues_reported']} issues; of the findings that do not "
                          f"run as is it left {t['upgrade_v2_missed']} untouched, and {t['upgrade_v2_broke']} of its "
                          "renames fail on this TensorFlow")
+            left_out = sum(1 for r in self.files if r.upgrade_note and not r.error)
+            if left_out:
+                lines.append(f"tf_upgrade_v2 left out {left_out} file(s), each noted below; the others were compared")
         for report in self.files:
             lines.append("")
             lines.append(f"{report.path}" + (f": {report.error}" if report.error else ""))
+            if report.upgrade_note and not report.error and not self.upgrade_error:
+                lines.append(f"  note: {report.upgrade_note}")
             for f in report.findings:
                 if f.klass == RUNS:
                     continue
@@ -131,6 +139,8 @@ class MigrationReport:
             if report.error:
                 out.append(f"**{report.error}**")
                 continue
+            if report.upgrade_note and not self.upgrade_error:
+                out += [f"Note: {report.upgrade_note}", ""]
             out += ["| line | symbol | class | tf_upgrade_v2 | TF2 idiom | note |", "|---|---|---|---|---|---|"]
             for f in report.findings:
                 if f.klass != RUNS:
@@ -140,58 +150,70 @@ class MigrationReport:
         return "\n".join(out) + "\n"
 
 
-def collect_files(paths) -> list[Path]:
-    """The `.py` files named or under the folders named; a missing path or none at all is a `MigrateError`."""
-    files: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if not p.exists():
-            raise MigrateError(f"{str(raw)!r} does not exist")
-        if p.is_dir():
-            found = sorted(x for x in p.rglob("*.py") if x.is_file())
-            if not found:
-                raise MigrateError(f"{str(raw)!r} holds no .py files")
-            files += found
-        else:
-            files.append(p)
-    return list(dict.fromkeys(files))
+def collect_files(paths) -> tuple[list[Path], list[Unreadable]]:
+    """The files named and the `.py` files under the folders named, and the folders that could not be listed;
+    a missing path or none at all is a `MigrateError`."""
+    try:
+        return collect(paths)
+    except SourceError as exc:
+        raise MigrateError(str(exc)) from None
 
 
-def _status(ref: Reference, names: dict, upgrade: UpgradeResult | None, path: str) -> tuple[str, str | None]:
+def _unparsable(report: FileReport, reason: str, line: int = 0, col: int = 0) -> FileReport:
+    report.error = reason
+    report.findings.append(Finding(line, col, "", None, UNPARSABLE, "not run", "",
+                                   f"{reason}; nothing in this file was checked"))
+    return report
+
+
+def _status(ref: Reference | CallIssue, names: dict, upgrade: UpgradeResult | None, path: str,
+            sites: dict | None = None) -> tuple[str, str | None]:
     if upgrade is None or upgrade.error or path in upgrade.failed or path not in upgrade.entries:
         return "not run", None
-    said = [e for e in upgrade.entries[path] if e.line == ref.line and e.col == ref.col]
+    at = getattr(ref, "positions", ((ref.line, ref.col),))
+    said = [e for e in upgrade.entries[path] if (e.line, e.col) in at]
     renamed = next((e.renamed_to for e in said if e.renamed_to), None)
+    head, _, rest = ref.written.partition(".")
+    if not said and head in (sites or {}):  # used through an alias: what the tool did to the alias's assignment
+        renamed = next((e.renamed_to for e in upgrade.entries[path] if (e.line, e.col) == (sites or {})[head]
+                        and e.renamed_to), None)
+        renamed = renamed and renamed + ("." + rest if rest else "")
     if renamed:
         head, _, rest = renamed.partition(".")
         full = names.get(head, head) + ("." + rest if rest else "")
         return ("renamed" if resolve(full).ok else "broke"), renamed
-    if any(e.message.startswith("Changing") or "keyword argument" in e.message for e in said):
+    if any(e.message.startswith(("Changing", "Added keywords to args")) or "keyword argument" in e.message
+           or "Removed argument" in e.message for e in said):
         return "changed", None
     return ("flagged", None) if said else ("left", None)
 
 
-def _scan_file(path: Path, upgrade: UpgradeResult | None) -> FileReport:
-    report = FileReport(str(path))
+def _read(path: Path) -> tuple[str | None, str | None]:
+    """(text, None), or (None, why this file cannot be scanned)."""
     try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        report.error = f"unreadable: {exc.strerror if isinstance(exc, OSError) else exc}"
-        report.findings.append(Finding(0, 0, "", None, UNPARSABLE, "not run", "", report.error))
-        return report
+        return decode(read_source(path)), None
+    except SourceError as exc:
+        return None, str(exc)
+
+
+def _scan_file(path: Path, source: str | None, error: str | None, upgrade: UpgradeResult | None) -> FileReport:
+    report = FileReport(str(path))
+    if upgrade is not None:
+        report.upgrade_note = upgrade.failed.get(str(path)) or upgrade.error
+    if source is None:
+        return _unparsable(report, error)
     report.lines = source.count("\n") + 1
     try:
-        tree = ast.parse(source, filename=str(path))
-    except SyntaxError as exc:
-        report.error = f"syntax error at line {exc.lineno}: {exc.msg}"
-        report.findings.append(Finding(exc.lineno or 0, exc.offset or 0, "", None, UNPARSABLE, "not run", "",
-                                       f"{report.error}; nothing in this file was checked"))
-        return report
+        tree = parse(source, str(path))
+    except SourceError as exc:
+        line = int(m.group(1)) if (m := re.match(r"syntax error at line (\d+)", str(exc))) else 0
+        return _unparsable(report, str(exc), line)
     names = aliases(tree)
+    sites = alias_sites(tree, names)
     for ref in references(tree):
         res = resolve(ref.path)
         klass, why = classify(ref, res)
-        status, new = _status(ref, names, upgrade, str(path))
+        status, new = _status(ref, names, upgrade, str(path), sites)
         finding = Finding(ref.line, ref.col, ref.written, res.resolved_to, klass, status, idiom(ref.path), why, new)
         if status == "broke":
             finding.note += f"; tf_upgrade_v2 rewrites it to {new}, which does not resolve on this TensorFlow either"
@@ -200,18 +222,40 @@ def _scan_file(path: Path, upgrade: UpgradeResult | None) -> FileReport:
         if note and not ref.is_import:
             report.findings.append(Finding(ref.line, ref.col, ref.written, res.resolved_to, BEHAVIOUR, status,
                                            idiom(ref.path), note + f" ({_CHECK_HINT})", new))
+    for issue in call_issues(tree, names):
+        status, new = _status(issue, names, upgrade, str(path))
+        note = issue.note
+        if status == "flagged" and issue.klass != RUNS:
+            note += "; tf_upgrade_v2 only flags it: its rewrite still has this problem"
+        report.findings.append(Finding(issue.line, issue.col, issue.written, None, issue.klass, status,
+                                       issue.replacement, note, new))
+    report.findings.sort(key=lambda f: (f.line, f.col))
     return report
 
 
+def _scan_guarded(path: Path, source: str | None, error: str | None, upgrade: UpgradeResult | None) -> FileReport:
+    """One file's report; a failure of tfcompare's own on it is that file's finding, said to be tfcompare's."""
+    try:
+        return _scan_file(path, source, error, upgrade)
+    except Exception as exc:
+        return _unparsable(FileReport(str(path)), f"tfcompare failed on this file (a tfcompare bug, not the "
+                                                  f"file's): {type(exc).__name__}: {exc}")
+
+
 def migrate(paths, *, upgrade: bool = True) -> MigrationReport:
-    """Scan every file (never editing or running it); run tf_upgrade_v2 on copies unless `upgrade` is False."""
-    files = collect_files(paths)
+    """Scan every file (never editing or running it); run tf_upgrade_v2 on each file's text unless `upgrade` is
+    False. A file or folder that cannot be read is an `unparsable` finding of its own; the rest are scanned."""
+    files, unreadable = collect_files(paths)
+    read = {f: _read(f) for f in files}
+    sources = {str(f): text for f, (text, _) in read.items() if text is not None}
     t0 = time.perf_counter()
-    upgraded = run_upgrade(files) if upgrade else None
+    with UpgradeRun(sources if upgrade else {}) as running:
+        resolve("tensorflow")  # importing TensorFlow once is not the scan's cost (the tool's import overlaps it)
+        upgraded = running.result() if upgrade else None
     upgrade_s = time.perf_counter() - t0
-    resolve("tensorflow")  # importing TensorFlow once is not the scan's cost
     t0 = time.perf_counter()
-    reports = [_scan_file(f, upgraded) for f in files]
+    reports = [_scan_guarded(f, text, error, upgraded) for f, (text, error) in read.items()]
+    reports += [_unparsable(FileReport(u.path), u.reason) for u in unreadable]
     scan_s = time.perf_counter() - t0
     return MigrationReport(reports, None if upgraded is None else upgraded.error,
                            None if upgraded is None else upgraded.issues_reported, scan_s, upgrade_s)
