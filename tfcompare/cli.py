@@ -487,23 +487,25 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
     """Explain every tf.function retrace of TARGET: argument, cause, cost, fix; and the hazards TF never warns about.
 
     TARGET is a script (run as __main__ with ARGS after `--`) or package.module:function (called with no
-    arguments). Exit codes: 0 fine, 1 a --max-traces/--fail-on-retrace gate failed, 2 usage error,
-    3 the target itself failed (its traceback is shown, and the traces seen until then are reported).
+    arguments). Exit codes: 0 fine, 1 a --max-traces/--fail-on-retrace gate failed, 2 usage error (a missing
+    script, module or function), 3 the target itself failed: it raised, or exited with a non-zero code through
+    sys.exit or os._exit (its traceback is shown, and the traces seen until then are reported).
     """
     from tfcompare.tools import audit as audit_lib
 
+    if overhead and not scenario:
+        raise click.BadParameter("it times a built-in scenario plain and audited: give it with --scenario NAME "
+                                 "(tfcompare list shows them)", param_hint="'--overhead'")
     chosen = [x for x in (target, scenario, static_path) if x]
     if len(chosen) != 1:
         raise click.UsageError("give exactly one of TARGET, --scenario NAME or --static PATH")
-    if overhead and not scenario:
-        raise click.UsageError("--overhead goes with --scenario")
     if target and ":" in target and not Path(target).exists():
         module_name, _, attr = target.partition(":")
         if not module_name or not attr:
             raise click.BadParameter(f"{target!r} is neither a script nor package.module:function",
                                      param_hint="'TARGET'")
     if static_path:
-        report = audit_lib.AuditReport(target=static_path, hazards=audit_lib.scan_path(static_path))
+        report = audit_lib.static_report(static_path)
     elif scenario:
         from eager_models.retracing_scenarios import SCENARIOS
 
@@ -520,7 +522,10 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
     else:
         # the target's own prints go to stderr when stdout carries the JSON document
         with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
-            report = audit_lib.audit_target(target, tuple(args))
+            try:
+                report = audit_lib.audit_target(target, tuple(args))
+            except audit_lib.TargetError as exc:
+                raise click.BadParameter(str(exc), param_hint="'TARGET'") from None
     text = report.text()
     if logdir:
         from tfcompare.report.tensorboard import write_audit

@@ -11,14 +11,15 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tfcompare.tools.audit.report import Hazard
+from tfcompare.tools.audit.report import AuditReport, Hazard
 
-__all__ = ["scan_source", "scan_path", "UNROLL_THRESHOLD", "HAZARD_KINDS"]
+__all__ = ["scan_source", "scan_path", "static_report", "UNROLL_THRESHOLD", "HAZARD_KINDS"]
 
 UNROLL_THRESHOLD = 100  # a Python range loop of at least this many iterations unrolls into a large graph
 _MUTATORS = {"append", "extend", "insert", "update", "pop", "add", "remove", "clear", "setdefault", "popitem"}
-HAZARD_KINDS = ("print", "np_random", "time", "container_mutation", "variable_in_body", "unrolled_loop",
-                "global_read", "function_in_loop", "literal_collision", "syntax_error")
+HAZARD_KINDS = ("print", "np_random", "python_random", "time", "container_mutation", "global_rebinding",
+                "variable_in_body", "unrolled_loop", "global_read", "function_in_loop", "literal_collision",
+                "syntax_error")
 
 
 def _is_tf_function(node: ast.AST) -> bool:
@@ -100,6 +101,12 @@ def _module_globals(tree: ast.Module) -> dict[str, str]:
     return kinds
 
 
+def _declared_outer(fn: ast.FunctionDef) -> dict[str, str]:
+    """Names the body declares `global` or `nonlocal`: assigning them rebinds the outer name."""
+    return {name: "global" if isinstance(n, ast.Global) else "nonlocal"
+            for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+
+
 def _locals(fn: ast.FunctionDef) -> set[str]:
     names = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
     if fn.args.vararg:
@@ -113,23 +120,74 @@ def _locals(fn: ast.FunctionDef) -> set[str]:
             names.add(n.name)
         elif isinstance(n, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in n.names)
-    return names
+    return names - set(_declared_outer(fn))
+
+
+def _python_random(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """What names Python's `random` module goes by in this file: module aliases, and functions imported from it."""
+    modules, functions = set(), set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            modules.update(a.asname or a.name for a in n.names if a.name == "random")
+        elif isinstance(n, ast.ImportFrom) and n.module == "random" and not n.level:
+            functions.update(a.asname or a.name for a in n.names)
+    return modules, functions
+
+
+def _none_guarded(test: ast.AST) -> set[str]:
+    """The attributes or names an `if` tests for being unset: `x is None`, `not hasattr(obj, "x")`, joined by
+    `or`/`and`."""
+    if isinstance(test, ast.BoolOp):
+        return set().union(*(_none_guarded(v) for v in test.values))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) and \
+            isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        return {_dotted(test.left)} - {""}
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call) and \
+            _dotted(test.operand.func) == "hasattr" and len(test.operand.args) == 2 and \
+            isinstance(test.operand.args[1], ast.Constant) and isinstance(test.operand.args[1].value, str):
+        owner = _dotted(test.operand.args[0])
+        return {f"{owner}.{test.operand.args[1].value}"} if owner else set()
+    return set()
+
+
+def _lazy_builds(fn: ast.FunctionDef) -> set[int]:
+    """The variable creations TF documents as safe in a tf.function: created once, on the first call, guarded by
+    `if self.w is None: self.w = tf.Variable(...)` (or `if not hasattr(self, "w")`), so a later trace creates
+    none."""
+    out = set()
+    for branch in ast.walk(fn):
+        if not isinstance(branch, ast.If):
+            continue
+        guarded = _none_guarded(branch.test)
+        for stmt in (s for body in branch.body for s in ast.walk(body)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+                [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
+            if any(_dotted(t) in guarded for t in targets):
+                out.update(id(n) for n in ast.walk(stmt.value) if isinstance(n, ast.Call))
+    return out
 
 
 def _traced_functions(tree: ast.Module) -> list[ast.FunctionDef]:
-    defs = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    traced = {n.name: n for n in defs.values() if any(_is_tf_function(d) for d in n.decorator_list)}
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    traced = {id(n): n for n in functions if any(_is_tf_function(d) for d in n.decorator_list)}
+    module_level = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for call in ast.walk(tree):  # f = tf.function(g): g is traced too
         if isinstance(call, ast.Call) and _is_tf_function(call.func) and call.args:
             target = call.args[0]
-            if isinstance(target, ast.Name) and target.id in defs:
-                traced.setdefault(target.id, defs[target.id])
+            named = [module_level[target.id]] if isinstance(target, ast.Name) and target.id in module_level else \
+                [n for n in functions if isinstance(target, ast.Name) and n.name == target.id]
+            for fn in named[:1]:
+                traced.setdefault(id(fn), fn)
     return sorted(traced.values(), key=lambda n: n.lineno)
 
 
-def _body_hazards(fn: ast.FunctionDef, file: str, globals_: dict[str, str]) -> list[Hazard]:
+def _body_hazards(fn: ast.FunctionDef, file: str, globals_: dict[str, str],
+                  python_random: tuple[set[str], set[str]]) -> list[Hazard]:
     out = []
     local = _locals(fn)
+    outer = _declared_outer(fn)
+    lazy = _lazy_builds(fn)
+    random_modules, random_functions = python_random
     name = fn.name
     mutated = {id(n.func.value) for n in ast.walk(fn)  # `history.append(...)` is a mutation, not a read
                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _MUTATORS}
@@ -145,11 +203,18 @@ def _body_hazards(fn: ast.FunctionDef, file: str, globals_: dict[str, str]) -> l
             elif callee.startswith(("np.random.", "numpy.random.")):
                 add("np_random", node, f"{callee}() is evaluated once while tracing and frozen into the graph "
                                        "as a constant; use tf.random")
+            elif (callee.split(".")[0] in random_modules and "." in callee) or \
+                    (callee in random_functions and callee not in local):
+                add("python_random", node, f"{callee}() (Python's random) is evaluated once while tracing and "
+                                           "frozen into the graph as a constant; use tf.random")
             elif callee.startswith("time."):
                 add("time", node, f"{callee}() runs once per trace, not every call")
-            elif callee.startswith(("tf.Variable", "tf.compat.v1.Variable")) or callee == "Variable":
-                add("variable_in_body", node, "tf.Variable created in the body: it works on the first trace only; "
-                                              "create variables outside and pass or capture them")
+            elif (callee.startswith(("tf.Variable", "tf.compat.v1.Variable")) or callee == "Variable") and \
+                    id(node) not in lazy:
+                add("variable_in_body", node, "tf.Variable created in the body on every trace: the first call "
+                                              "traces twice, so TF raises 'only supports singleton tf.Variables "
+                                              "created on the first call'; create it outside, or once under "
+                                              "`if self.v is None:`")
             elif isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
                 owner = node.func.value
                 root = owner
@@ -162,6 +227,13 @@ def _body_hazards(fn: ast.FunctionDef, file: str, globals_: dict[str, str]) -> l
                     add("container_mutation", node, f"{_dotted(owner) or 'a container'}.{node.func.attr}() mutates "
                                                     "a Python container outside the function once per trace, "
                                                     "not per call; return tensors or use tf.TensorArray")
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for n in (n for t in targets for n in ast.walk(t)):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in outer:
+                    add("global_rebinding", n, f"{outer[n.id]} `{n.id}` is rebound in the body: Python runs that "
+                                               "once per trace, not every call; keep the count in a tf.Variable "
+                                               "(assign_add) or pass it in as a tensor")
         elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and _dotted(node.iter.func) == "range":
             consts = [a.value for a in node.iter.args if isinstance(a, ast.Constant) and isinstance(a.value, int)]
             if consts and len(consts) == len(node.iter.args):
@@ -199,8 +271,9 @@ def scan_source(source: str, file: str = "<source>") -> list[Hazard]:
         return [Hazard("syntax_error", file, exc.lineno or 0, f"cannot parse: {exc.msg}")]
     globals_ = _module_globals(tree)
     hazards = []
+    python_random = _python_random(tree)
     for fn in _traced_functions(tree):
-        hazards.extend(_body_hazards(fn, file, globals_))
+        hazards.extend(_body_hazards(fn, file, globals_, python_random))
     hazards.extend(_loop_hazards(tree, file))
     seen, unique = set(), []
     for h in sorted(hazards, key=lambda h: (h.line, h.kind)):
@@ -210,11 +283,18 @@ def scan_source(source: str, file: str = "<source>") -> list[Hazard]:
     return unique
 
 
+def _files(path: Path) -> list[Path]:
+    return [path] if path.is_file() else sorted(p for p in path.rglob("*.py") if p.is_file())
+
+
 def scan_path(path: str | Path) -> list[Hazard]:
     """A file, or every `.py` file below a folder."""
-    path = Path(path)
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*.py") if p.is_file())
     out = []
-    for f in files:
+    for f in _files(Path(path)):
         out.extend(scan_source(f.read_text(encoding="utf-8", errors="replace"), str(f)))
     return out
+
+
+def static_report(path: str | Path) -> AuditReport:
+    """`audit --static`: the hazards of a file or folder, read without running anything."""
+    return AuditReport(target=str(path), hazards=scan_path(path), static_files=len(_files(Path(path))))

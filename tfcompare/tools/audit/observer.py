@@ -33,8 +33,23 @@ from tfcompare.tools.audit.suggestions import suggest
 
 __all__ = ["Auditor"]
 
-_SKIP_FRAMES = (os.sep + "tensorflow" + os.sep, os.sep + "logging" + os.sep, os.sep + "keras" + os.sep,
-                os.path.join("tfcompare", "tools", "audit") + os.sep, os.sep + "absl" + os.sep)
+_LIBRARIES = (os.sep + "tensorflow" + os.sep, os.sep + "keras" + os.sep, os.sep + "tf_keras" + os.sep)
+_SKIP_FRAMES = _LIBRARIES + (os.sep + "logging" + os.sep, os.path.join("tfcompare", "tools", "audit") + os.sep,
+                             os.sep + "absl" + os.sep, "__autograph_generated_file")
+
+
+def _library(file: str) -> bool:
+    """A function TensorFlow or Keras defines (e.g. the variable initializer a tf.function traces on its first
+    call, or Keras's train function): not the user's to fix."""
+    return any(part in file for part in _LIBRARIES)
+
+
+def _context_change(old, new) -> str:
+    """What differs between two trace contexts, in a line (a scope change is the usual one)."""
+    if getattr(old, "context", None) == getattr(new, "context", None) and \
+            getattr(old, "scope_type", None) != getattr(new, "scope_type", None):
+        return f"scope {old.scope_type.name} -> {new.scope_type.name}"
+    return f"{old} -> {new}"
 
 
 @dataclasses.dataclass
@@ -201,12 +216,23 @@ class Auditor:
             report.note = (f"TensorFlow {tf.__version__} did not log '{TRACE_MESSAGE}'; trace counts come from "
                            "experimental_get_tracing_count() and the retraces cannot be explained")
             for code, count in public_total.items():
+                if _library(getattr(code, "co_filename", "")):
+                    continue
                 report.functions.append(FunctionAudit(
                     name=getattr(code, "co_qualname", getattr(code, "co_name", "?")),
                     file=getattr(code, "co_filename", "?"), line=getattr(code, "co_firstlineno", 0),
                     calls=self._calls.get(code, 0), traces=count, tracing_s=0.0,
                     function_objects=len(self._functions.get(code, ()))))
+        library = {code: traces for code, traces in by_code.items() if _library(traces[0].file)}
+        if library:
+            names = sorted({t[0].name.rsplit(".", 1)[-1] for t in library.values()})
+            report.note = ((report.note + "; ") if report.note else "") + (
+                f"{sum(map(len, library.values()))} traces of {len(library)} TensorFlow/Keras-internal "
+                f"function{'s' * (len(library) != 1)} "
+                f"({', '.join(names)}) are not listed: they are the library's, traced for your functions")
         for code, traces in by_code.items():
+            if code in library:
+                continue
             first = traces[0]
             audit = FunctionAudit(
                 name=first.name, file=first.file, line=first.line, calls=self._calls.get(code, 0),
@@ -229,7 +255,7 @@ class Auditor:
                           f"same code and same input types, but a new tf.function object "
                           f"(traced by {len({e.function_id for e in earlier} | {trace.function_id})} objects so far)")]
             else:
-                diffs = [("-", "context_changed", f"{best.context} -> {trace.context}")]
+                diffs = [("-", "context_changed", _context_change(best.context, trace.context))]
         types = [e.ftype for e in earlier] + [trace.ftype]
         out = []
         for argument, cause, detail in diffs:

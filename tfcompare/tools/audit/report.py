@@ -58,6 +58,7 @@ class AuditReport:
     explanations: bool = True
     note: str | None = None
     wall_s: float | None = None
+    static_files: int | None = None  # --static: how many files were read (nothing ran)
     functions: list[FunctionAudit] = dataclasses.field(default_factory=list)
     hazards: list[Hazard] = dataclasses.field(default_factory=list)
 
@@ -69,7 +70,7 @@ class AuditReport:
         return {
             "target": self.target, "status": self.status, "error": self.error, "traceback": self.traceback,
             "exit_code": self.exit_code, "explanations": self.explanations, "note": self.note,
-            "wall_s": self.wall_s,
+            "wall_s": self.wall_s, "static_files": self.static_files,
             "functions": [dict(dataclasses.asdict(f), retraces=[dataclasses.asdict(r) for r in f.retraces])
                           for f in self.functions],
             "hazards": [dataclasses.asdict(h) for h in self.hazards],
@@ -83,12 +84,15 @@ class AuditReport:
             if self.traceback:
                 lines.append(self.traceback.rstrip())
             lines.append("(the traces observed before the failure follow)")
-        if self.exit_code not in (None, 0):
-            lines.append(f"the target called sys.exit({self.exit_code})")
         if self.note:
             lines.append(f"note: {self.note}")
-        if not self.functions:
-            lines.append("no tf.function was traced")
+        if self.static_files is not None:
+            lines.append(f"static scan: read {self.static_files} Python file{'s' * (self.static_files != 1)}, "
+                         f"ran nothing (so no traces to count); {len(self.hazards)} "
+                         f"hazard{'s' * (len(self.hazards) != 1)} found")
+        elif not self.functions:
+            lines.append("no tf.function was traced" if self.status == "ok" else "no tf.function was traced before "
+                         "the target stopped")
         for f in self.functions:
             lines.append("")
             objects = f" from {f.function_objects} tf.function objects" if f.function_objects > 1 else ""
