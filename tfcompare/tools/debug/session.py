@@ -99,29 +99,44 @@ class _Session:
             return trajectory(self.runners[mode], self.batches)
 
     def numerics(self, mode: str) -> NonFinite:
+        """The steps, and the forward output and gradients on the comparison batch: a NaN in either is found."""
         losses, weights = self.paths[mode]
         step = numerics.first_non_finite(losses, weights)
-        if step is None:
+        comparison = numerics.non_finite_values(self.snapshot(mode))
+        if step is None and not comparison:
             return NonFinite(mode, True, len(losses))
         if mode == REFERENCE_MODE:
-            return numerics.locate_tf1(self.runners[mode], self.batches, step)
+            found = numerics.locate_tf1(self.runners[mode], self.batches, step,
+                                        forward_batch=self.batch if step is None else None)
+        else:
+            found = self._locate_tf2(mode, step)
+        found.comparison = comparison
+        return found
+
+    def _locate_tf2(self, mode: str, step: int | None) -> NonFinite:
         checked = EAGER if MODES[mode].jit_compile else mode
         how = ("tf.debugging.enable_check_numerics" if checked == mode else
                "XLA compiles the step as one cluster with no per-op check (DebugNumericSummaryV2 has no XLA "
                "kernel): located with the same step run eagerly, enable_check_numerics")
 
-        def run_steps(at):
+        def run(at):
             at["n"] = 1
             runner = self.runner(checked)
-            runner.reset()
-            for i, batch in enumerate(self.batches):
-                at["n"] = i + 1
-                runner.train([batch])
-            runner.close()
+            try:
+                runner.reset()
+                if step is None:  # the steps stayed finite: the comparison batch's forward output and gradients
+                    runner.forward(self.batch)
+                    runner.gradients(self.batch)
+                    return
+                for i, batch in enumerate(self.batches):
+                    at["n"] = i + 1
+                    runner.train([batch])
+            finally:
+                runner.close()
 
-        found = numerics.locate_tf2(mode, run_steps, len(losses), how)
-        if found.step is None:
-            found.step = step
+        with _eagerly(MODES[mode].traced and self.options.eager_functions):
+            found = numerics.locate_tf2(mode, run, self.options.steps, how)
+        found.step = step if step is None else (found.step or step)
         return found
 
     def bisect(self, mode: str):
@@ -139,13 +154,18 @@ class _Session:
             eq = equivalence.compare(values, eager, self.case.dtype, self.case.tolerances.get(mode), against=EAGER)
             return eq.ok, _what(eq)
 
-        return grappler.bisect(mode, EAGER, compare)
+        both = {k: v for k, v in numerics.non_finite_values(self.snapshot(mode), comparison_batch_only=False).items()
+                if k in numerics.non_finite_values(eager, comparison_batch_only=False)}
+        search = grappler.bisect(mode, EAGER, compare)
+        search.both_non_finite = both
+        return search
 
     def snapshot(self, mode: str):
         if mode not in self.snapshots:
             runner = self.runners.get(mode) or self.runner(mode)
             self.runners.setdefault(mode, runner)
-            self.snapshots[mode] = equivalence.snapshot(runner, self.batch, self.batches)
+            with _eagerly(MODES[mode].traced and self.options.eager_functions):
+                self.snapshots[mode] = equivalence.snapshot(runner, self.batch, self.batches)
         return self.snapshots[mode]
 
 
@@ -201,6 +221,11 @@ def _debug(case: Case, options: DebugOptions, progress: Callable[[str], None]) -
     if options.dump is not None:
         progress(f"{case.name}: writing dumps to {options.dump}")
         report.dumps = dumps.write(options.dump, s.runners, case, s.batch)
+        for search in report.grappler:
+            pair = grappler.stage_files(report.dumps.get(search.mode, []), (search.culprits or [""])[0])
+            if pair:
+                report.notes.append(f"dump {search.mode}: {search.culprits[0]}'s rewrite is between "
+                                    f"{Path(pair[0]).name} and {Path(pair[1]).name} (in {Path(pair[1]).parent})")
     if options.debugger_v2 is not None:
         # Debugger V2 instruments eager ops and graphs; its DebugNumericSummaryV2 has no XLA kernel
         dumped = [m for m in options.modes if m != REFERENCE_MODE and not MODES[m].jit_compile]
