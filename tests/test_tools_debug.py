@@ -3,6 +3,10 @@ result, the step each mode leaves tf1-graph, per-pass and HLO dumps, a Debugger 
 TensorBoard, and the step run eagerly on request."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -150,3 +154,25 @@ def test_the_dump_keeps_the_output_the_bisection_points_at(tmp_path):
         assert "float_val: 100000000.0" in before and before.count('op: "Sub"') > after.count('op: "Sub"'), mode
         assert (f"dump {mode}: constant_folding's rewrite is between 04-after-debug_stripper.pbtxt and "
                 f"05-after-constfold.pbtxt") in "\n".join(report.notes)
+
+
+def test_a_hanging_mode_times_out_and_ctrl_c_keeps_what_finished(tmp_path):
+    # trouble-hang blocks forever inside a tf.py_function in every TF2 step: tf2-eager passes its limit, then
+    # Ctrl-C lands while tf2-function hangs
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tfcompare", "debug", "trouble-hang", "--cases-file", str(DATA / "trouble_cases.py"),
+         "--mode", "tf1-graph", "--mode", "tf2-eager", "--mode", "tf2-function", "--steps", "1",
+         "--mode-timeout", "3", "--logdir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1", TF_CPP_MIN_LOG_LEVEL="3"))
+    for line in proc.stderr:
+        if "trouble-hang: tf2-function: building" in line:
+            time.sleep(0.5)
+            sent = time.time()
+            proc.send_signal(signal.SIGINT)
+            break
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and time.time() - sent < 10, out
+    assert out.splitlines()[:3] == [
+        "numerics tf1-graph: finite: the forward output and gradients on the comparison batch, and 1 step",
+        "numerics tf2-eager: error: timed out after 3 s (trouble-hang/tf2-eager: build and steps)",
+        "interrupted (Ctrl-C): the findings above are the ones that finished"]

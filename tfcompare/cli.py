@@ -355,15 +355,20 @@ def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items,
 @click.option("--eager-functions", is_flag=True, help="Run the tf.function modes' Python step eagerly, so a "
                                                       "breakpoint() in it stops (their numbers are then eager's).")
 @click.option("--overhead", is_flag=True, help="Also time each TF2 mode's step with and without numeric checking.")
+@click.option("--mode-timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
+              callback=_seconds, metavar="SECONDS",
+              help="Wall-clock limit per mode and piece (as in run); a mode past it is an error finding.")
 @click.option("--logdir", default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: debug-<case>-<time>.")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases.")
-def debug(case_name, modes, steps, seed, dump_dir, debugger_v2, eager_functions, overhead, logdir, run_name, as_json,
-          cases_file):
+def debug(case_name, modes, steps, seed, dump_dir, debugger_v2, eager_functions, overhead, mode_timeout, logdir,
+          run_name, as_json, cases_file):
     """Where modes of CASE disagree or blow up: the first non-finite op per mode, the Grappler pass that changes a
     graph's result against eager, the first step each mode leaves tf1-graph. One line per finding.
-    Exit codes: 0 done (whatever was found), 1 a mode or the case failed to run, 2 usage error."""
+    Exit codes: 0 done (whatever was found), 1 a mode or the case failed to run or timed out, or a mode and
+    tf1-graph are both non-finite (nothing to compare), 2 usage error, 130 interrupted (the findings that
+    finished are written)."""
     from tfcompare.core.files import FolderTaken, claim_folder
     from tfcompare.report.tensorboard import write_debug
     from tfcompare.run.harness import default_run_name
@@ -385,7 +390,7 @@ def debug(case_name, modes, steps, seed, dump_dir, debugger_v2, eager_functions,
         raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
     options = DebugOptions(modes=tuple(modes) or CORE_MODES, steps=steps, seed=seed, dump=dump_dir,
                            debugger_v2=folder if debugger_v2 else None,  # TensorBoard reads it at its logdir
-                           eager_functions=eager_functions, overhead=overhead)
+                           eager_functions=eager_functions, overhead=overhead, mode_timeout_s=mode_timeout)
     found = debug_case(case, options, progress=lambda line: click.echo(line, err=True))
     write_debug(folder, found.lines())
     if as_json:
@@ -393,7 +398,9 @@ def debug(case_name, modes, steps, seed, dump_dir, debugger_v2, eager_functions,
     else:
         click.echo("\n".join(found.lines()))
         click.echo(f"\nTensorBoard: tensorboard --logdir {folder}")
-    sys.exit(1 if found.failed() else 0)
+    if found.interrupted:
+        click.echo("Interrupted: the findings that finished are above and in TensorBoard.", err=True)
+    _exit(130 if found.interrupted else 1 if found.failed() else 0)
 
 
 @cli.command()

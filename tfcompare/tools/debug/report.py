@@ -33,7 +33,7 @@ class NonFinite:
             return f"numerics {self.mode}: error: {self.error}"
         if self.finite:
             return (f"numerics {self.mode}: finite: the forward output and gradients on the comparison batch, and "
-                    f"{self.steps} steps")
+                    f"{self.steps} step{'s' * (self.steps != 1)}")
         if self.step is None:
             where = f"on the comparison batch ({self._comparison()} values non-finite; every step stayed finite)"
         else:
@@ -126,6 +126,7 @@ class DebugReport:
     debugger_v2: str | None = None
     overhead: list[dict] = dataclasses.field(default_factory=list)  # step time with and without numeric checking
     notes: list[str] = dataclasses.field(default_factory=list)
+    interrupted: bool = False  # Ctrl-C: the findings are those that finished
 
     def failed(self) -> bool:
         """Whether a mode (or the case) could not be run, or could not be compared because it and tf1-graph are
@@ -144,7 +145,10 @@ class DebugReport:
         if self.debugger_v2:
             out.append(f"debugger-v2: dump in {self.debugger_v2}: tensorboard --logdir {self.debugger_v2}, Debugger V2 tab "
                        "(the plugin reads a dump only at the logdir itself)")
-        return out + [f"note: {n}" for n in self.notes]
+        out += [f"note: {n}" for n in self.notes]
+        if self.interrupted:
+            out.append("interrupted (Ctrl-C): the findings above are the ones that finished")
+        return out
 
     def to_json(self) -> dict:
         doc = dataclasses.asdict(self)
