@@ -195,7 +195,8 @@ def test_only_the_users_functions_are_listed_and_each_retrace_cause_is_named():
     report = audit.audit_target(str(SCRIPTS / "lazy_build.py"))
     assert report.status == "ok", report.error
     assert sorted(f.name for f in report.functions) == ["Counter.__call__", "Dense.__call__", "train_step"]
-    assert "(initialize_variables) are not listed" in report.note
+    assert "not listed (initialize_variables 2)" in report.note
+    assert report.library_traces == {"Function._initialize_uninitialized_variables.initialize_variables": 2}
     lazy = _function(report, "Dense.__call__")
     assert [(r.cause, r.detail, r.harmless) for r in lazy.retraces] == [
         ("context_changed", "scope VARIABLE_CREATION -> NO_VARIABLE_CREATION", True)]
@@ -219,3 +220,18 @@ def test_a_hard_exit_in_the_target_is_reported_and_the_process_goes_on():
     import os
 
     assert os._exit.__module__ in ("posix", "nt")  # the real one is back
+
+
+def test_a_smaller_last_batch_is_one_retrace_with_both_arguments_and_the_tf_data_fix():
+    report = audit.audit_target(str(SCRIPTS / "tf_data_loop.py"))
+    step = _function(report, "train_step")
+    assert (step.calls, step.traces, step.avoidable_retraces) == (8, 2, 1)
+    assert [(r.trace, r.argument, r.detail) for r in step.retraces] == [(2, "x", "dim 0: 32 -> 4"),
+                                                                        (2, "y", "dim 0: 32 -> 4")]
+    assert step.retraces[0].call_site.endswith("tf_data_loop.py:25")
+    assert "drop_remainder=True" in step.retraces[0].suggestion
+    assert "input_signature=[tf.TensorSpec(shape=[None, 10], dtype=tf.float32), " \
+           "tf.TensorSpec(shape=[None], dtype=tf.int32)]" in step.retraces[0].suggestion
+    text = report.text()
+    assert text.count("trace #2 at") == 1 and text.count("    fix: ") == 1
+    assert report.hazards == []

@@ -224,12 +224,15 @@ class Auditor:
                     calls=self._calls.get(code, 0), traces=count, tracing_s=0.0,
                     function_objects=len(self._functions.get(code, ()))))
         library = {code: traces for code, traces in by_code.items() if _library(traces[0].file)}
+        for traces in library.values():
+            name = traces[0].name.replace(".<locals>", "")
+            report.library_traces[name] = report.library_traces.get(name, 0) + len(traces)
         if library:
-            names = sorted({t[0].name.rsplit(".", 1)[-1] for t in library.values()})
+            counts = ", ".join(f"{n.rsplit('.', 1)[-1]} {c}" for n, c in sorted(report.library_traces.items()))
             report.note = ((report.note + "; ") if report.note else "") + (
-                f"{sum(map(len, library.values()))} traces of {len(library)} TensorFlow/Keras-internal "
-                f"function{'s' * (len(library) != 1)} "
-                f"({', '.join(names)}) are not listed: they are the library's, traced for your functions")
+                f"{sum(report.library_traces.values())} traces of TensorFlow/Keras-internal functions are not listed "
+                f"({counts}): they are the library's (variable initializers, Keras's train/predict functions), "
+                "traced for your code")
         for code, traces in by_code.items():
             if code in library:
                 continue

@@ -37,7 +37,8 @@ class FunctionAudit:
 
     @property
     def avoidable_retraces(self) -> int:
-        return sum(not r.harmless for r in self.retraces)
+        """Traces (not arguments: one retrace can have several) with a cause that is not expected."""
+        return len({r.trace for r in self.retraces if not r.harmless})
 
 
 @dataclasses.dataclass
@@ -59,6 +60,7 @@ class AuditReport:
     note: str | None = None
     wall_s: float | None = None
     static_files: int | None = None  # --static: how many files were read (nothing ran)
+    library_traces: dict[str, int] = dataclasses.field(default_factory=dict)  # TF/Keras-internal function -> traces
     functions: list[FunctionAudit] = dataclasses.field(default_factory=list)
     hazards: list[Hazard] = dataclasses.field(default_factory=list)
 
@@ -70,7 +72,7 @@ class AuditReport:
         return {
             "target": self.target, "status": self.status, "error": self.error, "traceback": self.traceback,
             "exit_code": self.exit_code, "explanations": self.explanations, "note": self.note,
-            "wall_s": self.wall_s, "static_files": self.static_files,
+            "wall_s": self.wall_s, "static_files": self.static_files, "library_traces": self.library_traces,
             "functions": [dict(dataclasses.asdict(f), retraces=[dataclasses.asdict(r) for r in f.retraces])
                           for f in self.functions],
             "hazards": [dataclasses.asdict(h) for h in self.hazards],
@@ -91,20 +93,24 @@ class AuditReport:
                          f"ran nothing (so no traces to count); {len(self.hazards)} "
                          f"hazard{'s' * (len(self.hazards) != 1)} found")
         elif not self.functions:
-            lines.append("no tf.function was traced" if self.status == "ok" else "no tf.function was traced before "
-                         "the target stopped")
+            lines.append(f"no tf.function of yours was traced{'' if self.status == 'ok' else ' before the target stopped'}"
+                         + (" (only the library's, in the note above)" if self.library_traces else ""))
         for f in self.functions:
             lines.append("")
             objects = f" from {f.function_objects} tf.function objects" if f.function_objects > 1 else ""
             lines.append(f"{f.name}  ({f.file}:{f.line})")
             lines.append(f"  {f.calls} calls, {f.traces} traces{objects}, {format_seconds(f.tracing_s)} tracing; "
                          f"{f.avoidable_retraces} avoidable retraces")
+            by_trace: dict[int, list[Retrace]] = {}
             for r in f.retraces:
-                cost = f", {format_seconds(r.tracing_s)}" if r.tracing_s is not None else ""
-                flag = "  (expected)" if r.harmless else ""
-                lines.append(f"  trace #{r.trace} at {r.call_site}{cost}{flag}")
-                lines.append(f"    why: {r.cause}: {r.argument}: {r.detail}")
-                lines.append(f"    fix: {r.suggestion}")
+                by_trace.setdefault(r.trace, []).append(r)
+            for index, causes in by_trace.items():  # one trace, with every argument that changed
+                first = causes[0]
+                cost = f", {format_seconds(first.tracing_s)}" if first.tracing_s is not None else ""
+                flag = "  (expected)" if all(r.harmless for r in causes) else ""
+                lines.append(f"  trace #{index} at {first.call_site}{cost}{flag}")
+                lines += [f"    why: {r.cause}: {r.argument}: {r.detail}" for r in causes]
+                lines += [f"    fix: {fix}" for fix in dict.fromkeys(r.suggestion for r in causes)]
         if self.hazards:
             lines.append("")
             lines.append("hazards TensorFlow does not warn about:")
