@@ -162,7 +162,8 @@ def test_a_logging_filter_of_the_user_survives():
 
 SCRIPTS = Path(__file__).resolve().parent / "data" / "audit_scripts"
 PYTHON_STATE = [("global_rebinding", 18), ("python_random", 19), ("time", 20), ("np_random", 21), ("print", 22),
-                ("unrolled_loop", 24), ("variable_in_body", 31), ("function_in_loop", 43)]
+                ("unrolled_loop", 24), ("variable_in_body", 31), ("function_in_loop", 43),
+                ("attribute_rebinding", 54)]
 
 
 @pytest.mark.parametrize("script,static,audited", [

@@ -42,3 +42,20 @@ except ValueError as exc:
 for epoch in range(2):
     evaluate = tf.function(lambda x: x * 2)  # line 43: function_in_loop
     evaluate(tf.ones([1]))
+
+
+class Trainer(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.steps, self.last_loss = 0, None
+
+    @tf.function
+    def train(self, x):
+        self.steps += 1  # line 54: attribute_rebinding
+        return tf.reduce_sum(x)
+
+
+trainer = Trainer()
+for _ in range(3):
+    trainer.train(tf.ones([2]))
+assert trainer.steps == 1  # three calls, one trace

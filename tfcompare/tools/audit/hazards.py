@@ -1,9 +1,11 @@
 """The static half of the audit: read source, without running it, for what `tf.function` does silently.
 
-Inside a traced function body, Python runs only while tracing, so `print`, `np.random`, `time.*`
-and mutations of outer containers happen once per trace, not per call; globals and closure
-values are frozen into the graph; `tf.Variable` in the body breaks on the second trace; a Python
-`range` loop is unrolled op by op. Creating a `tf.function` inside a loop retraces every iteration.
+Inside a traced function body, Python runs only while tracing, so `print`, `np.random`, Python's
+`random`, `time.*`, mutations of outer containers and rebinding a global (`global n; n += 1`) or an
+attribute of `self` happen once per trace, not per call; globals and closure values are frozen into
+the graph; `tf.Variable` in the body fails at the first call's second trace, unless it is TF's
+documented lazy build (`if self.w is None: self.w = tf.Variable(...)`); a Python `range` loop is
+unrolled op by op. Creating a `tf.function` inside a loop retraces every iteration.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ __all__ = ["scan_source", "scan_path", "static_report", "UNROLL_THRESHOLD", "HAZ
 UNROLL_THRESHOLD = 100  # a Python range loop of at least this many iterations unrolls into a large graph
 _MUTATORS = {"append", "extend", "insert", "update", "pop", "add", "remove", "clear", "setdefault", "popitem"}
 HAZARD_KINDS = ("print", "np_random", "python_random", "time", "container_mutation", "global_rebinding",
-                "variable_in_body", "unrolled_loop", "global_read", "function_in_loop", "literal_collision",
+                "attribute_rebinding", "variable_in_body", "unrolled_loop", "global_read", "function_in_loop", "literal_collision",
                 "syntax_error")
 
 
@@ -163,6 +165,7 @@ def _lazy_builds(fn: ast.FunctionDef) -> set[int]:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else \
                 [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
             if any(_dotted(t) in guarded for t in targets):
+                out.add(id(stmt))
                 out.update(id(n) for n in ast.walk(stmt.value) if isinstance(n, ast.Call))
     return out
 
@@ -189,6 +192,8 @@ def _body_hazards(fn: ast.FunctionDef, file: str, globals_: dict[str, str],
     lazy = _lazy_builds(fn)
     random_modules, random_functions = python_random
     name = fn.name
+    params = fn.args.posonlyargs + fn.args.args
+    owner = params[0].arg if params and params[0].arg in ("self", "cls") else None  # a method's own object
     mutated = {id(n.func.value) for n in ast.walk(fn)  # `history.append(...)` is a mutation, not a read
                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _MUTATORS}
 
@@ -234,6 +239,13 @@ def _body_hazards(fn: ast.FunctionDef, file: str, globals_: dict[str, str],
                     add("global_rebinding", n, f"{outer[n.id]} `{n.id}` is rebound in the body: Python runs that "
                                                "once per trace, not every call; keep the count in a tf.Variable "
                                                "(assign_add) or pass it in as a tensor")
+            for t in targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == owner \
+                        and id(node) not in lazy:
+                    add("attribute_rebinding", t, f"`{_dotted(t)}` is set in the body: Python runs that once per "
+                                                  "trace, not every call, and a tensor stored there is a graph "
+                                                  "tensor that leaks out of the function; use a tf.Variable "
+                                                  "(assign/assign_add) or return the value")
         elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and _dotted(node.iter.func) == "range":
             consts = [a.value for a in node.iter.args if isinstance(a, ast.Constant) and isinstance(a.value, int)]
             if consts and len(consts) == len(node.iter.args):
