@@ -236,3 +236,11 @@ def test_a_smaller_last_batch_is_one_retrace_with_both_arguments_and_the_tf_data
     text = report.text()
     assert text.count("trace #2 at") == 1 and text.count("    fix: ") == 1
     assert report.hazards == []
+
+
+def test_a_constant_global_is_not_a_hazard_but_one_the_script_changes_is():
+    source = ("import tensorflow as tf\nNUM_CLASSES = 10\nLR = 0.1\n\n\n@tf.function\ndef step(y):\n"
+              "    return tf.one_hot(y, NUM_CLASSES) * LR\n\n\nLR = 0.01\n")
+    found = audit.scan_source(source)
+    assert [(h.kind, h.line) for h in found] == [("global_read", 8)]
+    assert "global `LR`" in found[0].message and "changes it (line 11)" in found[0].message

@@ -45,3 +45,4 @@ if __name__ == "__main__":
         sys.exit(0)
     if "--hard-exit" in sys.argv:
         __import__("os")._exit(7)
+    SCALE = 3.0  # the traced graph of hazardous() still multiplies by 2.0 (line 20 reads it)

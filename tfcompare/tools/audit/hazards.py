@@ -103,6 +103,40 @@ def _module_globals(tree: ast.Module) -> dict[str, str]:
     return kinds
 
 
+def _changed_globals(tree: ast.Module) -> dict[str, int]:
+    """Module-level names the script changes after binding them, with the line of the first change: bound again
+    at module level (also in a loop or branch), rebound by a function that declares them `global`, or mutated
+    (`x.append(...)`, `x[k] = v`). A name bound once and never changed is a constant."""
+    bindings: dict[str, list[int]] = {}
+    changes: dict[str, list[int]] = {}
+
+    def visit(node, in_function: bool, declared: set[str]):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                visit(child, True, set(_declared_outer(child)) if not isinstance(child, ast.Lambda) else set())
+                continue
+            if isinstance(child, ast.ClassDef):
+                visit(child, True, set())
+                continue
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                if not in_function:
+                    bindings.setdefault(child.id, []).append(child.lineno)
+                elif child.id in declared:
+                    changes.setdefault(child.id, []).append(child.lineno)
+            elif isinstance(child, ast.Subscript) and isinstance(child.ctx, ast.Store) and \
+                    isinstance(child.value, ast.Name):
+                changes.setdefault(child.value.id, []).append(child.lineno)
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and \
+                    child.func.attr in _MUTATORS and isinstance(child.func.value, ast.Name):
+                changes.setdefault(child.func.value.id, []).append(child.lineno)
+            visit(child, in_function, declared)
+
+    visit(tree, False, set())
+    for name, lines in bindings.items():
+        changes.setdefault(name, []).extend(sorted(lines)[1:])
+    return {name: min(lines) for name, lines in changes.items() if lines}
+
+
 def _declared_outer(fn: ast.FunctionDef) -> dict[str, str]:
     """Names the body declares `global` or `nonlocal`: assigning them rebinds the outer name."""
     return {name: "global" if isinstance(n, ast.Global) else "nonlocal"
@@ -184,7 +218,7 @@ def _traced_functions(tree: ast.Module) -> list[ast.FunctionDef]:
     return sorted(traced.values(), key=lambda n: n.lineno)
 
 
-def _body_hazards(fn: ast.FunctionDef, file: str, globals_: dict[str, str],
+def _body_hazards(fn: ast.FunctionDef, file: str, globals_: dict[str, str], changed: dict[str, int],
                   python_random: tuple[set[str], set[str]]) -> list[Hazard]:
     out = []
     local = _locals(fn)
@@ -253,12 +287,14 @@ def _body_hazards(fn: ast.FunctionDef, file: str, globals_: dict[str, str],
                 if span >= UNROLL_THRESHOLD:
                     add("unrolled_loop", node, f"a Python range loop of {span} iterations is unrolled into the graph "
                                                "op by op; iterate over tf.range to get one While op")
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in changed and \
                 globals_.get(node.id) in ("plain", "container") and node.id not in local and id(node) not in mutated:
             # variables (and containers of them) are captured by reference, and what the source cannot
-            # tell is left to the runtime half of the audit: only plain Python/NumPy values are frozen
-            add("global_read", node, f"global `{node.id}` is read while tracing and frozen into the graph; "
-                                     "changing it later changes nothing, without any retrace; pass it as a tensor")
+            # tell is left to the runtime half of the audit: only plain Python/NumPy values are frozen; and a
+            # constant (bound once, never changed: NUM_CLASSES = 10) is frozen with the value it always has
+            add("global_read", node, f"global `{node.id}` is read while tracing and frozen into the graph, and "
+                                     f"the script changes it (line {changed[node.id]}): the graph never sees the "
+                                     "change, and nothing retraces; pass it as a tensor or keep it in a tf.Variable")
     return out
 
 
@@ -282,10 +318,11 @@ def scan_source(source: str, file: str = "<source>") -> list[Hazard]:
     except SyntaxError as exc:
         return [Hazard("syntax_error", file, exc.lineno or 0, f"cannot parse: {exc.msg}")]
     globals_ = _module_globals(tree)
+    changed = _changed_globals(tree)
     hazards = []
     python_random = _python_random(tree)
     for fn in _traced_functions(tree):
-        hazards.extend(_body_hazards(fn, file, globals_, python_random))
+        hazards.extend(_body_hazards(fn, file, globals_, changed, python_random))
     hazards.extend(_loop_hazards(tree, file))
     seen, unique = set(), []
     for h in sorted(hazards, key=lambda h: (h.line, h.kind)):
