@@ -53,3 +53,25 @@ def train_step(x, y):
 for batch in (8, 8, 8):
     train_step(tf.ones([batch, 5]), tf.zeros([batch, 1]))
 assert len(dense.trainable_variables) == 2 and int(counter.count) == 3  # created once, updated every call
+
+
+class FlexibleDense(tf.Module):
+    """The TF guide's lazy build (intro_to_modules), with a flag, here under tf.function."""
+
+    def __init__(self, out_features):
+        super().__init__()
+        self.is_built, self.out_features = False, out_features
+
+    @tf.function
+    def __call__(self, x):
+        if not self.is_built:
+            self.w = tf.Variable(tf.random.normal([x.shape[-1], self.out_features]), name="w")
+            self.b = tf.Variable(tf.zeros([self.out_features]), name="b")
+            self.is_built = True
+        return tf.nn.relu(tf.matmul(x, self.w) + self.b)
+
+
+flexible = FlexibleDense(2)
+for _ in range(3):
+    flexible(tf.ones([2, 4]))
+assert len(flexible.variables) == 2

@@ -170,37 +170,46 @@ def _python_random(tree: ast.Module) -> tuple[set[str], set[str]]:
     return modules, functions
 
 
-def _none_guarded(test: ast.AST) -> set[str]:
-    """The attributes or names an `if` tests for being unset: `x is None`, `not hasattr(obj, "x")`, joined by
-    `or`/`and`."""
+def _unset_tests(test: ast.AST) -> tuple[set[str], set[str]]:
+    """What an `if` tests for being unset: (attributes or names tested `is None` or `not hasattr(obj, "x")`,
+    flags tested `not self.built`), through `or`/`and`."""
     if isinstance(test, ast.BoolOp):
-        return set().union(*(_none_guarded(v) for v in test.values))
+        parts = [_unset_tests(v) for v in test.values]
+        return set().union(*(p[0] for p in parts)), set().union(*(p[1] for p in parts))
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) and \
             isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
-        return {_dotted(test.left)} - {""}
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call) and \
-            _dotted(test.operand.func) == "hasattr" and len(test.operand.args) == 2 and \
-            isinstance(test.operand.args[1], ast.Constant) and isinstance(test.operand.args[1].value, str):
-        owner = _dotted(test.operand.args[0])
-        return {f"{owner}.{test.operand.args[1].value}"} if owner else set()
-    return set()
+        return {_dotted(test.left)} - {""}, set()
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        operand = test.operand
+        if isinstance(operand, ast.Call) and _dotted(operand.func) == "hasattr" and len(operand.args) == 2 and \
+                isinstance(operand.args[1], ast.Constant) and isinstance(operand.args[1].value, str):
+            owner = _dotted(operand.args[0])
+            return ({f"{owner}.{operand.args[1].value}"} if owner else set()), set()
+        if isinstance(operand, (ast.Name, ast.Attribute)):
+            return set(), {_dotted(operand)} - {""}
+    return set(), set()
 
 
 def _lazy_builds(fn: ast.FunctionDef) -> set[int]:
-    """The variable creations TF documents as safe in a tf.function: created once, on the first call, guarded by
-    `if self.w is None: self.w = tf.Variable(...)` (or `if not hasattr(self, "w")`), so a later trace creates
-    none."""
+    """The statements and calls of TF's documented lazy build, which runs on the first call only, so a later trace
+    creates nothing: `if self.w is None: self.w = tf.Variable(...)`, `if not hasattr(self, "w")`, or
+    `if not self.built: ...; self.built = True` (ids of every statement and call in such a branch)."""
     out = set()
     for branch in ast.walk(fn):
         if not isinstance(branch, ast.If):
             continue
-        guarded = _none_guarded(branch.test)
-        for stmt in (s for body in branch.body for s in ast.walk(body)):
+        unset, flags = _unset_tests(branch.test)
+        statements = [s for body in branch.body for s in ast.walk(body)]
+        sets = set()
+        for stmt in statements:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else \
                 [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
-            if any(_dotted(t) in guarded for t in targets):
-                out.add(id(stmt))
-                out.update(id(n) for n in ast.walk(stmt.value) if isinstance(n, ast.Call))
+            value = getattr(stmt, "value", None)
+            for t in targets:
+                if _dotted(t) in unset or (_dotted(t) in flags and isinstance(value, ast.Constant) and value.value):
+                    sets.add(_dotted(t))
+        if sets:  # the branch builds once: everything in it runs on the first trace only
+            out.update(id(n) for n in statements)
     return out
 
 
