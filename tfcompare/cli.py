@@ -501,8 +501,8 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
     from tfcompare.tools import audit as audit_lib
 
     if overhead and not scenario:
-        raise click.BadParameter("it times a built-in scenario plain and audited: give it with --scenario NAME "
-                                 "(tfcompare list shows them)", param_hint="'--overhead'")
+        raise click.BadParameter("--overhead goes with --scenario NAME: it times a built-in scenario plain and "
+                                 "audited (tfcompare list shows them)", param_hint="'--overhead'")
     chosen = [x for x in (target, scenario, static_path) if x]
     if len(chosen) != 1:
         raise click.UsageError("give exactly one of TARGET, --scenario NAME or --static PATH")

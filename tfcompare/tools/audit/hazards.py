@@ -20,8 +20,8 @@ __all__ = ["scan_source", "scan_path", "static_report", "UNROLL_THRESHOLD", "HAZ
 UNROLL_THRESHOLD = 100  # a Python range loop of at least this many iterations unrolls into a large graph
 _MUTATORS = {"append", "extend", "insert", "update", "pop", "add", "remove", "clear", "setdefault", "popitem"}
 HAZARD_KINDS = ("print", "np_random", "python_random", "time", "container_mutation", "global_rebinding",
-                "attribute_rebinding", "variable_in_body", "unrolled_loop", "global_read", "function_in_loop", "literal_collision",
-                "syntax_error")
+                "attribute_rebinding", "variable_in_body", "unrolled_loop", "global_read", "function_in_loop",
+                "literal_collision", "syntax_error")
 
 
 def _is_tf_function(node: ast.AST) -> bool:

@@ -93,7 +93,8 @@ class AuditReport:
                          f"ran nothing (so no traces to count); {len(self.hazards)} "
                          f"hazard{'s' * (len(self.hazards) != 1)} found")
         elif not self.functions:
-            lines.append(f"no tf.function of yours was traced{'' if self.status == 'ok' else ' before the target stopped'}"
+            stopped = "" if self.status == "ok" else " before the target stopped"
+            lines.append(f"no tf.function of yours was traced{stopped}"
                          + (" (only the library's, in the note above)" if self.library_traces else ""))
         for f in self.functions:
             lines.append("")

@@ -136,5 +136,5 @@ def locate_tf1(runner, batches: list[dict], step: int, *, forward_batch: dict | 
             source = f"{frames[-1].filename}:{frames[-1].lineno} ({frames[-1].name})" if frames else None
             return NonFinite(runner.name, False, len(batches), step if forward_batch is None else None,
                              op_type=op.type, op_name=op.name, kind=kind, source=source, how=how)
-    return NonFinite(runner.name, False, len(batches), step if forward_batch is None else None, how=f"{how}: no single op found (the non-finite value "
-                                                                 "arrives through a variable or a loop)")
+    return NonFinite(runner.name, False, len(batches), step if forward_batch is None else None,
+                     how=f"{how}: no single op found (the non-finite value arrives through a variable or a loop)")
