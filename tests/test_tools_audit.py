@@ -96,6 +96,7 @@ def test_logging_is_restored_even_when_the_target_fails():
     ([TARGET, "--max-traces", "2"], 1),  # the lambda traced 3 times
     ([TARGET, "--", "--raise"], 3),
     ([TARGET, "--", "--hard-exit"], 3),  # os._exit(7): reported, not a silent exit 7
+    ([TARGET, "--", "--interrupt"], 130),  # Ctrl-C: the traces until then are reported
     (["--scenario", "none-signature", "--fail-on-retrace"], 0),
     (["--scenario", "variable-lengths", "--fail-on-retrace"], 1),
     (["--scenario", "training-flag", "--fail-on-retrace"], 0),  # expected retraces do not fail the gate
@@ -246,3 +247,10 @@ def test_a_constant_global_is_not_a_hazard_but_one_the_script_changes_is():
     found = audit.scan_source(source)
     assert [(h.kind, h.line) for h in found] == [("global_read", 8)]
     assert "global `LR`" in found[0].message and "changes it (line 11)" in found[0].message
+
+
+def test_ctrl_c_in_the_target_reports_what_was_traced():
+    result = CliRunner().invoke(cli, ["audit", TARGET, "--", "--interrupt"])
+    assert result.exit_code == 130
+    assert "interrupted (Ctrl-C) while the target ran: the traces observed until then follow" in result.output
+    assert "add  (" in result.output and "2 traces" in result.output

@@ -496,7 +496,8 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
     TARGET is a script (run as __main__ with ARGS after `--`) or package.module:function (called with no
     arguments). Exit codes: 0 fine, 1 a --max-traces/--fail-on-retrace gate failed, 2 usage error (a missing
     script, module or function), 3 the target itself failed: it raised, or exited with a non-zero code through
-    sys.exit or os._exit (its traceback is shown, and the traces seen until then are reported).
+    sys.exit or os._exit (its traceback is shown, and the traces seen until then are reported); 130 interrupted
+    (the traces seen until then are reported).
     """
     from tfcompare.tools import audit as audit_lib
 
@@ -539,6 +540,8 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
 
         write_audit(Path(logdir) / "audit", report, text)
     click.echo(json_text(report.to_json()) if as_json else text)
+    if report.status == "interrupted":
+        _exit(130)
     if report.status == "failed":
         sys.exit(3)
     too_many = max_traces is not None and any(f.traces > max_traces for f in report.functions)

@@ -52,7 +52,7 @@ class Hazard:
 @dataclasses.dataclass
 class AuditReport:
     target: str
-    status: str = "ok"  # ok / failed
+    status: str = "ok"  # ok / failed / interrupted
     error: str | None = None
     traceback: str | None = None
     exit_code: int | None = None  # the target's own sys.exit code, if it called sys.exit
@@ -81,6 +81,8 @@ class AuditReport:
     def text(self) -> str:
         """Grouped by function, worst first: every retrace with its argument, cause, cost and fix."""
         lines = [f"tfcompare audit: {self.target}"]
+        if self.status == "interrupted":
+            lines.append(f"{self.error}: the traces observed until then follow")
         if self.status == "failed":
             lines.append(f"TARGET FAILED: {self.error}")
             if self.traceback:

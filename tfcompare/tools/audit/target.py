@@ -177,6 +177,8 @@ def _observe(report_target: str, run: Callable[[], tuple[str | None, dict]], sta
                 status, error = "failed", how
         except TargetError:
             raise  # nothing of the user's ran: a usage error for the caller
+        except KeyboardInterrupt:  # Ctrl-C: what was traced until then is still reported
+            status, error = "interrupted", "interrupted (Ctrl-C) while the target ran"
         except Exception as exc:  # the user's code raised: report it and what was traced until then
             status, error, tb = "failed", f"{type(exc).__name__}: {exc}", _user_traceback(exc)
     report = auditor.report(report_target)
