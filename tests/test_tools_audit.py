@@ -254,3 +254,10 @@ def test_ctrl_c_in_the_target_reports_what_was_traced():
     assert result.exit_code == 130
     assert "interrupted (Ctrl-C) while the target ran: the traces observed until then follow" in result.output
     assert "add  (" in result.output and "2 traces" in result.output
+
+
+def test_a_module_level_loop_variable_read_in_a_step_is_frozen():
+    source = ("import tensorflow as tf\n\n\n@tf.function\ndef scaled(x):\n    return x * epoch\n\n\n"
+              "for epoch in range(3):\n    scaled(tf.constant(1.0))\nlosses = [v for v in range(3)]\n")
+    found = audit.scan_source(source)
+    assert [(h.kind, h.line) for h in found] == [("global_read", 6)] and "changes it (line 9)" in found[0].message

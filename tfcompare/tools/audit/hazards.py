@@ -91,6 +91,8 @@ def _module_globals(tree: ast.Module) -> dict[str, str]:
             targets, value = [node.target], node.value
         elif isinstance(node, ast.AugAssign):
             targets, value = [node.target], None
+        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and _dotted(node.iter.func) == "range":
+            targets, value = [node.target], ast.Constant(0)  # a loop over range: the variable holds ints
         else:
             continue
         kind = _value_kind(value) if value is not None else "plain"
@@ -105,22 +107,23 @@ def _module_globals(tree: ast.Module) -> dict[str, str]:
 
 def _changed_globals(tree: ast.Module) -> dict[str, int]:
     """Module-level names the script changes after binding them, with the line of the first change: bound again
-    at module level (also in a loop or branch), rebound by a function that declares them `global`, or mutated
-    (`x.append(...)`, `x[k] = v`). A name bound once and never changed is a constant."""
+    at module level, bound in a module-level loop (a loop variable takes many values), rebound by a function that
+    declares them `global`, or mutated (`x.append(...)`, `x[k] = v`). A name bound once and never changed is a
+    constant."""
     bindings: dict[str, list[int]] = {}
     changes: dict[str, list[int]] = {}
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+              ast.DictComp, ast.GeneratorExp)
 
-    def visit(node, in_function: bool, declared: set[str]):
+    def visit(node, in_function: bool, declared: set[str], in_loop: bool):
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                visit(child, True, set(_declared_outer(child)) if not isinstance(child, ast.Lambda) else set())
-                continue
-            if isinstance(child, ast.ClassDef):
-                visit(child, True, set())
+            if isinstance(child, scopes):  # their own scope: only `global` names reach the module
+                own = _declared_outer(child) if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else {}
+                visit(child, True, set(own), False)
                 continue
             if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
                 if not in_function:
-                    bindings.setdefault(child.id, []).append(child.lineno)
+                    (changes if in_loop else bindings).setdefault(child.id, []).append(child.lineno)
                 elif child.id in declared:
                     changes.setdefault(child.id, []).append(child.lineno)
             elif isinstance(child, ast.Subscript) and isinstance(child.ctx, ast.Store) and \
@@ -129,9 +132,9 @@ def _changed_globals(tree: ast.Module) -> dict[str, int]:
             elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and \
                     child.func.attr in _MUTATORS and isinstance(child.func.value, ast.Name):
                 changes.setdefault(child.func.value.id, []).append(child.lineno)
-            visit(child, in_function, declared)
+            visit(child, in_function, declared, in_loop or isinstance(child, (ast.For, ast.AsyncFor, ast.While)))
 
-    visit(tree, False, set())
+    visit(tree, False, set(), False)
     for name, lines in bindings.items():
         changes.setdefault(name, []).extend(sorted(lines)[1:])
     return {name: min(lines) for name, lines in changes.items() if lines}
