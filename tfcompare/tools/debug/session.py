@@ -98,9 +98,9 @@ class _Session:
             runner.first_call(self.batches[0])
         return runner
 
-    def walk(self, mode: str):
+    def walk(self, mode: str, runner):
         with _eagerly(MODES[mode].traced and self.options.eager_functions):
-            return trajectory(self.runners[mode], self.batches)
+            return trajectory(runner, self.batches)
 
     def numerics(self, mode: str) -> NonFinite:
         """The steps, and the forward output and gradients on the comparison batch: a NaN in either is found."""
@@ -240,10 +240,14 @@ def _modes(s: _Session, guard: _Guard, report: DebugReport, tol) -> None:
         check_interrupt()
         progress(f"{case.name}: {mode}: building and running {options.steps} steps")
         try:
-            def build_and_walk(mode=mode):
-                s.runners[mode] = s.runner(mode)
-                s.paths[mode] = s.walk(mode)
-            guard(mode, "build and steps", build_and_walk)
+            def build_and_walk(mode=mode):  # kept only once it returns: a hung piece's thread never adds it later
+                runner = s.runner(mode)
+                try:
+                    return runner, s.walk(mode, runner)
+                except Exception:
+                    runner.close()
+                    raise
+            s.runners[mode], s.paths[mode] = guard(mode, "build and steps", build_and_walk)
         except Exception as exc:
             guard.drop(mode)
             if mode in options.modes:
