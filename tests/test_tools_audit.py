@@ -97,6 +97,7 @@ def test_logging_is_restored_even_when_the_target_fails():
     ([TARGET, "--", "--raise"], 3),
     ([TARGET, "--", "--hard-exit"], 3),  # os._exit(7): reported, not a silent exit 7
     ([TARGET, "--", "--interrupt"], 130),  # Ctrl-C: the traces until then are reported
+    (["tests.data.bad_import:main"], 3),  # the module exists but its own import fails: the target failed
     (["--scenario", "none-signature", "--fail-on-retrace"], 0),
     (["--scenario", "variable-lengths", "--fail-on-retrace"], 1),
     (["--scenario", "training-flag", "--fail-on-retrace"], 0),  # expected retraces do not fail the gate
@@ -261,3 +262,10 @@ def test_a_module_level_loop_variable_read_in_a_step_is_frozen():
               "for epoch in range(3):\n    scaled(tf.constant(1.0))\nlosses = [v for v in range(3)]\n")
     found = audit.scan_source(source)
     assert [(h.kind, h.line) for h in found] == [("global_read", 6)] and "changes it (line 9)" in found[0].message
+
+
+def test_a_module_whose_own_import_fails_is_the_target_failing_with_its_traceback():
+    report = audit.audit_target("tests.data.bad_import:main")
+    assert report.status == "failed"
+    assert report.error == "ModuleNotFoundError: No module named 'module_that_does_not_exist'"
+    assert 'bad_import.py", line 1, in <module>' in report.traceback and "importlib" not in report.traceback

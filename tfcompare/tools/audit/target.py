@@ -147,12 +147,13 @@ def confirm_hazards(hazards: list, values: dict, source: str) -> list:
 
 
 def _user_traceback(exc: BaseException) -> str:
-    """The traceback without the audit's own and runpy's frames: what the user's code did."""
+    """The traceback without the audit's own, runpy's and importlib's frames: what the user's code did."""
     te = traceback.TracebackException.from_exception(exc)
     te.stack = traceback.StackSummary.from_list(
         [f for f in te.stack
          if os.path.join("tfcompare", "tools", "audit") + os.sep not in f.filename
-         and not f.filename.endswith(("runpy.py", "<frozen runpy>"))])
+         and not f.filename.endswith(("runpy.py", "<frozen runpy>", os.path.join("importlib", "__init__.py")))
+         and not f.filename.startswith("<frozen importlib")])
     return "".join(te.format())
 
 
