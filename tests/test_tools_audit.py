@@ -210,6 +210,7 @@ def test_only_the_users_functions_are_listed_and_each_retrace_cause_is_named():
     got = {f.name: [(r.cause, r.argument, r.call_site.rsplit(":", 1)[1]) for r in f.retraces] for f in causes.functions}
     assert got == {"normalize": [("dtype_changed", "x", "34")], "total": [("structure_changed", "items", "36")],
                    "shift": [("kind_changed", "k", "38")], "rescale": [("new_python_object", "scaler", "40")]}
+    assert _function(causes, "rescale").retraces[0].detail.startswith("<Scaler object> -> <Scaler object>")
     all_causes = {r.cause for f in [*report.functions, *causes.functions] for r in f.retraces}
     for scenario in SCENARIOS.values():
         all_causes |= {scenario.cause} - {None}

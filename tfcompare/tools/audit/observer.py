@@ -27,7 +27,7 @@ from typing import Any, Callable
 import tensorflow as tf
 
 from tfcompare.core.trace_log import RETRACING_WARNING, TRACE_MESSAGE
-from tfcompare.tools.audit.cache_keys import diff_types, literal_values, signature
+from tfcompare.tools.audit.cache_keys import diff_types, literal_values, remember, signature
 from tfcompare.tools.audit.report import AuditReport, FunctionAudit, Hazard, Retrace
 from tfcompare.tools.audit.suggestions import suggest
 
@@ -124,6 +124,10 @@ class Auditor:
         fn = _unwrap(python_function)
         code = getattr(fn, "__code__", fn)
         current = getattr(self._local, "function_id", None)
+        try:
+            remember(ftype)
+        except Exception:  # display only: an unexpected trace type must not stop the audit
+            pass
         with self._lock:
             self._traces.append(_Trace(
                 code=code, name=getattr(fn, "__qualname__", repr(fn)),
