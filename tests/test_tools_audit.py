@@ -206,6 +206,8 @@ def test_only_the_users_functions_are_listed_and_each_retrace_cause_is_named():
     assert [(r.cause, r.detail, r.harmless) for r in lazy.retraces] == [
         ("context_changed", "scope VARIABLE_CREATION -> NO_VARIABLE_CREATION", True)]
     assert lazy.retraces[0].call_site.endswith("lazy_build.py:54")  # the user's line, not AutoGraph's file
+    assert lazy.nested and lazy.retraces[0].tracing_s is None  # traced inside train_step: its time is counted there
+    assert "1 call, 2 traces, tracing time counted in the tf.function that calls it" in report.text()
     causes = audit.audit_target(str(SCRIPTS / "retrace_causes.py"))
     got = {f.name: [(r.cause, r.argument, r.call_site.rsplit(":", 1)[1]) for r in f.retraces] for f in causes.functions}
     assert got == {"normalize": [("dtype_changed", "x", "34")], "total": [("structure_changed", "items", "36")],

@@ -159,10 +159,12 @@ class Auditor:
                     auditor._functions.setdefault(code, set()).add(fid)
                     auditor._public_counts[fid] = (code, function_self.experimental_get_tracing_count())
                     new = [t for t in auditor._traces[n_before:] if t.function_id == fid]
-                    if new:
+                    if new and outer is None:
                         cost = (counter() - built) / 1e6 if counter else elapsed
                         for t in new:
                             t.tracing_s = cost / len(new)
+                    # called while another tf.function traces: TF counts the building time when the outer graph
+                    # is done, so it is the outer function's (tracing_s stays None: not measured, not zero)
                     auditor._check_literals(code, fn, args, kwargs, traced=bool(new))
 
         return __call__
@@ -244,6 +246,7 @@ class Auditor:
             audit = FunctionAudit(
                 name=first.name, file=first.file, line=first.line, calls=self._calls.get(code, 0),
                 traces=len(traces), tracing_s=sum(t.tracing_s or 0.0 for t in traces),
+                nested=all(t.tracing_s is None for t in traces),
                 function_objects=len(self._functions.get(code, ())) or 1,
                 signatures=[signature(t.ftype) for t in traces])
             for i, t in enumerate(traces[1:], start=2):

@@ -9,6 +9,10 @@ from tfcompare.report.format import format_seconds
 __all__ = ["Retrace", "FunctionAudit", "Hazard", "AuditReport"]
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
 @dataclasses.dataclass
 class Retrace:
     """One trace after the first of a function, and why it happened."""
@@ -32,6 +36,7 @@ class FunctionAudit:
     traces: int
     tracing_s: float
     function_objects: int = 1
+    nested: bool = False  # only traced inside another tf.function: its tracing time is counted in that one
     retraces: list[Retrace] = dataclasses.field(default_factory=list)
     signatures: list[str] = dataclasses.field(default_factory=list)
 
@@ -102,8 +107,10 @@ class AuditReport:
             lines.append("")
             objects = f" from {f.function_objects} tf.function objects" if f.function_objects > 1 else ""
             lines.append(f"{f.name}  ({f.file}:{f.line})")
-            lines.append(f"  {f.calls} calls, {f.traces} traces{objects}, {format_seconds(f.tracing_s)} tracing; "
-                         f"{f.avoidable_retraces} avoidable retraces")
+            cost = ("tracing time counted in the tf.function that calls it" if f.nested else
+                    f"{format_seconds(f.tracing_s)} tracing")
+            lines.append(f"  {_count(f.calls, 'call')}, {_count(f.traces, 'trace')}{objects}, {cost}; "
+                         f"{_count(f.avoidable_retraces, 'avoidable retrace')}")
             by_trace: dict[int, list[Retrace]] = {}
             for r in f.retraces:
                 by_trace.setdefault(r.trace, []).append(r)
