@@ -12,7 +12,7 @@ from tensorboard.backend.event_processing import event_accumulator
 from eager_models.retracing_scenarios import LENGTHS, SCENARIOS
 from tfcompare.tools import audit
 from tfcompare.cli import cli
-from tfcompare.tools.audit.hazards import scan_path
+from tfcompare.tools.audit.hazards import HAZARD_KINDS, scan_path
 
 TARGET = "tests/data/audit_target.py"
 EXPECTED_HAZARDS = [("literal_collision", 37), ("literal_collision", 38), ("print", 14), ("np_random", 15),
@@ -95,7 +95,9 @@ def test_logging_is_restored_even_when_the_target_fails():
     ([TARGET, "--max-traces", "3"], 0),
     ([TARGET, "--max-traces", "2"], 1),  # the lambda traced 3 times
     ([TARGET, "--", "--raise"], 3),
-    (["tests/data/nope.py"], 3),
+    ([TARGET, "--", "--hard-exit"], 3),  # os._exit(7): reported, not a silent exit 7
+    ([TARGET, "--", "--interrupt"], 130),  # Ctrl-C: the traces until then are reported
+    (["tests.data.bad_import:main"], 3),  # the module exists but its own import fails: the target failed
     (["--scenario", "none-signature", "--fail-on-retrace"], 0),
     (["--scenario", "variable-lengths", "--fail-on-retrace"], 1),
     (["--scenario", "training-flag", "--fail-on-retrace"], 0),  # expected retraces do not fail the gate
@@ -105,10 +107,19 @@ def test_exit_codes(args, code):
     assert result.exit_code == code, result.output
 
 
-def test_usage_errors():
-    assert CliRunner().invoke(cli, ["audit"]).exit_code == 2
-    bad = CliRunner().invoke(cli, ["audit", "--scenario", "nope"])
-    assert bad.exit_code == 2 and "unknown scenario 'nope'; choose from variable-lengths" in bad.output
+@pytest.mark.parametrize("args,message", [
+    ([], "give exactly one of TARGET, --scenario NAME or --static PATH"),
+    (["--scenario", "nope"], "unknown scenario 'nope'; choose from variable-lengths"),
+    (["tests/data/nope.py"], "'tests/data/nope.py' does not exist; give a script path or package.module:function"),
+    (["tests/data"], "'tests/data' is a folder"),
+    (["no_such_package.train:main"], "no module 'no_such_package.train'"),
+    (["tests.data.audit_target:nope"], "'tests.data.audit_target' has no function 'nope'; its functions: add"),
+    (["--overhead"], "Invalid value for '--overhead'"),
+    ([TARGET, "--overhead"], "Invalid value for '--overhead'"),
+])
+def test_usage_errors_name_the_value(args, message):
+    result = CliRunner().invoke(cli, ["audit", *args])
+    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output, result.output
 
 
 def test_json_schema_and_tensorboard(tmp_path):
@@ -128,10 +139,14 @@ def test_json_schema_and_tensorboard(tmp_path):
 
 def test_static_only_on_a_folder_runs_nothing(tmp_path):
     (tmp_path / "a.py").write_text("import tensorflow as tf\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n")
+    (tmp_path / "b.py").write_text("raise SystemExit('never run')\n")
     result = CliRunner().invoke(cli, ["audit", "--static", str(tmp_path), "--json"])
     doc = json.loads(result.stdout)
     assert [(h["kind"], h["line"]) for h in doc["hazards"]] == [("print", 5)]
-    assert doc["functions"] == []
+    assert doc["functions"] == [] and doc["static_files"] == 2
+    text = CliRunner().invoke(cli, ["audit", "--static", str(tmp_path)]).output
+    assert "static scan: read 2 Python files, ran nothing (so no traces to count); 1 hazard found" in text
+    assert "no tf.function was traced" not in text
 
 
 def test_a_logging_filter_of_the_user_survives():
@@ -148,6 +163,9 @@ def test_a_logging_filter_of_the_user_survives():
 
 
 SCRIPTS = Path(__file__).resolve().parent / "data" / "audit_scripts"
+PYTHON_STATE = [("global_rebinding", 18), ("python_random", 19), ("time", 20), ("np_random", 21), ("print", 22),
+                ("unrolled_loop", 24), ("variable_in_body", 31), ("function_in_loop", 43),
+                ("attribute_rebinding", 54)]
 
 
 @pytest.mark.parametrize("script,static,audited", [
@@ -158,8 +176,99 @@ SCRIPTS = Path(__file__).resolve().parent / "data" / "audit_scripts"
     # the true hazards are still found, statically and after running
     ("frozen_settings.py", [("print", 12), ("global_read", 14), ("container_mutation", 15)],
      [("print", 12), ("global_read", 14), ("container_mutation", 15)]),
+    # lazy builds under `is None` / `not hasattr` / `not self.is_built`, a Keras 3 layer's build(): TF's documented
+    # patterns, no hazard
+    ("lazy_build.py", [], []),
+    # Python state in a traced body, each class once (the script asserts each runs once per trace)
+    ("python_state.py", PYTHON_STATE, PYTHON_STATE),
 ])
 def test_no_false_hazards_on_training_scripts(script, static, audited):
     path = str(SCRIPTS / script)
     assert [(h.kind, h.line) for h in scan_path(path)] == static
     assert [(h.kind, h.line) for h in audit.audit_target(path).hazards] == audited
+
+
+def test_every_hazard_class_is_found_on_a_script_written_for_it():
+    found = {h.kind for script in SCRIPTS.glob("*.py") for h in scan_path(str(script))}
+    found |= {h.kind for h in audit.audit_target(TARGET).hazards}
+    found |= {h.kind for h in audit.scan_source("def f(:\n")}
+    assert found == set(HAZARD_KINDS)
+
+
+def test_only_the_users_functions_are_listed_and_each_retrace_cause_is_named():
+    report = audit.audit_target(str(SCRIPTS / "lazy_build.py"))
+    assert report.status == "ok", report.error
+    assert sorted(f.name for f in report.functions) == ["Counter.__call__", "Dense.__call__",
+                                                        "FlexibleDense.__call__", "train_step"]
+    assert "not listed (initialize_variables 3)" in report.note
+    assert report.library_traces == {"Function._initialize_uninitialized_variables.initialize_variables": 3}
+    lazy = _function(report, "Dense.__call__")
+    assert [(r.cause, r.detail, r.harmless) for r in lazy.retraces] == [
+        ("context_changed", "scope VARIABLE_CREATION -> NO_VARIABLE_CREATION", True)]
+    assert lazy.retraces[0].call_site.endswith("lazy_build.py:54")  # the user's line, not AutoGraph's file
+    assert lazy.nested and lazy.retraces[0].tracing_s is None  # traced inside train_step: its time is counted there
+    assert "1 call, 2 traces, tracing time counted in the tf.function that calls it" in report.text()
+    causes = audit.audit_target(str(SCRIPTS / "retrace_causes.py"))
+    got = {f.name: [(r.cause, r.argument, r.call_site.rsplit(":", 1)[1]) for r in f.retraces] for f in causes.functions}
+    assert got == {"normalize": [("dtype_changed", "x", "34")], "total": [("structure_changed", "items", "36")],
+                   "shift": [("kind_changed", "k", "38")], "rescale": [("new_python_object", "scaler", "40")]}
+    assert _function(causes, "rescale").retraces[0].detail.startswith("<Scaler object> -> <Scaler object>")
+    all_causes = {r.cause for f in [*report.functions, *causes.functions] for r in f.retraces}
+    for scenario in SCENARIOS.values():
+        all_causes |= {scenario.cause} - {None}
+    assert all_causes == {"context_changed", "dtype_changed", "structure_changed", "kind_changed",
+                          "new_python_object", "shape_changed", "python_value_changed", "function_recreated"}
+
+
+def test_a_hard_exit_in_the_target_is_reported_and_the_process_goes_on():
+    report = audit.audit_target(TARGET, ("--hard-exit",))
+    assert (report.status, report.exit_code) == ("failed", 7)
+    assert report.error.startswith("the target called os._exit(7)")
+    assert _function(report, "add").traces == 2
+    import os
+
+    assert os._exit.__module__ in ("posix", "nt")  # the real one is back
+
+
+def test_a_smaller_last_batch_is_one_retrace_with_both_arguments_and_the_tf_data_fix():
+    report = audit.audit_target(str(SCRIPTS / "tf_data_loop.py"))
+    step = _function(report, "train_step")
+    assert (step.calls, step.traces, step.avoidable_retraces) == (8, 2, 1)
+    assert [(r.trace, r.argument, r.detail) for r in step.retraces] == [(2, "x", "dim 0: 32 -> 4"),
+                                                                        (2, "y", "dim 0: 32 -> 4")]
+    assert step.retraces[0].call_site.endswith("tf_data_loop.py:25")
+    assert "drop_remainder=True" in step.retraces[0].suggestion
+    assert "input_signature=[tf.TensorSpec(shape=[None, 10], dtype=tf.float32), " \
+           "tf.TensorSpec(shape=[None], dtype=tf.int32)]" in step.retraces[0].suggestion
+    text = report.text()
+    assert text.count("trace #2 at") == 1 and text.count("    fix: ") == 1
+    assert report.hazards == []
+
+
+def test_a_constant_global_is_not_a_hazard_but_one_the_script_changes_is():
+    source = ("import tensorflow as tf\nNUM_CLASSES = 10\nLR = 0.1\n\n\n@tf.function\ndef step(y):\n"
+              "    return tf.one_hot(y, NUM_CLASSES) * LR\n\n\nLR = 0.01\n")
+    found = audit.scan_source(source)
+    assert [(h.kind, h.line) for h in found] == [("global_read", 8)]
+    assert "global `LR`" in found[0].message and "changes it (line 11)" in found[0].message
+
+
+def test_ctrl_c_in_the_target_reports_what_was_traced():
+    result = CliRunner().invoke(cli, ["audit", TARGET, "--", "--interrupt"])
+    assert result.exit_code == 130
+    assert "interrupted (Ctrl-C) while the target ran: the traces observed until then follow" in result.output
+    assert "add  (" in result.output and "2 traces" in result.output
+
+
+def test_a_module_level_loop_variable_read_in_a_step_is_frozen():
+    source = ("import tensorflow as tf\n\n\n@tf.function\ndef scaled(x):\n    return x * epoch\n\n\n"
+              "for epoch in range(3):\n    scaled(tf.constant(1.0))\nlosses = [v for v in range(3)]\n")
+    found = audit.scan_source(source)
+    assert [(h.kind, h.line) for h in found] == [("global_read", 6)] and "changes it (line 9)" in found[0].message
+
+
+def test_a_module_whose_own_import_fails_is_the_target_failing_with_its_traceback():
+    report = audit.audit_target("tests.data.bad_import:main")
+    assert report.status == "failed"
+    assert report.error == "ModuleNotFoundError: No module named 'module_that_does_not_exist'"
+    assert 'bad_import.py", line 1, in <module>' in report.traceback and "importlib" not in report.traceback

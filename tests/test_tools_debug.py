@@ -3,6 +3,10 @@ result, the step each mode leaves tf1-graph, per-pass and HLO dumps, a Debugger 
 TensorBoard, and the step run eagerly on request."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -33,6 +37,24 @@ def test_the_first_non_finite_op_per_mode_and_the_modes_that_stay_finite():
                                    else "tests/data/debug_cases.py:26 (__call__)"), (mode, row.source)
     assert sqrt["tf1-graph"].op_name == "Sqrt" and "fetching every floating-point output" in sqrt["tf1-graph"].how
     assert sqrt["tf2-function"].op_name == "Sqrt" and "located with the same step run eagerly" in sqrt["tf2-xla"].how
+
+
+def test_a_nan_only_in_the_forward_output_is_found_and_all_nan_is_not_agreement():
+    found = debug_case(MINE["sqrt-output"], DebugOptions())
+    for row in found.numerics:  # every step is finite; the output the comparison reads is not
+        assert (row.finite, row.step, row.op_type, row.kind, row.comparison) == (
+            False, None, "Sqrt", "NaN", {"forward": "4 of 8"}), row
+        assert row.source.endswith("tests/data/debug_cases.py:58 (_sqrt_output_graph)" if row.mode == "tf1-graph"
+                                   else "tests/data/debug_cases.py:65 (__call__)"), row.source
+        assert not row.line().startswith(f"numerics {row.mode}: finite")
+    assert all(g.both_non_finite == {"forward": "4 of 8"} and "not compared" in g.line() for g in found.grappler)
+    assert found.failed() is False  # the steps compare: they are finite, and the numerics lines say the rest
+    nan = debug_case(MINE["sqrt-negative"], DebugOptions(modes=("tf1-graph", "tf2-eager", "tf2-function")))
+    assert [(d.mode, d.non_finite_step, d.non_finite, d.first_step) for d in nan.divergence] == [
+        ("tf2-eager", 1, ["loss", "w"], None), ("tf2-function", 1, ["loss", "w"], None)]
+    lines = "\n".join(nan.lines())
+    assert "within tolerance" not in lines and "agrees with" not in lines and "the same NaN is not agreement" in lines
+    assert nan.failed()  # nothing could be compared: a non-zero exit
 
 
 def test_the_bisection_names_constant_folding_every_run_and_dumps_every_pass(tmp_path):
@@ -79,8 +101,8 @@ def test_the_cli_writes_findings_and_a_debugger_v2_dump_that_tensorboard_reads(t
     result = CliRunner().invoke(cli, ["debug", "offset-log", "--mode", "tf2-eager", "--debugger-v2", "--logdir",
                                       str(tmp_path), "--run-name", "dbg"])
     assert result.exit_code == 0, result.output
-    assert ("numerics tf2-eager: first non-finite value (-Inf) at step 1 of 3: op 'Log' (Log) at "
-            in result.stdout)
+    assert ("numerics tf2-eager: first non-finite value (-Inf) at step 1 of 3 (and on the comparison batch: "
+            "gradients['w']: 8 of 8 values non-finite): op 'Log' (Log) at " in result.stdout)
     with TensorBoard(tmp_path / "dbg", reload_interval=1) as board:
         digests, tags = 0, {}
         deadline = time.time() + 60
@@ -121,3 +143,36 @@ def test_a_case_that_fails_before_any_step_is_reported_per_mode(tmp_path):
     doc = json.loads(result.stdout)
     assert [f["mode"] for f in doc["numerics"]] == ["tf1-graph", "tf2-eager", "tf2-function", "tf2-xla"]
     assert all(f["error"].startswith("case set-up failed: RuntimeError: weights file missing") for f in doc["numerics"])
+
+
+def test_the_dump_keeps_the_output_the_bisection_points_at(tmp_path):
+    report = debug_case(MINE["offset-output"], DebugOptions(modes=("tf1-graph", "tf2-function"), dump=tmp_path))
+    for search in report.grappler:  # the step is untouched: only the forward output differs
+        assert search.culprits == ["constant_folding"] and search.error_before.startswith("forward: ")
+    for mode in ("tf1-graph", "tf2-function"):
+        before, after = (Path(report.dumps[mode][i]).read_text() for i in (4, 5))
+        assert "float_val: 100000000.0" in before and before.count('op: "Sub"') > after.count('op: "Sub"'), mode
+        assert (f"dump {mode}: constant_folding's rewrite is between 04-after-debug_stripper.pbtxt and "
+                f"05-after-constfold.pbtxt") in "\n".join(report.notes)
+
+
+def test_a_hanging_mode_times_out_and_ctrl_c_keeps_what_finished(tmp_path):
+    # trouble-hang blocks forever inside a tf.py_function in every TF2 step: tf2-eager passes its limit, then
+    # Ctrl-C lands while tf2-function hangs
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tfcompare", "debug", "trouble-hang", "--cases-file", str(DATA / "trouble_cases.py"),
+         "--mode", "tf1-graph", "--mode", "tf2-eager", "--mode", "tf2-function", "--steps", "1",
+         "--mode-timeout", "3", "--logdir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1", TF_CPP_MIN_LOG_LEVEL="3"))
+    for line in proc.stderr:
+        if "trouble-hang: tf2-function: building" in line:
+            time.sleep(0.5)
+            sent = time.time()
+            proc.send_signal(signal.SIGINT)
+            break
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and time.time() - sent < 10, out
+    assert out.splitlines()[:3] == [
+        "numerics tf1-graph: finite: the forward output and gradients on the comparison batch, and 1 step",
+        "numerics tf2-eager: error: timed out after 3 s (trouble-hang/tf2-eager: build and steps)",
+        "interrupted (Ctrl-C): the findings above are the ones that finished"]

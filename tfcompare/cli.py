@@ -359,15 +359,20 @@ def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items,
 @click.option("--eager-functions", is_flag=True, help="Run the tf.function modes' Python step eagerly, so a "
                                                       "breakpoint() in it stops (their numbers are then eager's).")
 @click.option("--overhead", is_flag=True, help="Also time each TF2 mode's step with and without numeric checking.")
+@click.option("--mode-timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True,
+              callback=_seconds, metavar="SECONDS",
+              help="Wall-clock limit per mode and piece (as in run); a mode past it is an error finding.")
 @click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: debug-<case>-<time>.")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option("--cases-file", type=click.Path(dir_okay=False), help="A Python file of your own cases.")
-def debug(case_name, modes, steps, seed, dump_dir, debugger_v2, eager_functions, overhead, logdir, run_name, as_json,
-          cases_file):
+def debug(case_name, modes, steps, seed, dump_dir, debugger_v2, eager_functions, overhead, mode_timeout, logdir,
+          run_name, as_json, cases_file):
     """Where modes of CASE disagree or blow up: the first non-finite op per mode, the Grappler pass that changes a
     graph's result against eager, the first step each mode leaves tf1-graph. One line per finding.
-    Exit codes: 0 done (whatever was found), 1 a mode or the case failed to run, 2 usage error."""
+    Exit codes: 0 done (whatever was found), 1 a mode or the case failed to run or timed out, or a mode and
+    tf1-graph are both non-finite (nothing to compare), 2 usage error, 130 interrupted (the findings that
+    finished are written)."""
     from tfcompare.core.files import FolderTaken, claim_folder
     from tfcompare.report.tensorboard import write_debug
     from tfcompare.run.harness import default_run_name
@@ -388,7 +393,7 @@ def debug(case_name, modes, steps, seed, dump_dir, debugger_v2, eager_functions,
         raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
     options = DebugOptions(modes=tuple(modes) or CORE_MODES, steps=steps, seed=seed, dump=dump_dir,
                            debugger_v2=folder if debugger_v2 else None,  # TensorBoard reads it at its logdir
-                           eager_functions=eager_functions, overhead=overhead)
+                           eager_functions=eager_functions, overhead=overhead, mode_timeout_s=mode_timeout)
     found = debug_case(case, options, progress=lambda line: click.echo(line, err=True))
     write_debug(folder, found.lines())
     if as_json:
@@ -396,7 +401,9 @@ def debug(case_name, modes, steps, seed, dump_dir, debugger_v2, eager_functions,
     else:
         click.echo("\n".join(found.lines()))
         click.echo(f"\nTensorBoard: tensorboard --logdir {folder}")
-    sys.exit(1 if found.failed() else 0)
+    if found.interrupted:
+        click.echo("Interrupted: the findings that finished are above and in TensorBoard.", err=True)
+    _exit(130 if found.interrupted else 1 if found.failed() else 0)
 
 
 @cli.command()
@@ -490,23 +497,26 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
     """Explain every tf.function retrace of TARGET: argument, cause, cost, fix; and the hazards TF never warns about.
 
     TARGET is a script (run as __main__ with ARGS after `--`) or package.module:function (called with no
-    arguments). Exit codes: 0 fine, 1 a --max-traces/--fail-on-retrace gate failed, 2 usage error,
-    3 the target itself failed (its traceback is shown, and the traces seen until then are reported).
+    arguments). Exit codes: 0 fine, 1 a --max-traces/--fail-on-retrace gate failed, 2 usage error (a missing
+    script, module or function), 3 the target itself failed: it raised, or exited with a non-zero code through
+    sys.exit or os._exit (its traceback is shown, and the traces seen until then are reported); 130 interrupted
+    (the traces seen until then are reported).
     """
     from tfcompare.tools import audit as audit_lib
 
+    if overhead and not scenario:
+        raise click.BadParameter("--overhead goes with --scenario NAME: it times a built-in scenario plain and "
+                                 "audited (tfcompare list shows them)", param_hint="'--overhead'")
     chosen = [x for x in (target, scenario, static_path) if x]
     if len(chosen) != 1:
         raise click.UsageError("give exactly one of TARGET, --scenario NAME or --static PATH")
-    if overhead and not scenario:
-        raise click.UsageError("--overhead goes with --scenario")
     if target and ":" in target and not Path(target).exists():
         module_name, _, attr = target.partition(":")
         if not module_name or not attr:
             raise click.BadParameter(f"{target!r} is neither a script nor package.module:function",
                                      param_hint="'TARGET'")
     if static_path:
-        report = audit_lib.AuditReport(target=static_path, hazards=audit_lib.scan_path(static_path))
+        report = audit_lib.static_report(static_path)
     elif scenario:
         from eager_models.retracing_scenarios import SCENARIOS
 
@@ -523,13 +533,18 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
     else:
         # the target's own prints go to stderr when stdout carries the JSON document
         with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
-            report = audit_lib.audit_target(target, tuple(args))
+            try:
+                report = audit_lib.audit_target(target, tuple(args))
+            except audit_lib.TargetError as exc:
+                raise click.BadParameter(str(exc), param_hint="'TARGET'") from None
     text = report.text()
     if logdir:
         from tfcompare.report.tensorboard import write_audit
 
         write_audit(Path(logdir) / "audit", report, text)
     click.echo(json_text(report.to_json()) if as_json else text)
+    if report.status == "interrupted":
+        _exit(130)
     if report.status == "failed":
         sys.exit(3)
     too_many = max_traces is not None and any(f.traces > max_traces for f in report.functions)

@@ -43,3 +43,8 @@ if __name__ == "__main__":
         raise ValueError("the user's code failed")
     if "--exit" in sys.argv:
         sys.exit(0)
+    if "--hard-exit" in sys.argv:
+        __import__("os")._exit(7)
+    if "--interrupt" in sys.argv:  # what Ctrl-C raises in the main thread
+        raise KeyboardInterrupt
+    SCALE = 3.0  # the traced graph of hazardous() still multiplies by 2.0 (line 20 reads it)

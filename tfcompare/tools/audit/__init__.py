@@ -8,10 +8,11 @@ per cause), `observer` (the log hook and call wrapper), `target` (running what t
 """
 
 from tfcompare.core.trace_log import TRACE_MESSAGE
-from tfcompare.tools.audit.hazards import scan_path, scan_source
+from tfcompare.tools.audit.hazards import scan_path, scan_source, static_report
 from tfcompare.tools.audit.observer import Auditor
 from tfcompare.tools.audit.report import AuditReport, FunctionAudit, Hazard, Retrace
 from tfcompare.tools.audit.target import TargetError, audit_callable, audit_target, measure_overhead
 
 __all__ = ["Retrace", "FunctionAudit", "Hazard", "AuditReport", "Auditor", "TRACE_MESSAGE", "TargetError",
-           "audit_target", "audit_callable", "measure_overhead", "scan_path", "scan_source"]
+           "audit_target", "audit_callable", "measure_overhead", "scan_path", "scan_source",
+           "static_report"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-__all__ = ["kind_of", "diff_types", "show", "signature", "literal_values"]
+__all__ = ["kind_of", "diff_types", "show", "signature", "literal_values", "remember"]
 
 
 def kind_of(t) -> str:
@@ -67,8 +67,29 @@ def show(t) -> str:
         return f"{type(t.value).__name__} {t.value!r}"
     if kind_of(t) == "Weakref":
         ref = t._ref() if hasattr(t, "_ref") else None  # noqa: SLF001 - best effort, for display only
-        return f"<{type(ref).__name__} object>" if ref is not None else "<object>"
+        name = type(ref).__name__ if ref is not None else _CLASS_NAMES.get(id(t))
+        return f"<{name} object>" if name else "<object>"
     return repr(t)
+
+
+_CLASS_NAMES: dict[int, str] = {}  # id of a Weakref trace type -> its object's class, taken while it was alive
+
+
+def remember(ftype) -> None:
+    """Note the class of every object an argument is keyed by (its identity), while the object is alive: by the
+    time the report is written it may be gone. The trace keeps `ftype`, so the ids stay valid."""
+    todo = [p.type_constraint for p in ftype.parameters.values()]
+    while todo:
+        t = todo.pop()
+        kind = kind_of(t)
+        if kind == "Weakref":
+            ref = t._ref() if hasattr(t, "_ref") else None  # noqa: SLF001 - display only
+            if ref is not None:
+                _CLASS_NAMES[id(t)] = type(ref).__name__
+        elif kind in ("List", "Tuple"):
+            todo.extend(_components(t))
+        elif kind == "Dict":
+            todo.extend(t.mapping.values())
 
 
 def diff_types(old, new) -> list[tuple[str, str, str]]:

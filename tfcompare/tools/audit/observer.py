@@ -27,14 +27,29 @@ from typing import Any, Callable
 import tensorflow as tf
 
 from tfcompare.core.trace_log import RETRACING_WARNING, TRACE_MESSAGE
-from tfcompare.tools.audit.cache_keys import diff_types, literal_values, signature
+from tfcompare.tools.audit.cache_keys import diff_types, literal_values, remember, signature
 from tfcompare.tools.audit.report import AuditReport, FunctionAudit, Hazard, Retrace
 from tfcompare.tools.audit.suggestions import suggest
 
 __all__ = ["Auditor"]
 
-_SKIP_FRAMES = (os.sep + "tensorflow" + os.sep, os.sep + "logging" + os.sep, os.sep + "keras" + os.sep,
-                os.path.join("tfcompare", "tools", "audit") + os.sep, os.sep + "absl" + os.sep)
+_LIBRARIES = (os.sep + "tensorflow" + os.sep, os.sep + "keras" + os.sep, os.sep + "tf_keras" + os.sep)
+_SKIP_FRAMES = _LIBRARIES + (os.sep + "logging" + os.sep, os.path.join("tfcompare", "tools", "audit") + os.sep,
+                             os.sep + "absl" + os.sep, "__autograph_generated_file")
+
+
+def _library(file: str) -> bool:
+    """A function TensorFlow or Keras defines (e.g. the variable initializer a tf.function traces on its first
+    call, or Keras's train function): not the user's to fix."""
+    return any(part in file for part in _LIBRARIES)
+
+
+def _context_change(old, new) -> str:
+    """What differs between two trace contexts, in a line (a scope change is the usual one)."""
+    if getattr(old, "context", None) == getattr(new, "context", None) and \
+            getattr(old, "scope_type", None) != getattr(new, "scope_type", None):
+        return f"scope {old.scope_type.name} -> {new.scope_type.name}"
+    return f"{old} -> {new}"
 
 
 @dataclasses.dataclass
@@ -109,6 +124,10 @@ class Auditor:
         fn = _unwrap(python_function)
         code = getattr(fn, "__code__", fn)
         current = getattr(self._local, "function_id", None)
+        try:
+            remember(ftype)
+        except Exception:  # display only: an unexpected trace type must not stop the audit
+            pass
         with self._lock:
             self._traces.append(_Trace(
                 code=code, name=getattr(fn, "__qualname__", repr(fn)),
@@ -140,10 +159,12 @@ class Auditor:
                     auditor._functions.setdefault(code, set()).add(fid)
                     auditor._public_counts[fid] = (code, function_self.experimental_get_tracing_count())
                     new = [t for t in auditor._traces[n_before:] if t.function_id == fid]
-                    if new:
+                    if new and outer is None:
                         cost = (counter() - built) / 1e6 if counter else elapsed
                         for t in new:
                             t.tracing_s = cost / len(new)
+                    # called while another tf.function traces: TF counts the building time when the outer graph
+                    # is done, so it is the outer function's (tracing_s stays None: not measured, not zero)
                     auditor._check_literals(code, fn, args, kwargs, traced=bool(new))
 
         return __call__
@@ -201,16 +222,31 @@ class Auditor:
             report.note = (f"TensorFlow {tf.__version__} did not log '{TRACE_MESSAGE}'; trace counts come from "
                            "experimental_get_tracing_count() and the retraces cannot be explained")
             for code, count in public_total.items():
+                if _library(getattr(code, "co_filename", "")):
+                    continue
                 report.functions.append(FunctionAudit(
                     name=getattr(code, "co_qualname", getattr(code, "co_name", "?")),
                     file=getattr(code, "co_filename", "?"), line=getattr(code, "co_firstlineno", 0),
                     calls=self._calls.get(code, 0), traces=count, tracing_s=0.0,
                     function_objects=len(self._functions.get(code, ()))))
+        library = {code: traces for code, traces in by_code.items() if _library(traces[0].file)}
+        for traces in library.values():
+            name = traces[0].name.replace(".<locals>", "")
+            report.library_traces[name] = report.library_traces.get(name, 0) + len(traces)
+        if library:
+            counts = ", ".join(f"{n.rsplit('.', 1)[-1]} {c}" for n, c in sorted(report.library_traces.items()))
+            report.note = ((report.note + "; ") if report.note else "") + (
+                f"{sum(report.library_traces.values())} traces of TensorFlow/Keras-internal functions are not listed "
+                f"({counts}): they are the library's (variable initializers, Keras's train/predict functions), "
+                "traced for your code")
         for code, traces in by_code.items():
+            if code in library:
+                continue
             first = traces[0]
             audit = FunctionAudit(
                 name=first.name, file=first.file, line=first.line, calls=self._calls.get(code, 0),
                 traces=len(traces), tracing_s=sum(t.tracing_s or 0.0 for t in traces),
+                nested=all(t.tracing_s is None for t in traces),
                 function_objects=len(self._functions.get(code, ())) or 1,
                 signatures=[signature(t.ftype) for t in traces])
             for i, t in enumerate(traces[1:], start=2):
@@ -229,7 +265,7 @@ class Auditor:
                           f"same code and same input types, but a new tf.function object "
                           f"(traced by {len({e.function_id for e in earlier} | {trace.function_id})} objects so far)")]
             else:
-                diffs = [("-", "context_changed", f"{best.context} -> {trace.context}")]
+                diffs = [("-", "context_changed", _context_change(best.context, trace.context))]
         types = [e.ftype for e in earlier] + [trace.ftype]
         out = []
         for argument, cause, detail in diffs:

@@ -9,6 +9,10 @@ from tfcompare.report.format import format_seconds
 __all__ = ["Retrace", "FunctionAudit", "Hazard", "AuditReport"]
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
 @dataclasses.dataclass
 class Retrace:
     """One trace after the first of a function, and why it happened."""
@@ -32,12 +36,14 @@ class FunctionAudit:
     traces: int
     tracing_s: float
     function_objects: int = 1
+    nested: bool = False  # only traced inside another tf.function: its tracing time is counted in that one
     retraces: list[Retrace] = dataclasses.field(default_factory=list)
     signatures: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def avoidable_retraces(self) -> int:
-        return sum(not r.harmless for r in self.retraces)
+        """Traces (not arguments: one retrace can have several) with a cause that is not expected."""
+        return len({r.trace for r in self.retraces if not r.harmless})
 
 
 @dataclasses.dataclass
@@ -51,13 +57,15 @@ class Hazard:
 @dataclasses.dataclass
 class AuditReport:
     target: str
-    status: str = "ok"  # ok / failed
+    status: str = "ok"  # ok / failed / interrupted
     error: str | None = None
     traceback: str | None = None
     exit_code: int | None = None  # the target's own sys.exit code, if it called sys.exit
     explanations: bool = True
     note: str | None = None
     wall_s: float | None = None
+    static_files: int | None = None  # --static: how many files were read (nothing ran)
+    library_traces: dict[str, int] = dataclasses.field(default_factory=dict)  # TF/Keras-internal function -> traces
     functions: list[FunctionAudit] = dataclasses.field(default_factory=list)
     hazards: list[Hazard] = dataclasses.field(default_factory=list)
 
@@ -69,7 +77,7 @@ class AuditReport:
         return {
             "target": self.target, "status": self.status, "error": self.error, "traceback": self.traceback,
             "exit_code": self.exit_code, "explanations": self.explanations, "note": self.note,
-            "wall_s": self.wall_s,
+            "wall_s": self.wall_s, "static_files": self.static_files, "library_traces": self.library_traces,
             "functions": [dict(dataclasses.asdict(f), retraces=[dataclasses.asdict(r) for r in f.retraces])
                           for f in self.functions],
             "hazards": [dataclasses.asdict(h) for h in self.hazards],
@@ -78,29 +86,41 @@ class AuditReport:
     def text(self) -> str:
         """Grouped by function, worst first: every retrace with its argument, cause, cost and fix."""
         lines = [f"tfcompare audit: {self.target}"]
+        if self.status == "interrupted":
+            lines.append(f"{self.error}: the traces observed until then follow")
         if self.status == "failed":
             lines.append(f"TARGET FAILED: {self.error}")
             if self.traceback:
                 lines.append(self.traceback.rstrip())
             lines.append("(the traces observed before the failure follow)")
-        if self.exit_code not in (None, 0):
-            lines.append(f"the target called sys.exit({self.exit_code})")
         if self.note:
             lines.append(f"note: {self.note}")
-        if not self.functions:
-            lines.append("no tf.function was traced")
+        if self.static_files is not None:
+            lines.append(f"static scan: read {self.static_files} Python file{'s' * (self.static_files != 1)}, "
+                         f"ran nothing (so no traces to count); {len(self.hazards)} "
+                         f"hazard{'s' * (len(self.hazards) != 1)} found")
+        elif not self.functions:
+            stopped = "" if self.status == "ok" else " before the target stopped"
+            lines.append(f"no tf.function of yours was traced{stopped}"
+                         + (" (only the library's, in the note above)" if self.library_traces else ""))
         for f in self.functions:
             lines.append("")
             objects = f" from {f.function_objects} tf.function objects" if f.function_objects > 1 else ""
             lines.append(f"{f.name}  ({f.file}:{f.line})")
-            lines.append(f"  {f.calls} calls, {f.traces} traces{objects}, {format_seconds(f.tracing_s)} tracing; "
-                         f"{f.avoidable_retraces} avoidable retraces")
+            cost = ("tracing time counted in the tf.function that calls it" if f.nested else
+                    f"{format_seconds(f.tracing_s)} tracing")
+            lines.append(f"  {_count(f.calls, 'call')}, {_count(f.traces, 'trace')}{objects}, {cost}; "
+                         f"{_count(f.avoidable_retraces, 'avoidable retrace')}")
+            by_trace: dict[int, list[Retrace]] = {}
             for r in f.retraces:
-                cost = f", {format_seconds(r.tracing_s)}" if r.tracing_s is not None else ""
-                flag = "  (expected)" if r.harmless else ""
-                lines.append(f"  trace #{r.trace} at {r.call_site}{cost}{flag}")
-                lines.append(f"    why: {r.cause}: {r.argument}: {r.detail}")
-                lines.append(f"    fix: {r.suggestion}")
+                by_trace.setdefault(r.trace, []).append(r)
+            for index, causes in by_trace.items():  # one trace, with every argument that changed
+                first = causes[0]
+                cost = f", {format_seconds(first.tracing_s)}" if first.tracing_s is not None else ""
+                flag = "  (expected)" if all(r.harmless for r in causes) else ""
+                lines.append(f"  trace #{index} at {first.call_site}{cost}{flag}")
+                lines += [f"    why: {r.cause}: {r.argument}: {r.detail}" for r in causes]
+                lines += [f"    fix: {fix}" for fix in dict.fromkeys(r.suggestion for r in causes)]
         if self.hazards:
             lines.append("")
             lines.append("hazards TensorFlow does not warn about:")

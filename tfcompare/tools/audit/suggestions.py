@@ -33,8 +33,10 @@ def suggest(cause: str, argument: str, detail: str, types: list, values_seen: li
     """The fix for one retrace, and whether it is expected and harmless."""
     if cause == "shape_changed":
         sig = _generalizedsignature(types)
+        last_batch = (" (a smaller last batch from tf.data: .batch(n, drop_remainder=True) keeps one shape)"
+                      if detail.startswith("dim 0:") else "")
         return ((f"{sig}  (None at exactly the dims that varied), or " if sig else "")
-                + "@tf.function(reduce_retracing=True), or pad inputs to a few bucket sizes"), False
+                + "@tf.function(reduce_retracing=True), or pad inputs to a few bucket sizes" + last_batch), False
     if cause == "dtype_changed":
         return f"cast `{argument}` to one dtype before the call (tf.cast)", False
     if cause == "python_value_changed":

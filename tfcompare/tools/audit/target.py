@@ -5,12 +5,14 @@ Only the target the user names is run; `--static` runs nothing.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import re
 import runpy
 import statistics
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -24,8 +26,64 @@ from tfcompare.tools.audit.report import AuditReport
 __all__ = ["TargetError", "audit_target", "audit_callable", "measure_overhead"]
 
 
-class TargetError(Exception):
-    """The target cannot be run at all (missing file, bad `module:function`)."""
+class TargetError(ValueError):
+    """The target cannot be run at all (missing file, bad `module:function`): a usage error, raised before any
+    of the user's code runs, or when the named module itself is not there."""
+
+
+class _HardExit(BaseException):
+    """The target called `os._exit(code)`: turned into an exception while the audit runs, so the report is still
+    written (the real `os._exit` would end the process at once, with nothing reported)."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+@contextlib.contextmanager
+def _catch_hard_exit():
+    """`os._exit` in the target's main thread becomes `_HardExit`; in a forked child or another thread it stays
+    the real one (a child must end there, and another thread cannot stop the audit)."""
+    real, pid = os._exit, os.getpid()
+
+    def _exit(code):
+        if os.getpid() != pid or threading.current_thread() is not threading.main_thread():
+            real(code)
+        raise _HardExit(int(code))
+
+    os._exit = _exit
+    try:
+        yield
+    finally:
+        os._exit = real
+
+
+def _missing_module(exc: ImportError, module_name: str) -> bool:
+    """Whether importing `module_name` failed because that module (or a package on its path) does not exist,
+    rather than because the user's module raised while importing."""
+    missing = getattr(exc, "name", None)
+    return isinstance(exc, ModuleNotFoundError) and bool(missing) and \
+        (module_name == missing or module_name.startswith(missing + "."))
+
+
+def _function(module_name: str, attr: str):
+    """`module_name.attr`, imported; a missing module or function is a `TargetError` naming it."""
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        if not _missing_module(exc, module_name):
+            raise  # the user's module failed while importing: the target failed, with its traceback
+        raise TargetError(f"no module {module_name!r} ({exc}); give a script path or package.module:function "
+                          f"importable from {os.getcwd()!r}") from None
+    except ValueError as exc:
+        raise TargetError(f"cannot import {module_name!r}: {exc}") from None
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        names = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")
+                       and getattr(v, "__module__", None) == module.__name__)
+        raise TargetError(f"{module_name!r} has no function {attr!r}; its functions: "
+                          f"{', '.join(names[:12]) or 'none'}")
+    return fn
 
 
 def _run_target(target: str, args: tuple[str, ...]) -> tuple[str | None, dict]:
@@ -38,18 +96,19 @@ def _run_target(target: str, args: tuple[str, ...]) -> tuple[str | None, dict]:
         module_name, _, attr = target.partition(":")
         if not module_name or not attr:
             raise TargetError(f"target {target!r} is not package.module:function (both parts are needed)")
+        saved_path = sys.path[:]
+        sys.path.insert(0, os.getcwd())  # as `python -m` does: the user's package is found from where they are
         try:
-            module = importlib.import_module(module_name)
-        except (ImportError, ValueError) as exc:
-            raise TargetError(f"cannot import {module_name!r}: {exc}") from exc
-        fn = getattr(module, attr, None)
-        if not callable(fn):
-            raise TargetError(f"{module_name!r} has no function {attr!r}")
-        fn()
+            fn = _function(module_name, attr)
+            fn()
+        finally:
+            sys.path[:] = saved_path
+        module = sys.modules[module_name]
         return getattr(module, "__file__", None), vars(module)
     path = Path(target)
     if not path.is_file():
-        raise TargetError(f"target {target!r} does not exist (give a script path or package.module:function)")
+        why = "is a folder" if path.is_dir() else "does not exist"
+        raise TargetError(f"target {target!r} {why}; give a script path or package.module:function")
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [str(path)] + list(args)
     sys.path.insert(0, str(path.resolve().parent))
@@ -88,38 +147,45 @@ def confirm_hazards(hazards: list, values: dict, source: str) -> list:
 
 
 def _user_traceback(exc: BaseException) -> str:
-    """The traceback without the audit's own and runpy's frames: what the user's code did."""
+    """The traceback without the audit's own, runpy's and importlib's frames: what the user's code did."""
     te = traceback.TracebackException.from_exception(exc)
     te.stack = traceback.StackSummary.from_list(
         [f for f in te.stack
          if os.path.join("tfcompare", "tools", "audit") + os.sep not in f.filename
-         and not f.filename.endswith(("runpy.py", "<frozen runpy>"))])
+         and not f.filename.endswith(("runpy.py", "<frozen runpy>", os.path.join("importlib", "__init__.py")))
+         and not f.filename.startswith("<frozen importlib")])
     return "".join(te.format())
-
-
-def _exit_as_sys_exit(code: int) -> None:
-    raise SystemExit(code)
 
 
 def _observe(report_target: str, run: Callable[[], tuple[str | None, dict]], static: bool) -> AuditReport:
     auditor = Auditor()
     status, error, tb, exit_code, source, values = "ok", None, None, None, None, {}
+    report_note = None
     t0 = time.perf_counter()
-    real_exit = os._exit
-    with auditor.observe():
+    with auditor.observe(), _catch_hard_exit():
         try:
-            os._exit = _exit_as_sys_exit  # os._exit would end tfcompare too, with no report
             source, values = run()
-        except SystemExit as exc:  # a target that calls sys.exit (or os._exit) ends normally
+        except SystemExit as exc:  # sys.exit(0) is a normal end; another code is the target failing
             exit_code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        except TargetError as exc:
-            status, error = "failed", str(exc)
+            if exit_code:
+                status, error = "failed", f"the target called sys.exit({exc.code!r})"
+        except _HardExit as exc:
+            exit_code = exc.code
+            how = (f"the target called os._exit({exc.code}), which ends the process at once; the audit stopped it "
+                   "there to report what was traced")
+            report_note = how
+            if exc.code:
+                status, error = "failed", how
+        except TargetError:
+            raise  # nothing of the user's ran: a usage error for the caller
+        except KeyboardInterrupt:  # Ctrl-C: what was traced until then is still reported
+            status, error = "interrupted", "interrupted (Ctrl-C) while the target ran"
         except Exception as exc:  # the user's code raised: report it and what was traced until then
             status, error, tb = "failed", f"{type(exc).__name__}: {exc}", _user_traceback(exc)
-        finally:
-            os._exit = real_exit
     report = auditor.report(report_target)
     report.status, report.error, report.traceback, report.exit_code = status, error, tb, exit_code
+    if report_note and not error:
+        report.note = "; ".join(filter(None, [report.note, report_note]))
     report.wall_s = time.perf_counter() - t0
     if static and source is None and Path(report_target).is_file():
         source = report_target

@@ -43,6 +43,11 @@ def divergence(mode: str, against: str, mine: tuple[list, list], reference: tupl
     ref_losses, ref_weights = reference
     out = Divergence(mode, against, len(ref_losses), None, losses=losses, reference_losses=ref_losses)
     for k, (loss, ref_loss, w, ref_w) in enumerate(zip(losses, ref_losses, weights, ref_weights)):
+        both = [name for name, mine_v, ref_v in [("loss", loss, ref_loss), *((n, w[n], ref_w[n]) for n in ref_w)]
+                if not np.all(np.isfinite(mine_v)) and not np.all(np.isfinite(ref_v))]
+        if both:  # NaN against NaN: the same non-finite value is no evidence that the modes agree
+            out.non_finite_step, out.non_finite = k + 1, both
+            break
         excess = {"loss": _excess(loss, ref_loss, tol)}
         excess.update({name: _excess(w[name], ref_w[name], tol) for name in ref_w})
         outside = sorted((n for n, e in excess.items() if e > 1.0), key=lambda n: -excess[n])

@@ -1,5 +1,6 @@
-"""What `--dump DIR` and `--debugger-v2` write: Grappler's graph after each pass for the graph modes, XLA's HLO
-before and after its optimisations for the XLA modes, and a Debugger V2 dump that TensorBoard reads."""
+"""What `--dump DIR` and `--debugger-v2` write: Grappler's graph after each pass for the graph modes (the forward
+output, the loss and the step, so whatever the bisection found is in it), XLA's HLO before and after its
+optimisations for the XLA modes, and a Debugger V2 dump that TensorBoard reads."""
 
 from __future__ import annotations
 
@@ -49,8 +50,10 @@ def write(root: Path, runners: dict, case: Case, batch: dict) -> dict[str, list[
         options = MODES[mode]
         if mode == "tf1-graph":
             parts = runner.parts
+            # everything the comparison and the bisection look at survives Grappler's pruning: the forward output
+            # (which the step may not use), the loss and the step
             out[mode] = _graphs(root / mode / "grappler", per_pass_graphs(
-                runner.graph, [parts.train_op, parts.loss], list(parts.inputs.values())))
+                runner.graph, [parts.train_op, parts.loss, parts.output], list(parts.inputs.values())))
         elif options.jit_compile:
             folder = root / mode / "xla"
             folder.mkdir(parents=True, exist_ok=True)
@@ -60,7 +63,12 @@ def write(root: Path, runners: dict, case: Case, batch: dict) -> dict[str, list[
                 out[mode].append(str(folder / f"{stage}.txt"))
         elif options.traced:
             tensors = {k: tf.constant(v) for k, v in case.tf2_inputs(batch).items()}
-            concrete = tf.function(runner.model.train_step).get_concrete_function(tensors)
+            model = runner.model
+
+            def forward_and_step(inputs):  # one graph with the forward output the comparison reads, and the step
+                return model(inputs), model.train_step(inputs)
+
+            concrete = tf.function(forward_and_step).get_concrete_function(tensors)
             out[mode] = _graphs(root / mode / "grappler", per_pass_graphs(
                 concrete.graph, [t for t in concrete.outputs if t is not None], concrete.inputs))
     return out

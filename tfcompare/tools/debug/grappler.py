@@ -18,7 +18,7 @@ from tensorflow.python.grappler import tf_optimizer  # Grappler on a given graph
 
 from tfcompare.tools.debug.report import PassSearch
 
-__all__ = ["PASSES", "ORDER", "tf2_options", "tf1_config", "bisect", "per_pass_graphs"]
+__all__ = ["PASSES", "ORDER", "STAGE", "tf2_options", "tf1_config", "bisect", "per_pass_graphs"]
 
 # the switchable passes, by their name in both APIs (tf.config.optimizer options and RewriterConfig fields)
 PASSES = ("arithmetic_optimization", "constant_folding", "remapping", "layout_optimizer", "loop_optimization",
@@ -27,6 +27,11 @@ PASSES = ("arithmetic_optimization", "constant_folding", "remapping", "layout_op
 # Grappler's default pipeline order, by the names `RewriterConfig.optimizers` takes (for the per-pass dumps)
 ORDER = ("pruning", "function", "common_subgraph_elimination", "debug_stripper", "constfold", "shape", "arithmetic",
          "layout", "remap", "loop", "dependency", "memory")
+# a switchable pass's stage in ORDER (the per-pass dump file its rewrite first shows in)
+STAGE = {"function_optimization": "function", "common_subgraph_elimination": "common_subgraph_elimination",
+         "debug_stripper": "debug_stripper", "constant_folding": "constfold", "shape_optimization": "shape",
+         "arithmetic_optimization": "arithmetic", "layout_optimizer": "layout", "remapping": "remap",
+         "loop_optimization": "loop", "dependency_optimization": "dependency"}
 
 
 @contextlib.contextmanager
@@ -90,3 +95,12 @@ def per_pass_graphs(graph, fetches: list, feeds: list) -> list[tuple[str, object
         config.graph_options.rewrite_options.optimizers.extend(ORDER[:i + 1])
         out.append((ORDER[i], tf_optimizer.OptimizeGraph(config, meta)))
     return out
+
+
+def stage_files(files: list[str], culprit: str) -> tuple[str, str] | None:
+    """The per-pass dump files before and after `culprit`'s stage, or None if the pass has no stage of its own."""
+    stage = STAGE.get(culprit)
+    if stage is None:
+        return None
+    after = next((i for i, f in enumerate(files) if f.endswith(f"-after-{stage}.pbtxt")), None)
+    return (files[after - 1], files[after]) if after else None

@@ -23,7 +23,7 @@ from tfcompare.core.errors import describe
 from tfcompare.core.graphs import ancestors
 from tfcompare.tools.debug.report import NonFinite
 
-__all__ = ["first_non_finite", "locate_tf2", "locate_tf1"]
+__all__ = ["first_non_finite", "non_finite_values", "locate_tf2", "locate_tf1"]
 
 _DETECTED = re.compile(r'Detected Infinity or NaN in output (\d+) of (eagerly-executing|graph) op "([^"]+)"')
 _HAD = re.compile(r"Tensor had (-?Inf|NaN) values")
@@ -83,18 +83,47 @@ def locate_tf2(mode: str, run_steps: Callable[[], None], steps: int, how: str) -
                                                    "changed the graph, so the unchecked graph's rewrite is the cause)")
 
 
-def locate_tf1(runner, batches: list[dict], step: int) -> NonFinite:
-    """Fetch every floating-point output at `step` and find the first op that turns finite inputs non-finite."""
+def non_finite_values(values: dict, *, comparison_batch_only: bool = True) -> dict[str, str]:
+    """The non-finite counts of an equivalence snapshot: of what it checks on its one batch (the forward output
+    and each gradient), or of everything in it (the K steps' losses and final weights too)."""
+    out = {}
+    for key, value in values.items():
+        value = np.asarray(value)
+        if (not comparison_batch_only or key.startswith(("forward", "gradients["))) and value.dtype.kind in "fc":
+            bad = int((~np.isfinite(value)).sum())
+            if bad:
+                out[key] = f"{bad} of {value.size}"
+    return out
+
+
+def _is_update(op) -> bool:
+    return "Apply" in op.type or op.type in ("Assign", "AssignAdd", "AssignSub", "AssignVariableOp",
+                                             "AssignAddVariableOp", "AssignSubVariableOp")
+
+
+def locate_tf1(runner, batches: list[dict], step: int, *, forward_batch: dict | None = None) -> NonFinite:
+    """Fetch every floating-point output at `step` and find the first op that turns finite inputs non-finite.
+
+    With `forward_batch`: the forward output and gradients on that batch instead (no update is run)."""
     graph, session = runner.graph, runner.sess
-    step_ops = ancestors([runner.parts.train_op, runner.parts.loss])  # not the weight loader's unfed placeholders
+    parts = runner.parts
+    if forward_batch is None:
+        step_ops = ancestors([parts.train_op, parts.loss])  # not the weight loader's unfed placeholders
+        run_also, feed = [parts.train_op], None
+    else:
+        step_ops = {op for op in ancestors([parts.output, parts.train_op]) if not _is_update(op)}
+        run_also, feed = [], runner.feed(forward_batch)
     tensors = [t for op in graph.get_operations() if op in step_ops for t in op.outputs
                if t.dtype.is_floating and t.dtype != tf.resource and op.type not in ("Const", "Placeholder")]
     runner.reset()
-    if step > 1:
-        runner.train(batches[:step - 1])
-    values = session.run(tensors + [runner.parts.train_op], runner.feed(batches[step - 1]))[:-1]
+    if forward_batch is None:
+        if step > 1:
+            runner.train(batches[:step - 1])
+        feed = runner.feed(batches[step - 1])
+    values = session.run(tensors + run_also, feed)[:len(tensors)]
     finite = {t.name: bool(np.all(np.isfinite(v))) for t, v in zip(tensors, values)}
-    how = "located by fetching every floating-point output of the step in the TF1 Session"
+    how = (f"located by fetching every floating-point output of the "
+           f"{'step' if forward_batch is None else 'forward pass and gradients'} in the TF1 Session")
     for op in graph.get_operations():  # graph order is creation order: inputs come first
         outs = [t for t in op.outputs if t.name in finite]
         if not outs or all(finite[t.name] for t in outs):
@@ -105,7 +134,7 @@ def locate_tf1(runner, batches: list[dict], step: int) -> NonFinite:
             kind = "NaN" if np.isnan(bad).any() else ("-Inf" if (bad == -np.inf).any() else "Inf")
             frames = [f for f in (op.traceback or []) if _user(f.filename)]
             source = f"{frames[-1].filename}:{frames[-1].lineno} ({frames[-1].name})" if frames else None
-            return NonFinite(runner.name, False, len(batches), step, op_type=op.type, op_name=op.name, kind=kind,
-                             source=source, how=how)
-    return NonFinite(runner.name, False, len(batches), step, how=f"{how}: no single op found (the non-finite value "
-                                                                 "arrives through a variable or a loop)")
+            return NonFinite(runner.name, False, len(batches), step if forward_batch is None else None,
+                             op_type=op.type, op_name=op.name, kind=kind, source=source, how=how)
+    return NonFinite(runner.name, False, len(batches), step if forward_batch is None else None,
+                     how=f"{how}: no single op found (the non-finite value arrives through a variable or a loop)")
