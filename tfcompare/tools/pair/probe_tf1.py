@@ -15,7 +15,7 @@ from tensorflow.python.client import session as _session
 
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
-from tfcompare.tools.pair import batches
+from tfcompare.tools.pair import batches, initialisation, noise
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
 
 __all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches"]
@@ -89,6 +89,8 @@ class TF1Probe:
         self.record, self.steps, self.script = record, steps, script
         self.found: dict = {}  # loss, train_op, grads_and_vars: see optimizer_patches
         self._run = _session.BaseSession.run
+        self._start: list | None = None  # every global variable's value before the first step
+        self._fed: list[dict] = []  # each step's feed_dict, for the noise-floor replays
 
     @property
     def loss(self):
@@ -125,9 +127,12 @@ class TF1Probe:
         grads = [g for g, _ in self.grads_and_vars]
         if step == 0:
             self._first(sess, feed)
+            self._start = noise.snapshot(self, sess)
         loss, grad_values, before = self._run(sess, [self.loss, grads, variables], feed)
         if step == 0:
             self._reduction(sess, feed, np.asarray(loss))  # before the step changes the weights
+            rec.repeat = noise.repeat(self, sess, feed, np.asarray(loss))
+        self._fed.append(feed)
         result = self._run(sess, fetches, feed_dict, options, run_metadata)
         after = self._run(sess, variables)
         for v, g, b, a in zip(rec.variables, grad_values, before, after):
@@ -140,6 +145,7 @@ class TF1Probe:
         rec.loss_shape = list(loss.shape)
         rec.losses.append(float(loss.sum()))
         if rec.steps >= self.steps:
+            noise.measure(self, sess)
             raise Stop
         return result
 
@@ -158,7 +164,7 @@ class TF1Probe:
             key = v.op.name
             rec.variables.append(Variable(key=key, name=key, shape=list(np.shape(value)), dtype=v.dtype.base_dtype.name,
                                           site=_site(v.op, self.script), created=created[i], used=use.get(i),
-                                          init=stats(value)))
+                                          init=stats(value), scheme=initialisation.tf1_scheme(v, sess)))
             rec.arrays[f"init/{key}"] = np.asarray(value)
         dtypes = {feed_name(k): k.dtype.base_dtype.name for k in feed if hasattr(k, "dtype")}
         for name, value in self._feeds(feed).items():

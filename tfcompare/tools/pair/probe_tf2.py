@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import sys
 import traceback
 
 import numpy as np
@@ -23,7 +24,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf2_optimizer
 from tfcompare.tools.pair.align import PairingError, confirm, provisional
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
-from tfcompare.tools.pair import batches
+from tfcompare.tools.pair import batches, initialisation
 from tfcompare.tools.pair.probe_tf1 import Stop
 
 __all__ = ["TF2Probe", "STEP_WRAPPER", "wrap_steps"]
@@ -159,7 +160,8 @@ class TF2Probe:
         var = next_creator(**kwargs)
         name = getattr(var, "name", key).removesuffix(":0")
         rec.variables.append(Variable(key=key, name=name, shape=list(value.shape), dtype=value.dtype.name,
-                                      site=self._site(), created=len(self.variables), init=stats(value)))
+                                      site=self._site(), created=len(self.variables), init=stats(value),
+                                      scheme=_keras_initializer()))
         rec.arrays[f"init/{key}"] = value
         self.variables[key] = var
         self.by_id[id(var)] = key
@@ -298,6 +300,8 @@ class TF2Probe:
             if call >= probe.tf1.steps:
                 return fn(*args, **kwargs)
             leaves = tf.nest.flatten((args, kwargs))
+            if not call:
+                probe._own(leaves)
             notes = [] if call else probe.record.substitution
             specs = None if call else []
             converted = probe._convert(leaves, call, notes, specs=specs)
@@ -329,7 +333,10 @@ class TF2Probe:
             template = next(iter(x))
             template = template if isinstance(template, tuple) else (template,)
             leaves = [t for t in template[:2]]
+            batch_size = len(leaves[0]) if _is_batch(leaves[0]) else batch_size
+            self._own(leaves)
         elif isinstance(x, (np.ndarray, tf.Tensor)) and y is not None:
+            self._own([x[:batch_size or 32], y[:batch_size or 32]])
             leaves = [x[:2], y[:2]]
         else:
             notes.append("fit's inputs are neither arrays nor a dataset of (x, y): not substituted")
@@ -348,6 +355,12 @@ class TF2Probe:
         if isinstance(x, tf.data.Dataset):
             notes.append("fit was given a dataset; it was replaced by arrays of TF1's batches")
         return xs, ys, len(batches[0][0])
+
+    def _own(self, leaves: list) -> None:
+        """TF2's own first batch, before TF1's replaces it (compared by `inputs`)."""
+        for i, leaf in enumerate(leaves):
+            if _is_batch(leaf):
+                self.record.arrays[f"own/{i}"] = np.asarray(leaf)
 
     # --- after the steps ----------------------------------------------------------------------------------
     def finish(self) -> None:
@@ -441,6 +454,20 @@ class TF2Probe:
                 var.assign(value)
         finally:
             self.busy = False
+
+
+def _keras_initializer() -> dict | None:
+    """The Keras initializer of the keras.Variable being created (a frame up the stack), as a scheme."""
+    frame = sys._getframe(1)
+    for _ in range(40):
+        if frame is None:
+            return None
+        owner = frame.f_locals.get("self")
+        initializer = getattr(owner, "_initializer", None) or frame.f_locals.get("initializer")
+        if type(owner).__module__.startswith("keras") and callable(initializer):
+            return initialisation.keras_scheme(initializer)
+        frame = frame.f_back
+    return None
 
 
 def _name(fn) -> str:

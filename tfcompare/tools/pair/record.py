@@ -41,6 +41,7 @@ class Variable:
     created: int
     used: int | None = None
     init: dict[str, float] = dataclasses.field(default_factory=dict)
+    scheme: dict | None = None  # how it was initialised, where that can be read (see initialisation)
 
     def label(self) -> str:
         return f"{self.name} {tuple(self.shape)} ({self.site})"
@@ -70,6 +71,10 @@ class SideRecord:
     inputs: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # TF2: each step input's TF1 feed
     substitution: list[str] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
+    repeat: float = 0.0  # TF1: the first loss read twice, relative gap (not 0: random numbers drawn live)
+    floor: list[dict] = dataclasses.field(default_factory=list)  # TF1: per step, see noise.measure
+    floor_how: str = ""
+    floor_note: str = ""  # why there is no floor
     arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)
 
     @property
