@@ -373,11 +373,25 @@ def test_diagnosis_rules_on_recorded_numbers():
     assert same == []
     wider = findings(_record("tf1"), _record("tf2", std=0.15, seed=1), pairs, [])
     assert [(f.kind, f.decisive) for f in wider] == [("initialisation", True)]
-    # dropout is named only when the steps differ
+    # dropout by the rate each side ran it at: live on both sides, named only when the steps differ; a dropout op
+    # fed keep_prob 1.0 is no finding; live on one side only is a difference whatever the steps say
     dropout = {"MatMul": 1, "Dropout": 1}
-    assert findings(_record("tf1", ops=dropout), _record("tf2", ops=dropout), pairs, []) == []
-    kinds = [f.kind for f in findings(_record("tf1", ops=dropout), _record("tf2", ops=dropout), pairs, failing)]
-    assert kinds == ["where", "randomness"]
+
+    def side(name, rate, how):
+        rec = _record(name, ops=dropout)
+        rec.dropout = [{"rate": rate, "how": how, "live": rate > 0}]
+        return rec
+    tf1_live, tf2_live = side("tf1", 0.5, "rate 0.5 (keep_prob 0.5) fed, line 9"), side("tf2", 0.5, "Dropout(0.5)")
+    assert findings(tf1_live, tf2_live, pairs, []) == []
+    both = findings(tf1_live, tf2_live, pairs, failing)
+    assert [f.kind for f in both] == ["where", "randomness"]
+    assert both[1].text.startswith("dropout: live in TF1 (rate 0.5 (keep_prob 0.5) fed, line 9), live in TF2 "
+                                   "(Dropout(0.5)): each side draws its masks from its own generator")
+    tf1_off = side("tf1", 0.0, "rate 0 (keep_prob 1) fed, line 9")
+    assert findings(tf1_off, side("tf2", 0.0, "Dropout(0)"), pairs, failing)[1:] == []
+    [one_side] = [f for f in findings(tf1_off, tf2_live, pairs, []) if f.kind == "dropout"]
+    assert one_side.decisive and one_side.text == ("dropout: off in TF1 (rate 0 (keep_prob 1) fed, line 9), live in "
+                                                   "TF2 (Dropout(0.5)): one side drops units and the other does not")
     # the first update fitted to the first gradient
     rec = _record("tf2")
     g = np.linspace(-1, 1, 400, dtype=np.float32).reshape(20, 20)

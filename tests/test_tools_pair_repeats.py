@@ -46,7 +46,8 @@ def table(repeats: int) -> list[str]:
     for label, pair, args in FAITHFUL:
         runs = [_run(pair, args) for _ in range(repeats)]
         agree = sum(r.status == AGREE for r, _ in runs)
-        lines.append(f"| {label} (`{' '.join(args)}`) | {agree} / {repeats} | {statistics.median(s for _, s in runs):.1f} |")
+        median = statistics.median(s for _, s in runs)
+        lines.append(f"| {label} (`{' '.join(args)}`) | {agree} / {repeats} | {median:.1f} |")
         for r, _ in runs:
             if r.status != AGREE:
                 print("\n".join(r.lines()), file=sys.stderr)

@@ -65,6 +65,7 @@ class PairResult:
     tolerance: str = str(TOLERANCES["float32"])
     noise_floor: str = ""  # how TF1's own noise floor was measured, or why it was not
     floor_factor: float = noise.FACTOR
+    tensorboard: str = ""  # the TensorBoard run the command wrote
     wall_s: float = 0.0
 
     def to_json(self) -> dict:
@@ -134,8 +135,12 @@ def _failure(result: PairResult, side: str, record: SideRecord | None, ended, fo
             tail = output_tail(folder, side)
             result.traceback = tail
         return True
-    if record.status == "crashed":
+    if record.status == "crashed" and record.tfcompare_caused:
+        result.error = record.error.removeprefix("SubstitutionError: ")
+        result.traceback = ""
+    elif record.status == "crashed":
         result.error = f"{label} failed before its first training step: {record.error}"
+        result.error += "".join(f"; {n}" for n in record.substitution if n.endswith("the failure is the script's own"))
         if "No such file" in record.error or "NotFoundError" in record.error or "FileNotFound" in record.error:
             result.error += f" ({_NOT_SUBSTITUTED})"
         result.error += legacy_hint(record.error) + _order_hint(side, record.script)

@@ -189,8 +189,18 @@ def _ops(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     if tf1.ops is None or tf2.ops is None:
         return []
     out = []
-    for op in sorted(set(tf1.ops) | set(tf2.ops)):
-        a, b = tf1.ops.get(op, 0), tf2.ops.get(op, 0)
+    one, two = ({k: v for k, v in ops.items() if k != "Dropout" or not (tf1.dropout or tf2.dropout)}
+                for ops in (tf1.ops, tf2.ops))  # dropout: named with the rate each side ran it at (see _dropout)
+    loops = [side for side, ops in (("TF1", one), ("TF2", two)) if "While loop" in ops]
+    kinds = [set(ops) - {"While loop", "Transpose"} for ops in (one, two)]
+    if loops and kinds[0] == kinds[1] and one != two:
+        counts = "; ".join(f"{op} x{one.get(op, 0)} in TF1, x{two.get(op, 0)} in TF2"
+                           for op in sorted(set(one) | set(two)) if one.get(op, 0) != two.get(op, 0))
+        return [Finding("extra_op", f"forward ops: the same kinds on both sides, in other numbers because "
+                                    f"{' and '.join(loops)} runs a loop whose body holds them once (an unrolled loop "
+                                    f"holds them once per step): {counts}")]
+    for op in sorted(set(one) | set(two)):
+        a, b = one.get(op, 0), two.get(op, 0)
         if a != b:
             more = "TF2" if b > a else "TF1"
             out.append(Finding("extra_op", f"forward ops: {op} x{a} in TF1, x{b} in TF2 ({abs(a - b)} more in {more})"))
@@ -271,18 +281,32 @@ def findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -
     out += optimizer
     if update_only:
         out += _replay(tf1, tf2, pairs)
-    out += _ops(tf1, tf2) + _init(tf1, tf2, pairs) + _inputs(tf1, tf2) + (_randomness(tf1, tf2) if out else [])
+    out += _ops(tf1, tf2) + _init(tf1, tf2, pairs) + _inputs(tf1, tf2) + _dropout(tf1, tf2, bool(out) and
+                                                                                  out[0].kind == "where")
     return out
 
 
-def _randomness(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
-    """Dropout draws its masks on each side from its own generator: such steps cannot agree."""
-    a, b = (tf1.ops or {}).get("Dropout", 0), (tf2.ops or {}).get("Dropout", 0)
-    if not (a or b):
+def _dropout(tf1: SideRecord, tf2: SideRecord, steps_differ: bool) -> list[Finding]:
+    """Dropout as each side's first step ran it: the rate fed or set, and whether it was live."""
+    live = {side: [d for d in rec.dropout if d["live"]] for side, rec in (("TF1", tf1), ("TF2", tf2))}
+    if not (live["TF1"] or live["TF2"]):
         return []
-    return [Finding("randomness", f"the step draws random numbers (dropout: x{a} in TF1, x{b} in TF2): each side's "
-                                  "masks come from its own generator, so steps that use them cannot agree; compare "
-                                  "with dropout off (keep_prob 1.0 / rate 0)")]
+
+    def said(side):
+        rec = tf1 if side == "TF1" else tf2
+        if live[side]:
+            return f"live in {side} ({'; '.join(d['how'] for d in live[side])})"
+        off = "; ".join(d["how"] for d in rec.dropout)
+        return f"off in {side}" + (f" ({off})" if off else "")
+    both = live["TF1"] and live["TF2"]
+    if both and not steps_differ:
+        return []
+    text = f"dropout: {said('TF1')}, {said('TF2')}"
+    if both:
+        return [Finding("randomness", f"{text}: each side draws its masks from its own generator, so the steps cannot "
+                                      "agree; compare with dropout off on both sides (keep_prob 1.0 / rate 0 / "
+                                      "training=False)")]
+    return [Finding("dropout", f"{text}: one side drops units and the other does not", True)]
 
 
 def _replay(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:

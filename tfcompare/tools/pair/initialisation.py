@@ -145,8 +145,8 @@ def differs(tf1_values: np.ndarray, tf2_values: np.ndarray, scheme: dict | None)
              f"false-alarm rate {ALPHA:g}")
     d, critical = _ks(two, against)
     if d > critical:
-        return f"TF2's {two.size} values cannot come from TF1's {source} (Kolmogorov-Smirnov D {d:.3g} > {critical:.3g}; " \
-               f"{stats})"
+        return (f"TF2's {two.size} values cannot come from TF1's {source} (Kolmogorov-Smirnov D {d:.3g} > "
+                f"{critical:.3g}; {stats})")
     z_spread, z_mean = _z_scores(against, two, reference is not None)
     if z_spread > _Z:
         return f"TF2's standard deviation is {z_spread:.1f} standard errors from TF1's {source}'s ({stats})"

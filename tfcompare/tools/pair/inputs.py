@@ -119,11 +119,10 @@ def compare_batches(one: np.ndarray, kind1: str, two: np.ndarray, spec: dict) ->
         return out
     scale = float(a.ravel() @ b.ravel()) / float(a.ravel() @ a.ravel()) if np.any(a) else 0.0
     if scale and _close(b, scale * a):
+        why = ("; TF1 divides by 255, TF2 does not" if math.isclose(scale, 255, rel_tol=1e-3) else
+               "; TF2 divides by 255, TF1 does not" if math.isclose(scale, 1 / 255, rel_tol=1e-3) else "")
         out.append(Issue(f"scale: TF2's values are TF1's x {scale:.4g} (TF1 range [{a.min():.3g}, {a.max():.3g}], "
-                         f"TF2 [{b.min():.3g}, {b.max():.3g}]" + ("; TF1 divides by 255, TF2 does not)"
-                                                                   if math.isclose(scale, 255, rel_tol=1e-3) else
-                                                                   "; TF2 divides by 255, TF1 does not)"
-                                                                   if math.isclose(scale, 1 / 255, rel_tol=1e-3) else ")")))
+                         f"TF2 [{b.min():.3g}, {b.max():.3g}]{why})"))
         return out
     design = np.stack([a.ravel(), np.ones(a.size)], axis=1)
     (slope, shift), *_ = np.linalg.lstsq(design, b.ravel(), rcond=None)

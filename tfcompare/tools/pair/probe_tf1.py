@@ -170,13 +170,29 @@ class TF1Probe:
         for name, value in self._feeds(feed).items():
             kind = batches.kind(value)
             rec.feeds.append({"name": name, "shape": list(value.shape), "dtype": dtypes.get(name, value.dtype.name),
-                              "kind": kind, "high": int(value.max()) + 1 if kind == "int" and value.size else None,
+                              "kind": kind,
+                              "high": int(value.max()) + 1 if kind in ("int", "ids") and value.size else None,
                               "value": value.item() if kind == "scalar" else None})
         side = tf1_optimizer(graph, sess)
         if side is not None:
             rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings, "extras": side.extras}
         forward = ancestors([self.loss])
         rec.ops = forward_op_counts(op.type for op in forward)
+        self._dropout(sess, feed, forward)
+
+    def _dropout(self, sess, feed, forward) -> None:
+        """The rate each dropout in the step is fed (`random >= rate` keeps an element; rate = 1 - keep_prob)."""
+        masks = [op for op in forward if op.type == "GreaterEqual" and op.inputs[0].op.type == "RandomUniform"]
+        if not masks:
+            return
+        try:
+            rates = self._run(sess, [op.inputs[1] for op in masks], feed)
+        except Exception:
+            return
+        for op, rate in zip(masks, rates):
+            rate = float(np.max(rate))
+            self.record.dropout.append({"rate": rate, "how": f"rate {rate:g} (keep_prob {1 - rate:g}) fed, "
+                                                            f"{_site(op, self.script)}", "live": rate > 0})
 
     def _use_order(self, variables) -> dict[int, int]:
         """Position of each variable's first use on the way from the inputs to the loss (graph order)."""

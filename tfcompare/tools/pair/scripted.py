@@ -254,7 +254,7 @@ def script_case(name: str, tf1_script: str | Path, tf2_script: str | Path, *, fe
         for f in feeds:
             if f.kind == "onehot":
                 out[f.name] = np.eye(f.shape[-1], dtype=f.dtype)[rng.integers(0, f.shape[-1], n)]
-            elif f.kind == "int":
+            elif f.kind in ("int", "ids"):
                 out[f.name] = rng.integers(0, f.high or 2, (n, *f.shape)).astype(f.dtype)
             else:  # features: like scaled images, in [0, 1)
                 out[f.name] = rng.random((n, *f.shape)).astype(f.dtype)
