@@ -499,6 +499,9 @@ class TF2Probe:
             traced = tf.function(lambda a: self._call_for_probe(a))
             self._probe("ops", args, lambda a: traced.get_concrete_function(a))
             rec.ops = self.probed
+            added = len(getattr(self.fit_model, "losses", None) or [])  # kernel_regularizer / add_loss terms
+            if added:
+                rec.ops["regularisation (Keras layer losses)"] = added
         except Exception as exc:
             rec.ops_note = f"the step could not be traced: {str(exc).splitlines()[0][:160]}"
         finally:
