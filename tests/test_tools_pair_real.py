@@ -113,3 +113,20 @@ def test_dropout_is_named_by_the_rate_each_side_ran_it_at():
     assert _kinds(one_side)["dropout"] == (
         "dropout: off in TF1 (rate 0 (keep_prob 1) fed, line 43), live in TF2 (keras Dropout(rate=0.25) called with "
         "training=True): one side drops units and the other does not")
+
+
+def test_an_emitted_case_with_a_hand_written_optimizer_runs_in_every_mode(tmp_path, monkeypatch):
+    """tf2_deep_raw.py's RMSProp keeps its mean-square slots in a module-level list: the case restores them too."""
+    monkeypatch.chdir(tmp_path)
+    ran = CliRunner().invoke(cli, ["pair", os.path.relpath(TF1_DEEP), os.path.relpath(TF2_DEEP), "--steps", "2",
+                                   "--emit-case", "rms_case.py", "--json", "--", "--optimizer", "rmsprop", "--std",
+                                   "0.1"])
+    assert ran.exit_code == 0, ran.output
+    found = json.loads(ran.stdout)
+    assert found["tensorboard"] and "cases file written: rms_case.py (tfcompare run --cases-file rms_case.py)" in \
+        found["notes"]
+    timed = CliRunner().invoke(cli, ["run", "--cases-file", "rms_case.py", "--quick", "--json"])
+    assert timed.exit_code == 0, timed.output
+    rows = {r["mode"]: r for r in json.loads(timed.stdout)["results"]}
+    assert set(rows) == {"tf1-graph", "tf2-eager", "tf2-function", "tf2-xla"}
+    assert all(r["status"] == "ok" and r["max_abs_err"] < 1e-5 for r in rows.values()), rows

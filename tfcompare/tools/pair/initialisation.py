@@ -147,7 +147,7 @@ def differs(tf1_values: np.ndarray, tf2_values: np.ndarray, scheme: dict | None)
     if d > critical:
         return (f"TF2's {two.size} values cannot come from TF1's {source} (Kolmogorov-Smirnov D {d:.3g} > "
                 f"{critical:.3g}; {stats})")
-    z_spread, z_mean = _z_scores(against, two, reference is not None)
+    z_spread, z_mean = _z_scores(one, two, _moments(scheme) if scheme else None)
     if z_spread > _Z:
         return f"TF2's standard deviation is {z_spread:.1f} standard errors from TF1's {source}'s ({stats})"
     if z_mean > _Z:
@@ -155,13 +155,31 @@ def differs(tf1_values: np.ndarray, tf2_values: np.ndarray, scheme: dict | None)
     return ""
 
 
-def _z_scores(a: np.ndarray, b: np.ndarray, a_exact: bool) -> tuple[float, float]:
-    """How many standard errors apart the two spreads (log std) and the two means are; `a_exact`: a is the
-    scheme itself (a large reference draw), so only b's sampling error counts."""
+def _moments(scheme: dict) -> tuple[float, float, float] | None:
+    """(mean, standard deviation, kurtosis) of a scheme, exactly."""
+    if scheme["scheme"] == "normal":
+        return scheme["mean"], scheme["stddev"], 3.0
+    if scheme["scheme"] == "truncated_normal":  # a normal cut at two standard deviations and drawn again
+        return scheme["mean"], scheme["stddev"] * 0.8796, 2.36
+    if scheme["scheme"] == "uniform":
+        return (scheme["low"] + scheme["high"]) / 2, (scheme["high"] - scheme["low"]) / math.sqrt(12), 1.8
+    return None
+
+
+def _z_scores(a: np.ndarray, b: np.ndarray, exact: tuple | None) -> tuple[float, float]:
+    """How many standard errors apart the two spreads (log std) and the two means are: b's against the scheme's
+    exact moments when they are known (only b's sampling error counts), else against a's values."""
     if min(len(a), len(b)) < 30 or a.std() == 0 or b.std() == 0:  # too few values for a standard error
         return 0.0, 0.0
-    kurtosis = max(3.0, float(np.mean((a - a.mean()) ** 4) / a.var() ** 2))  # a normal's at least
-    var_log_std = (kurtosis - 1) / 4 * (1 / len(b) + (0 if a_exact else 1 / len(a)))
-    z_spread = abs(math.log(b.std() / a.std())) / math.sqrt(var_log_std)
-    z_mean = abs(a.mean() - b.mean()) / math.sqrt(b.var() / len(b) + (0 if a_exact else a.var() / len(a)))
+    if exact is not None:
+        mean, std, kurtosis = exact
+        if std == 0:
+            return 0.0, 0.0
+        both = 1 / len(b)
+    else:
+        mean, std = float(a.mean()), float(a.std())
+        kurtosis = max(3.0, float(np.mean((a - a.mean()) ** 4) / a.var() ** 2))  # a normal's at least
+        both = 1 / len(b) + 1 / len(a)
+    z_spread = abs(math.log(b.std() / std)) / math.sqrt((kurtosis - 1) / 4 * both)
+    z_mean = abs(mean - b.mean()) / (std * math.sqrt(both))
     return z_spread, z_mean

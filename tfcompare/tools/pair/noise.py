@@ -87,8 +87,7 @@ def measure(probe, sess) -> None:
         return
     if rec.repeat:
         rec.floor_note = (f"TF1's loss of the same batch from the same weights changed by {rec.repeat:.2g} (relative) "
-                          "when read twice: the step draws random numbers, so its noise floor cannot be measured; "
-                          "the fixed tolerance alone is used")
+                          "when read twice: the step draws random numbers, so its noise floor cannot be measured")
         return
     variables = [v for _, v in probe.grads_and_vars]
     grads = [g for g, _ in probe.grads_and_vars]

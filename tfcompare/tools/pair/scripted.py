@@ -171,6 +171,18 @@ class _FitStep(KerasStep):
         return self.loss_fn(inputs[self.target], KerasStep.__call__(self, inputs))
 
 
+def _held(values, depth: int = 0):
+    """The items of the lists, tuples and dicts among `values` (two levels deep)."""
+    for value in values:
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else None
+        if items is None:
+            continue
+        for item in items:
+            yield item
+            if depth < 1:
+                yield from _held([item], depth + 1)
+
+
 def _make_model(script: str, args: tuple[str, ...], inputs: tuple[StepInput, ...], pairing: dict[str, int]):
     def make_model(weights):
         trainables: list = []
@@ -228,8 +240,11 @@ def _make_model(script: str, args: tuple[str, ...], inputs: tuple[StepInput, ...
             return _FitStep(found["model"], weights=weights, features=features, target=target, names=names)
         if "fn" not in found:
             raise RuntimeError(f"{script} took no gradient of its variables in a function tfcompare can call")
-        state = [v for v in vars(module).values() if isinstance(v, (tf.Module, tf.Variable))
-                 or type(v).__module__.startswith("keras")]
+        # the script's models, optimizers and variables, also those it keeps in lists or dicts (a hand-written
+        # optimizer's slots): the harness restores all of them between runs
+        state = [v for v in _held(vars(module).values()) if isinstance(v, (tf.Module, tf.Variable))]
+        state += [v for v in vars(module).values() if isinstance(v, (tf.Module, tf.Variable))
+                  or type(v).__module__.startswith("keras")]
         optimizers = [v for v in state if "optimizers" in type(v).__module__]
         return ScriptStep(found["fn"], found["template"], inputs, {n: trainables[i] for n, i in pairing.items()},
                           optimizers[0] if len(optimizers) == 1 else None, state, weights)
