@@ -104,9 +104,10 @@ def test_a_learning_rate_a_summed_loss_and_an_initialisation_are_named(keras_var
     assert "TF2 Adam/RMSprop-like (update = -0.01 x sign" in kinds["learning_rate"]
     assert kinds["reduction"].startswith("loss reduction over the batch: mean in TF1, sum in TF2 (the same batch fed "
                                          "twice: loss x1 in TF1, x2 in TF2)")
-    assert kinds["initialisation"].startswith("initialisation of h1/w (784, 32): TF1 mean")
-    assert "std 0.1," in kinds["initialisation"] and ("std 0.99" in kinds["initialisation"]
-                                                      or "std 1" in kinds["initialisation"])
+    assert kinds["initialisation"].startswith("initialisation of h1/w (784, 32): TF1 normal(mean=0, stddev=0.1), "
+                                              "TF2 (sequential/dense/kernel, line 30) RandomNormal(mean=0, stddev=1): "
+                                              "TF2's 25088 values cannot come from TF1's scheme (Kolmogorov-Smirnov D")
+    assert "TF1 mean 0.000563 std 0.1, TF2 mean" in kinds["initialisation"]
     # the summed loss is 64x the mean at step 1, from the same weights (TF1's, injected)
     first = result.checks[0]
     assert first.loss_tf2 == pytest.approx(64 * first.loss_tf1, rel=1e-4)
@@ -338,14 +339,17 @@ def test_a_training_run_is_recognised_however_the_train_op_is_fetched():
         assert not runs([loss, other], train) and not runs({"a": loss}, train)
 
 
-def _record(side, ops=None, ratio=1.0, init=None, losses=(1.0,)):
-    from tfcompare.tools.pair.record import SideRecord, Variable
+def _record(side, ops=None, ratio=1.0, std=0.1, losses=(1.0,), seed=0):
+    import numpy as np
 
-    init = init or {"mean": 0.0, "std": 0.1, "min": -0.3, "max": 0.3, "size": 400}
+    from tfcompare.tools.pair.record import SideRecord, Variable, stats
+
     rec = SideRecord(side=side, script=f"{side}.py", status="ok", ops=ops or {"MatMul": 1}, reduction_ratio=ratio,
                      losses=list(losses))
+    values = np.random.default_rng(seed).normal(0, std, (20, 20)).astype(np.float32)
     rec.variables = [Variable(key="w", name="w", shape=[20, 20], dtype="float32", site="line 1", created=0, used=0,
-                              init=init)]
+                              init=stats(values))]
+    rec.arrays["init/w"] = values
     return rec
 
 
@@ -364,18 +368,30 @@ def test_diagnosis_rules_on_recorded_numbers():
     assert reduction_of(_record("tf2", ratio=1.01)) == "neither a mean nor a sum (x1.01)"
     pairs = [("w", "w", "the only variable of its shape")]
     failing = [StepCheck(1, 1.0, 1.2, False, 0.1, False, 0.1, False)]
-    # sampling noise in a standard deviation is not a different initialisation; a factor of 1.5 is
-    same = findings(_record("tf1"), _record("tf2", init={"mean": 0.01, "std": 0.105, "min": -0.3, "max": 0.3,
-                                                         "size": 400}), pairs, [])
+    # another draw from the same scheme is not a different initialisation; a standard deviation 1.5x is
+    same = findings(_record("tf1"), _record("tf2", seed=1), pairs, [])
     assert same == []
-    wider = findings(_record("tf1"), _record("tf2", init={"mean": 0.0, "std": 0.15, "min": -0.5, "max": 0.5,
-                                                          "size": 400}), pairs, [])
-    assert [f.kind for f in wider] == ["initialisation"]
-    # dropout is named only when the steps differ
+    wider = findings(_record("tf1"), _record("tf2", std=0.15, seed=1), pairs, [])
+    assert [(f.kind, f.decisive) for f in wider] == [("initialisation", True)]
+    # dropout by the rate each side ran it at: live on both sides, named only when the steps differ; a dropout op
+    # fed keep_prob 1.0 is no finding; live on one side only is a difference whatever the steps say
     dropout = {"MatMul": 1, "Dropout": 1}
-    assert findings(_record("tf1", ops=dropout), _record("tf2", ops=dropout), pairs, []) == []
-    kinds = [f.kind for f in findings(_record("tf1", ops=dropout), _record("tf2", ops=dropout), pairs, failing)]
-    assert kinds == ["where", "randomness"]
+
+    def side(name, rate, how):
+        rec = _record(name, ops=dropout)
+        rec.dropout = [{"rate": rate, "how": how, "live": rate > 0}]
+        return rec
+    tf1_live, tf2_live = side("tf1", 0.5, "rate 0.5 (keep_prob 0.5) fed, line 9"), side("tf2", 0.5, "Dropout(0.5)")
+    assert findings(tf1_live, tf2_live, pairs, []) == []
+    both = findings(tf1_live, tf2_live, pairs, failing)
+    assert [f.kind for f in both] == ["where", "randomness"]
+    assert both[1].text.startswith("dropout: live in TF1 (rate 0.5 (keep_prob 0.5) fed, line 9), live in TF2 "
+                                   "(Dropout(0.5)): each side draws its masks from its own generator")
+    tf1_off = side("tf1", 0.0, "rate 0 (keep_prob 1) fed, line 9")
+    assert findings(tf1_off, side("tf2", 0.0, "Dropout(0)"), pairs, failing)[1:] == []
+    [one_side] = [f for f in findings(tf1_off, tf2_live, pairs, []) if f.kind == "dropout"]
+    assert one_side.decisive and one_side.text == ("dropout: off in TF1 (rate 0 (keep_prob 1) fed, line 9), live in "
+                                                   "TF2 (Dropout(0.5)): one side drops units and the other does not")
     # the first update fitted to the first gradient
     rec = _record("tf2")
     g = np.linspace(-1, 1, 400, dtype=np.float32).reshape(20, 20)

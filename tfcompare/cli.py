@@ -594,7 +594,7 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_
     result = pair_scripts(tf1_script, tf2_script, PairOptions(steps=steps, timeout_s=timeout_s, args=tuple(args)))
     importer.join()  # never exit with TensorFlow half imported
     folder = None
-    if result.status != FAILED:
+    if result.status != FAILED or result.findings:  # a run that could not compare keeps what it learned
         from tfcompare.report.tensorboard import write_pair
         from tfcompare.run.harness import default_run_name
 
@@ -603,6 +603,7 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_
             folder = claim_folder(Path(logdir).absolute(), run_name, default)
         except FolderTaken as exc:
             raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
+        result.tensorboard = str(folder)
         write_pair(folder, [dataclasses.asdict(c) for c in result.checks], result.lines())
     if emit_case is not None:
         if result.status == AGREE:

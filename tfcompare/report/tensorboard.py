@@ -213,7 +213,8 @@ def write_debug(logdir: str | Path, lines: list[str]) -> None:
 
 
 def write_pair(logdir: str | Path, steps: list[dict], lines: list[str]) -> None:
-    """`tfcompare pair`: each side's loss per step (runs tf1 and tf2, one chart), the errors per step, the text."""
+    """`tfcompare pair`: each side's loss per step (runs tf1 and tf2, one chart), the errors per step with TF1's
+    noise floor beside them, the text."""
     logdir = Path(logdir)
     for side in ("tf1", "tf2"):
         writer = tf.summary.create_file_writer(str(logdir / side))
@@ -226,9 +227,10 @@ def write_pair(logdir: str | Path, steps: list[dict], lines: list[str]) -> None:
     writer = tf.summary.create_file_writer(str(logdir))
     try:
         with writer.as_default():
-            for s in steps:
-                tf.summary.scalar("pair/gradients_max_abs_err", s["gradients_max_abs_err"], step=s["step"])
-                tf.summary.scalar("pair/weights_max_abs_err", s["weights_max_abs_err"], step=s["step"])
+            for s in steps:  # each error, and TF1's own noise floor beside it (absent where none was measured)
+                for key, value in s.items():
+                    if key.endswith(("_err", "_floor")) and isinstance(value, (int, float)):
+                        tf.summary.scalar(f"pair/{key}", value, step=s["step"])
             tf.summary.text("pair/report", "\n".join(f"    {line}" for line in lines), step=0)
     finally:
         writer.close()

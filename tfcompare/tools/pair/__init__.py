@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tfcompare.core.equivalence import TOLERANCES
 from tfcompare.core.errors import legacy_hint
+from tfcompare.tools.pair import noise
 from tfcompare.tools.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
                                             unpaired_findings)
 from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_sides
@@ -61,6 +62,9 @@ class PairResult:
     sides: dict[str, dict] = dataclasses.field(default_factory=dict)
     case: dict = dataclasses.field(default_factory=dict)  # what --emit-case writes: feeds, inputs, pairing
     tolerance: str = str(TOLERANCES["float32"])
+    noise_floor: str = ""  # how TF1's own noise floor was measured, or why it was not
+    floor_factor: float = noise.FACTOR
+    tensorboard: str = ""  # the TensorBoard run the command wrote
     wall_s: float = 0.0
 
     def to_json(self) -> dict:
@@ -81,21 +85,32 @@ class PairResult:
             return out
         out = [head, "paired variables:"]
         out += [f"  {p['tf1']} {tuple(p['shape'])} <- {p['tf2']} ({p['tf2_site']}; {p['how']})" for p in self.pairing]
-        out.append(f"steps (tolerance {self.tolerance}):")
+        out.append(f"steps (a tensor differs when it fails the element-wise tolerance {self.tolerance} and its "
+                   f"error relative to its norm is over {self.floor_factor:g}x TF1's own noise floor):")
         for c in self.checks:
             flag = "ok" if c.ok else "DIFFERS"
-            out.append(f"  {c.step}: loss {c.loss_tf1:.7g} vs {c.loss_tf2:.7g}, gradients max abs err "
-                       f"{c.gradients_max_abs_err:.2g}, weights after max abs err {c.weights_max_abs_err:.2g}  {flag}")
+            out.append(f"  {c.step}: loss {c.loss_tf1:.7g} vs {c.loss_tf2:.7g} (rel err {c.loss_rel_err:.2g}, floor "
+                       f"{_floor(c.loss_floor)}), gradients rel err {c.gradients_rel_err:.2g} (floor "
+                       f"{_floor(c.gradients_floor)}; max abs {c.gradients_max_abs_err:.2g}), weights after rel err "
+                       f"{c.weights_rel_err:.2g} (floor {_floor(c.weights_floor)}; max abs "
+                       f"{c.weights_max_abs_err:.2g})  {flag}")
+        out.append(f"noise floor: {self.noise_floor}")
         for side in ("tf1", "tf2"):
             s = self.sides.get(side, {})
             out.append(f"{side.upper()}: optimizer {s.get('optimizer')}, loss reduction {s.get('reduction')}, "
                        f"forward ops {s.get('ops')}, ran on {s.get('device')}")
-        verdict = ("AGREE: losses, gradients and weights within tolerance for every step" if self.status == AGREE else
+        steps_agree = all(c.ok for c in self.checks)
+        verdict = ("AGREE: losses, gradients and weights within the noise for every step" if self.status == AGREE else
+                   "DIFFER: every step agrees within the noise, but the scripts are not the same:" if steps_agree else
                    "DIFFER")
         out.append(verdict)
         out += [f"  - {f.text}" for f in self.findings]
         out += [f"note: {n}" for n in self.notes]
         return out
+
+
+def _floor(value) -> str:
+    return "-" if value is None else f"{value:.2g}"
 
 
 def _side_summary(record: SideRecord) -> dict:
@@ -121,8 +136,12 @@ def _failure(result: PairResult, side: str, record: SideRecord | None, ended, fo
             tail = output_tail(folder, side)
             result.traceback = tail
         return True
-    if record.status == "crashed":
+    if record.status == "crashed" and record.tfcompare_caused:
+        result.error = record.error.removeprefix("SubstitutionError: ")
+        result.traceback = ""
+    elif record.status == "crashed":
         result.error = f"{label} failed before its first training step: {record.error}"
+        result.error += "".join(f"; {n}" for n in record.substitution if n.endswith("the failure is the script's own"))
         if "No such file" in record.error or "NotFoundError" in record.error or "FileNotFound" in record.error:
             result.error += f" ({_NOT_SUBSTITUTED})"
         result.error += legacy_hint(record.error) + _order_hint(side, record.script)
@@ -177,8 +196,13 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
     result.pairing = [{"tf1": tf1.var(a).name, "tf2": tf2.var(b).name, "shape": tf1.var(a).shape,
                        "tf2_site": tf2.var(b).site, "how": how} for a, b, how in pairs]
     result.checks = step_checks(tf1, tf2, pairs)
+    result.noise_floor = (f"TF1's {tf1.steps} steps replayed from the same initial weights with {tf1.floor_how}; the "
+                          "larger gap to the original run, per step and tensor" if tf1.floor else
+                          f"not measured: {tf1.floor_note or 'TF1 stopped before its steps were replayed'}; the "
+                          "element-wise tolerance alone is used")
     result.findings = findings(tf1, tf2, pairs, result.checks)
-    result.status = AGREE if result.checks and all(c.ok for c in result.checks) else DIFFER
+    steps_agree = bool(result.checks) and all(c.ok for c in result.checks)
+    result.status = AGREE if steps_agree and not any(f.decisive for f in result.findings) else DIFFER
     if tf2.steps < result.steps or tf1.steps < result.steps:
         result.notes.append(f"only {min(tf1.steps, tf2.steps)} steps ran (TF1 {tf1.steps}, TF2 {tf2.steps})")
     result.notes += list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution + [_EAGER_NOTE]))

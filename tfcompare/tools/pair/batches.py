@@ -11,7 +11,8 @@ __all__ = ["kind", "how", "apply"]
 
 
 def kind(value) -> str:
-    """scalar, int (class ids and other integers), onehot (rows of 0/1 summing to 1), or features."""
+    """scalar, int (class ids and other integers), onehot (rows of 0/1 summing to 1), ids (one whole float per
+    example: class ids held as floats), or features."""
     value = np.asarray(value)
     if value.ndim == 0:
         return "scalar"
@@ -19,6 +20,8 @@ def kind(value) -> str:
         return "int"
     if value.ndim == 2 and value.size and np.isin(value, (0.0, 1.0)).all() and np.allclose(value.sum(axis=1), 1.0):
         return "onehot"
+    if value.size and value.size == len(value) and np.all(value >= 0) and np.all(value == np.round(value)):
+        return "ids"  # one whole number per example: float class ids
     return "features"
 
 
@@ -28,6 +31,8 @@ def how(value: np.ndarray, kind1: str, kind2: str, shape2: tuple) -> str:
     per1, per2 = int(np.prod(value.shape[1:])), int(np.prod(shape2))
     if kind1 == kind2 and per1 == per2:
         return "same"
+    if "ids" in (kind1, kind2) and {kind1, kind2} <= {"int", "ids", "features"} and per1 == per2:
+        return "same"  # class ids as integers on one side, as whole floats on the other (or a float target)
     if kind2 == "int" and kind1 == "onehot" and per2 == 1:
         return "argmax"
     if kind2 == "onehot" and kind1 == "int" and per1 == 1:

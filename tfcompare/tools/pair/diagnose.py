@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from tfcompare.core.equivalence import TOLERANCES, compare
+from tfcompare.tools.pair import initialisation, inputs, noise
 from tfcompare.tools.pair.record import SideRecord
 
 __all__ = ["StepCheck", "Finding", "step_checks", "findings", "unpaired_findings", "reduction_kind", "reduction_of",
@@ -24,6 +25,9 @@ _TOL = TOLERANCES["float32"]
 
 @dataclasses.dataclass
 class StepCheck:
+    """One step: TF2 against TF1 (element-wise, and relative to each tensor's norm) beside TF1's own noise floor
+    (the same relative error between TF1 and TF1 replayed; see `noise`). None: no floor was measured."""
+
     step: int  # from 1
     loss_tf1: float
     loss_tf2: float
@@ -33,6 +37,12 @@ class StepCheck:
     weights_max_abs_err: float
     weights_ok: bool
     worst: str = ""
+    loss_rel_err: float = 0.0
+    loss_floor: float | None = None
+    gradients_rel_err: float = 0.0
+    gradients_floor: float | None = None
+    weights_rel_err: float = 0.0
+    weights_floor: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -41,8 +51,12 @@ class StepCheck:
 
 @dataclasses.dataclass
 class Finding:
-    kind: str  # optimizer | learning_rate | setting | reduction | extra_op | initialisation | where | labels
+    """A cause, checked on its own. `decisive`: it makes the pair DIFFER even when every step agrees (the scripts
+    start from or are set to something else: an initialisation, inputs, an optimizer setting)."""
+
+    kind: str  # optimizer | learning_rate | setting | reduction | extra_op | initialisation | inputs | where | ...
     text: str
+    decisive: bool = False
 
 
 def _by_tf1(tf2: SideRecord, values: dict, pairs: list[tuple[str, str, str]]) -> dict:
@@ -50,17 +64,38 @@ def _by_tf1(tf2: SideRecord, values: dict, pairs: list[tuple[str, str, str]]) ->
     return {mine[k]: v for k, v in values.items() if k in mine}
 
 
+def _judge(label: str, values: dict, reference: dict, floors: dict | None):
+    """(max abs err, ok, max relative err, max floor, first failing tensor): a tensor fails when its element-wise
+    tolerance fails and its relative error is beyond the noise floor."""
+    eq = compare(values, reference, "float32", against="TF1")
+    ok, worst, rel_max, floor_max = True, "", 0.0, None
+    for c in eq.checks:
+        rel = noise.relative(reference[c.name], values[c.name]) if c.name in values and c.name in reference else \
+            float("inf")
+        floor = None if floors is None else floors.get(c.name)
+        rel_max = max(rel_max, rel)
+        if floor is not None:
+            floor_max = max(floor_max or 0.0, floor)
+        if not c.ok and noise.beyond(rel, floor):
+            ok = False
+            worst = worst or f"{label} {c.name}"
+    return eq.max_abs_err, ok, rel_max, floor_max, worst
+
+
 def step_checks(tf1: SideRecord, tf2: SideRecord, pairs) -> list[StepCheck]:
     out = []
     for k in range(min(tf1.steps, tf2.steps)):
+        floor = tf1.floor[k] if k < len(tf1.floor) else None
         loss = compare({"loss": tf2.losses[k]}, {"loss": tf1.losses[k]}, "float32", against="TF1")
-        grads = compare(_by_tf1(tf2, tf2.weights("grad", k), pairs), tf1.weights("grad", k), "float32", against="TF1")
-        after2 = _by_tf1(tf2, tf2.weights("after", k), pairs)
-        weights = compare(after2, tf1.weights("after", k), "float32", against="TF1")
-        worst = next((f"{label} {c.name}" for label, eq in (("gradient of", grads), ("weights of", weights))
-                      for c in eq.checks if not c.ok), "")
-        out.append(StepCheck(k + 1, tf1.losses[k], tf2.losses[k], loss.ok, grads.max_abs_err, grads.ok,
-                             weights.max_abs_err, weights.ok, worst))
+        loss_rel = noise.relative(tf1.losses[k], tf2.losses[k])
+        loss_floor = floor["loss"] if floor else None
+        loss_ok = loss.ok or not noise.beyond(loss_rel, loss_floor)
+        g_err, g_ok, g_rel, g_floor, g_worst = _judge("gradient of", _by_tf1(tf2, tf2.weights("grad", k), pairs),
+                                                      tf1.weights("grad", k), floor and floor["gradients"])
+        w_err, w_ok, w_rel, w_floor, w_worst = _judge("weights of", _by_tf1(tf2, tf2.weights("after", k), pairs),
+                                                      tf1.weights("after", k), floor and floor["weights"])
+        out.append(StepCheck(k + 1, tf1.losses[k], tf2.losses[k], loss_ok, g_err, g_ok, w_err, w_ok,
+                             g_worst or w_worst, loss_rel, loss_floor, g_rel, g_floor, w_rel, w_floor))
     return out
 
 
@@ -130,16 +165,18 @@ def _optimizer(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
             return []
         return [Finding("optimizer", f"the {missing} optimizer is not one tfcompare reads {fits}")]
     if one["kind"] != two["kind"]:
-        return [Finding("optimizer", f"optimizer: {optimizer_text(one)} in TF1, {optimizer_text(two)} in TF2 {fits}")]
+        return [Finding("optimizer", f"optimizer: {optimizer_text(one)} in TF1, {optimizer_text(two)} in TF2 {fits}",
+                        True)]
     out = []
     for key, value in one["settings"].items():
         other = two["settings"].get(key)
         if other is None or value == other or (isinstance(value, float) and math.isclose(value, other, rel_tol=1e-6)):
             continue
         kind = "learning_rate" if key == "learning_rate" else "setting"
-        out.append(Finding(kind, f"{key}: {_fmt(value)} in TF1, {_fmt(other)} in TF2 (both {one['kind']}) {fits}"))
+        out.append(Finding(kind, f"{key}: {_fmt(value)} in TF1, {_fmt(other)} in TF2 (both {one['kind']}) {fits}",
+                           True))
     if two.get("extras"):
-        out.append(Finding("setting", f"Keras-only settings on in TF2: {two['extras']}"))
+        out.append(Finding("setting", f"Keras-only settings on in TF2: {two['extras']}", True))
     from tfcompare.core.optimizer_replay import FORMULAS  # TensorFlow: imported only once the scripts have run
 
     if not out and one["kind"] in FORMULAS and two["source"].startswith("keras"):
@@ -152,32 +189,55 @@ def _ops(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     if tf1.ops is None or tf2.ops is None:
         return []
     out = []
-    for op in sorted(set(tf1.ops) | set(tf2.ops)):
-        a, b = tf1.ops.get(op, 0), tf2.ops.get(op, 0)
+    one, two = ({k: v for k, v in ops.items() if k != "Dropout" or not (tf1.dropout or tf2.dropout)}
+                for ops in (tf1.ops, tf2.ops))  # dropout: named with the rate each side ran it at (see _dropout)
+    loops = [side for side, ops in (("TF1", one), ("TF2", two)) if "While loop" in ops]
+    kinds = [set(ops) - {"While loop", "Transpose"} for ops in (one, two)]
+    if loops and kinds[0] == kinds[1] and one != two:
+        counts = "; ".join(f"{op} x{one.get(op, 0)} in TF1, x{two.get(op, 0)} in TF2"
+                           for op in sorted(set(one) | set(two)) if one.get(op, 0) != two.get(op, 0))
+        return [Finding("extra_op", f"forward ops: the same kinds on both sides, in other numbers because "
+                                    f"{' and '.join(loops)} runs a loop whose body holds them once (an unrolled loop "
+                                    f"holds them once per step): {counts}")]
+    for op in sorted(set(one) | set(two)):
+        a, b = one.get(op, 0), two.get(op, 0)
         if a != b:
             more = "TF2" if b > a else "TF1"
             out.append(Finding("extra_op", f"forward ops: {op} x{a} in TF1, x{b} in TF2 ({abs(a - b)} more in {more})"))
     return out
 
 
-def _different_init(a: dict, b: dict) -> bool:
-    if a["std"] == 0 or b["std"] == 0:
-        return not (a["std"] == b["std"] and math.isclose(a["mean"], b["mean"], abs_tol=1e-6))
-    n = min(a.get("size", 1), b.get("size", 1))
-    slack = max(0.2, 4 / math.sqrt(2 * max(n, 1)))  # the sampling error of a standard deviation
-    scale = max(a["std"], b["std"])
-    return abs(math.log(b["std"] / a["std"])) > slack or abs(a["mean"] - b["mean"]) > slack * scale
-
-
 def _init(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
     out = []
     for key1, key2, _ in pairs:
         a, b = tf1.var(key1), tf2.var(key2)
-        if _different_init(a.init, b.init):
-            out.append(Finding("initialisation", f"initialisation of {a.name} {tuple(a.shape)}: TF1 mean "
-                                                 f"{a.init['mean']:.3g} std {a.init['std']:.3g}, TF2 ({b.name}, "
-                                                 f"{b.site}) mean {b.init['mean']:.3g} std {b.init['std']:.3g}; the "
-                                                 "comparison used TF1's values on both sides"))
+        if f"init/{key1}" not in tf1.arrays or f"init/{key2}" not in tf2.arrays:
+            continue
+        why = initialisation.differs(tf1.arrays[f"init/{key1}"], tf2.arrays[f"init/{key2}"], a.scheme)
+        if why:
+            out.append(Finding("initialisation", f"initialisation of {a.name} {tuple(a.shape)}: TF1 "
+                                                 f"{initialisation.scheme_text(a.scheme)}, TF2 ({b.name}, {b.site}) "
+                                                 f"{initialisation.scheme_text(b.scheme)}: {why}; the steps were "
+                                                 "compared from TF1's values on both sides", True))
+    return out
+
+
+def _inputs(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    """TF2's own first batch against TF1's (see `inputs`); one finding per input, the batch size said once."""
+    out: list[Finding] = []
+    first = tf1.batch(0)
+    kinds = {f["name"]: f["kind"] for f in tf1.feeds}
+    for spec in tf2.inputs:
+        own = tf2.arrays.get(f"own/{spec['leaf']}")
+        if own is None or spec["feed"] not in first:
+            continue
+        for issue in inputs.compare_batches(first[spec["feed"]], kinds.get(spec["feed"], "features"), own, spec):
+            text = f"inputs: {issue.text}" if issue.text.startswith("batch size") else \
+                f"inputs ({spec['feed']} in TF1, the step's argument #{spec['leaf']} in TF2): {issue.text}"
+            if text not in [f.text for f in out]:
+                out.append(Finding("inputs", text, issue.decisive))
+    if out:
+        out[-1].text += "; TF1's batches were then given to TF2, so the steps compare the models on the same data"
     return out
 
 
@@ -201,7 +261,8 @@ def _reduction(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     if "unknown" in (r1, r2) or r1 == r2:
         return []
     return [Finding("reduction", f"loss reduction over the batch: {r1} in TF1, {r2} in TF2 (the same batch fed "
-                                 f"twice: loss x{tf1.reduction_ratio:.3g} in TF1, x{tf2.reduction_ratio:.3g} in TF2)")]
+                                 f"twice: loss x{tf1.reduction_ratio:.3g} in TF1, x{tf2.reduction_ratio:.3g} in TF2)",
+                    True)]
 
 
 def unpaired_findings(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
@@ -220,18 +281,32 @@ def findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -
     out += optimizer
     if update_only:
         out += _replay(tf1, tf2, pairs)
-    out += _ops(tf1, tf2) + _init(tf1, tf2, pairs) + (_randomness(tf1, tf2) if out else [])
+    out += _ops(tf1, tf2) + _init(tf1, tf2, pairs) + _inputs(tf1, tf2) + _dropout(tf1, tf2, bool(out) and
+                                                                                  out[0].kind == "where")
     return out
 
 
-def _randomness(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
-    """Dropout draws its masks on each side from its own generator: such steps cannot agree."""
-    a, b = (tf1.ops or {}).get("Dropout", 0), (tf2.ops or {}).get("Dropout", 0)
-    if not (a or b):
+def _dropout(tf1: SideRecord, tf2: SideRecord, steps_differ: bool) -> list[Finding]:
+    """Dropout as each side's first step ran it: the rate fed or set, and whether it was live."""
+    live = {side: [d for d in rec.dropout if d["live"]] for side, rec in (("TF1", tf1), ("TF2", tf2))}
+    if not (live["TF1"] or live["TF2"]):
         return []
-    return [Finding("randomness", f"the step draws random numbers (dropout: x{a} in TF1, x{b} in TF2): each side's "
-                                  "masks come from its own generator, so steps that use them cannot agree; compare "
-                                  "with dropout off (keep_prob 1.0 / rate 0)")]
+
+    def said(side):
+        rec = tf1 if side == "TF1" else tf2
+        if live[side]:
+            return f"live in {side} ({'; '.join(d['how'] for d in live[side])})"
+        off = "; ".join(d["how"] for d in rec.dropout)
+        return f"off in {side}" + (f" ({off})" if off else "")
+    both = live["TF1"] and live["TF2"]
+    if both and not steps_differ:
+        return []
+    text = f"dropout: {said('TF1')}, {said('TF2')}"
+    if both:
+        return [Finding("randomness", f"{text}: each side draws its masks from its own generator, so the steps cannot "
+                                      "agree; compare with dropout off on both sides (keep_prob 1.0 / rate 0 / "
+                                      "training=False)")]
+    return [Finding("dropout", f"{text}: one side drops units and the other does not", True)]
 
 
 def _replay(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:

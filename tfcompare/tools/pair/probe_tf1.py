@@ -15,7 +15,7 @@ from tensorflow.python.client import session as _session
 
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
-from tfcompare.tools.pair import batches
+from tfcompare.tools.pair import batches, initialisation, noise
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
 
 __all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches"]
@@ -89,6 +89,8 @@ class TF1Probe:
         self.record, self.steps, self.script = record, steps, script
         self.found: dict = {}  # loss, train_op, grads_and_vars: see optimizer_patches
         self._run = _session.BaseSession.run
+        self._start: list | None = None  # every global variable's value before the first step
+        self._fed: list[dict] = []  # each step's feed_dict, for the noise-floor replays
 
     @property
     def loss(self):
@@ -125,9 +127,12 @@ class TF1Probe:
         grads = [g for g, _ in self.grads_and_vars]
         if step == 0:
             self._first(sess, feed)
+            self._start = noise.snapshot(self, sess)
         loss, grad_values, before = self._run(sess, [self.loss, grads, variables], feed)
         if step == 0:
             self._reduction(sess, feed, np.asarray(loss))  # before the step changes the weights
+            rec.repeat = noise.repeat(self, sess, feed, np.asarray(loss))
+        self._fed.append(feed)
         result = self._run(sess, fetches, feed_dict, options, run_metadata)
         after = self._run(sess, variables)
         for v, g, b, a in zip(rec.variables, grad_values, before, after):
@@ -140,6 +145,7 @@ class TF1Probe:
         rec.loss_shape = list(loss.shape)
         rec.losses.append(float(loss.sum()))
         if rec.steps >= self.steps:
+            noise.measure(self, sess)
             raise Stop
         return result
 
@@ -158,19 +164,35 @@ class TF1Probe:
             key = v.op.name
             rec.variables.append(Variable(key=key, name=key, shape=list(np.shape(value)), dtype=v.dtype.base_dtype.name,
                                           site=_site(v.op, self.script), created=created[i], used=use.get(i),
-                                          init=stats(value)))
+                                          init=stats(value), scheme=initialisation.tf1_scheme(v, sess)))
             rec.arrays[f"init/{key}"] = np.asarray(value)
         dtypes = {feed_name(k): k.dtype.base_dtype.name for k in feed if hasattr(k, "dtype")}
         for name, value in self._feeds(feed).items():
             kind = batches.kind(value)
             rec.feeds.append({"name": name, "shape": list(value.shape), "dtype": dtypes.get(name, value.dtype.name),
-                              "kind": kind, "high": int(value.max()) + 1 if kind == "int" and value.size else None,
+                              "kind": kind,
+                              "high": int(value.max()) + 1 if kind in ("int", "ids") and value.size else None,
                               "value": value.item() if kind == "scalar" else None})
         side = tf1_optimizer(graph, sess)
         if side is not None:
             rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings, "extras": side.extras}
         forward = ancestors([self.loss])
         rec.ops = forward_op_counts(op.type for op in forward)
+        self._dropout(sess, feed, forward)
+
+    def _dropout(self, sess, feed, forward) -> None:
+        """The rate each dropout in the step is fed (`random >= rate` keeps an element; rate = 1 - keep_prob)."""
+        masks = [op for op in forward if op.type == "GreaterEqual" and op.inputs[0].op.type == "RandomUniform"]
+        if not masks:
+            return
+        try:
+            rates = self._run(sess, [op.inputs[1] for op in masks], feed)
+        except Exception:
+            return
+        for op, rate in zip(masks, rates):
+            rate = float(np.max(rate))
+            self.record.dropout.append({"rate": rate, "how": f"rate {rate:g} (keep_prob {1 - rate:g}) fed, "
+                                                            f"{_site(op, self.script)}", "live": rate > 0})
 
     def _use_order(self, variables) -> dict[int, int]:
         """Position of each variable's first use on the way from the inputs to the loss (graph order)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import sys
 import traceback
 
 import numpy as np
@@ -23,10 +24,10 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf2_optimizer
 from tfcompare.tools.pair.align import PairingError, confirm, provisional
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
-from tfcompare.tools.pair import batches
+from tfcompare.tools.pair import batches, initialisation
 from tfcompare.tools.pair.probe_tf1 import Stop
 
-__all__ = ["TF2Probe", "STEP_WRAPPER", "wrap_steps"]
+__all__ = ["TF2Probe", "STEP_WRAPPER", "SubstitutionError", "wrap_steps"]
 
 STEP_WRAPPER = "__tfcompare_step__"
 
@@ -75,6 +76,7 @@ class TF2Probe:
         self.step_args = None
         self.after_taken = -1
         self.optimizer = None
+        self.mixed = False  # the step's batch arguments cannot all take TF1's feeds: none are replaced
 
     # --- installation -------------------------------------------------------------------------------------
     def install(self) -> dict:
@@ -130,11 +132,43 @@ class TF2Probe:
             return out
 
         def fit_patched(model, x=None, y=None, batch_size=None, epochs=1, **kwargs):
-            x, y, batch_size = probe._fit_inputs(x, y, batch_size, kwargs)
+            x2, y2, size2 = probe._fit_inputs(x, y, batch_size, kwargs)
             probe.fit_model = model
-            return fit(model, x, y, batch_size=batch_size, epochs=1, **kwargs)
+            if x2 is x:  # not substituted
+                return fit(model, x, y, batch_size=batch_size, epochs=1, **kwargs)
+            own = dict(kwargs, batch_size=batch_size, epochs=1, steps_per_epoch=1)
+            return probe._first_call(lambda a, k: fit(model, *a, **k), ((x2, y2), dict(kwargs, batch_size=size2,
+                                                                                          epochs=1)), ((x, y), own))
 
         BaseOptimizer.apply, keras.Model.fit = apply_patched, fit_patched
+        self._install_dropout(keras)
+
+    def _install_dropout(self, keras) -> None:
+        """Each dropout the first step calls: a Keras Dropout layer (its rate, and whether it trains) or
+        tf.nn.dropout (its rate)."""
+        probe = self
+        layer_call, nn_dropout = keras.layers.Dropout.call, tf.nn.dropout
+
+        def seen(rate, how, live):
+            found = {"rate": rate, "how": how, "live": live}
+            first = not probe.busy and probe.mode == "normal" and not probe.record.steps
+            if first and found not in probe.record.dropout:
+                probe.record.dropout.append(found)
+
+        def call(layer, inputs, training=False):
+            seen(float(layer.rate), f"keras Dropout(rate={layer.rate:g}) called with training={bool(training)}",
+                 bool(training) and layer.rate > 0)
+            return layer_call(layer, inputs, training=training)
+
+        def dropout(x, rate=None, *args, **kwargs):
+            try:
+                value = float(np.max(np.asarray(rate)))
+            except Exception:  # a symbolic rate, in a traced function
+                value = None
+            seen(value, f"tf.nn.dropout(rate={value if value is not None else '?'})", value is None or value > 0)
+            return nn_dropout(x, rate, *args, **kwargs)
+
+        keras.layers.Dropout.call, tf.nn.dropout = call, dropout
 
     def creator(self, next_creator, **kwargs):
         """Record every trainable variable; inject TF1's initial value into its provisional partner."""
@@ -159,7 +193,8 @@ class TF2Probe:
         var = next_creator(**kwargs)
         name = getattr(var, "name", key).removesuffix(":0")
         rec.variables.append(Variable(key=key, name=name, shape=list(value.shape), dtype=value.dtype.name,
-                                      site=self._site(), created=len(self.variables), init=stats(value)))
+                                      site=self._site(), created=len(self.variables), init=stats(value),
+                                      scheme=_keras_initializer()))
         rec.arrays[f"init/{key}"] = value
         self.variables[key] = var
         self.by_id[id(var)] = key
@@ -189,7 +224,7 @@ class TF2Probe:
             self.probed = float(np.sum(np.asarray(target)))
             raise _Probe
         if self.mode == "ops":
-            self.probed = forward_op_counts(op.type for op in ancestors([target]))
+            self.probed = forward_op_counts(op.type for op in _with_bodies(ancestors([target])))
             raise _Probe
         rec = self.record
         if rec.steps:
@@ -298,6 +333,8 @@ class TF2Probe:
             if call >= probe.tf1.steps:
                 return fn(*args, **kwargs)
             leaves = tf.nest.flatten((args, kwargs))
+            if not call:
+                probe._own(leaves)
             notes = [] if call else probe.record.substitution
             specs = None if call else []
             converted = probe._convert(leaves, call, notes, specs=specs)
@@ -308,12 +345,22 @@ class TF2Probe:
                     notes.append(f"{_name(fn)}'s arguments hold no array shaped like TF1's batch: its inputs are "
                                  "the script's own")
                 return fn(*args, **kwargs)
+            left = _unmatched(leaves, converted)
+            if left or probe.mixed:
+                if not call:  # half TF1's examples and half TF2's would break the script or compare nonsense
+                    probe.mixed, probe.record.inputs = True, []
+                    notes.append(f"{_name(fn)}'s argument {left} matches none of TF1's feeds, so none of its arguments "
+                                 "were replaced (replacing only some would mix TF1's examples with TF2's): its inputs "
+                                 "are the script's own, and both scripts must read the same data")
+                return fn(*args, **kwargs)
+            original = (args, kwargs)
             leaves = [c if c is not None else leaf for c, leaf in zip(converted, leaves)]
             args, kwargs = tf.nest.pack_sequence_as((args, kwargs), leaves)
             if not call:
                 probe.step_fn, probe.step_args = fn, (args, kwargs)
                 probe.record.step_function = _name(fn)
                 notes.append(f"the arguments of {_name(fn)} were replaced by TF1's batches")
+                return probe._first_call(lambda a, k: fn(*a, **k), (args, kwargs), original)
             return fn(*args, **kwargs)
 
         return step
@@ -329,7 +376,10 @@ class TF2Probe:
             template = next(iter(x))
             template = template if isinstance(template, tuple) else (template,)
             leaves = [t for t in template[:2]]
+            batch_size = len(leaves[0]) if _is_batch(leaves[0]) else batch_size
+            self._own(leaves)
         elif isinstance(x, (np.ndarray, tf.Tensor)) and y is not None:
+            self._own([x[:batch_size or 32], y[:batch_size or 32]])
             leaves = [x[:2], y[:2]]
         else:
             notes.append("fit's inputs are neither arrays nor a dataset of (x, y): not substituted")
@@ -348,6 +398,43 @@ class TF2Probe:
         if isinstance(x, tf.data.Dataset):
             notes.append("fit was given a dataset; it was replaced by arrays of TF1's batches")
         return xs, ys, len(batches[0][0])
+
+    def _first_call(self, call, substituted, original):
+        """The step's first call with TF1's batch; if it fails, the step once more with its own arguments (nothing
+        recorded, every variable put back), to say whether tfcompare's substitution or the script failed."""
+        try:
+            return call(*substituted)
+        except (Stop, _Probe):
+            raise
+        except Exception as exc:
+            saved = self._save_all()
+            self.busy = True
+            try:
+                call(*original)
+                own = ""
+            except Exception as again:
+                own = f"{type(again).__name__}: {str(again).splitlines()[0][:200] if str(again) else ''}"
+            finally:
+                self.busy = False
+                self._restore_all(saved)
+            if own:  # it fails with its own batch too: the script's own failure
+                self.record.substitution.append(f"run again with its own batch (without tfcompare's substitution) "
+                                                f"the step fails too ({own}): the failure is the script's own")
+                raise
+            first = tf.nest.flatten(substituted)
+            mine = [np.shape(leaf) for leaf in tf.nest.flatten(original) if _is_batch(leaf)]
+            given = [np.shape(leaf) for leaf in first if _is_batch(leaf)]
+            self.record.status, self.record.tfcompare_caused = "crashed", True
+            raise SubstitutionError(
+                f"tfcompare's substitution broke the TF2 step, not the script: given TF1's batch (shapes {given}) it "
+                f"fails with {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}; run again "
+                f"with its own batch (shapes {mine}) it works" + _size_hint(given, mine)) from exc
+
+    def _own(self, leaves: list) -> None:
+        """TF2's own first batch, before TF1's replaces it (compared by `inputs`)."""
+        for i, leaf in enumerate(leaves):
+            if _is_batch(leaf):
+                self.record.arrays[f"own/{i}"] = np.asarray(leaf)
 
     # --- after the steps ----------------------------------------------------------------------------------
     def finish(self) -> None:
@@ -412,6 +499,9 @@ class TF2Probe:
             traced = tf.function(lambda a: self._call_for_probe(a))
             self._probe("ops", args, lambda a: traced.get_concrete_function(a))
             rec.ops = self.probed
+            added = len(getattr(self.fit_model, "losses", None) or [])  # kernel_regularizer / add_loss terms
+            if added:
+                rec.ops["regularisation (Keras layer losses)"] = added
         except Exception as exc:
             rec.ops_note = f"the step could not be traced: {str(exc).splitlines()[0][:160]}"
         finally:
@@ -441,6 +531,66 @@ class TF2Probe:
                 var.assign(value)
         finally:
             self.busy = False
+
+
+_FUNCTIONAL = {"While": ("cond", "body"), "StatelessWhile": ("cond", "body"), "If": ("then_branch", "else_branch"),
+               "StatelessIf": ("then_branch", "else_branch"), "PartitionedCall": ("f",),
+               "StatefulPartitionedCall": ("f",)}
+
+
+def _with_bodies(ops, depth: int = 0):
+    """The ops, and the ops inside each loop body, branch or called function among them (a Keras LSTM's step runs
+    in a While body): each counted once, as TF1's graph holds its loop's ops once."""
+    for op in ops:
+        yield op
+        if depth > 5 or op.type not in _FUNCTIONAL:
+            continue
+        for attr in _FUNCTIONAL[op.type]:
+            try:
+                name = op.get_attr(attr).name
+                body = op.graph._get_function(name)
+            except Exception:
+                continue
+            if body is not None and getattr(body, "graph", None) is not None:
+                yield from _with_bodies(body.graph.get_operations(), depth + 1)
+
+
+class SubstitutionError(Exception):
+    """TF1's batch, put into TF2's step by tfcompare, made the step fail where its own batch does not."""
+
+
+def _unmatched(leaves: list, converted: list) -> str:
+    """The first batch argument (its leading dimension the batch's) that took no TF1 feed; "" when none."""
+    sizes = [leaf.shape[0] for leaf, c in zip(leaves, converted) if c is not None]
+    if not sizes:
+        return ""
+    for i, (leaf, c) in enumerate(zip(leaves, converted)):
+        if c is None and _is_batch(leaf) and leaf.shape[0] in sizes:
+            return f"#{i} {tuple(leaf.shape)} {np.dtype(getattr(leaf.dtype, 'as_numpy_dtype', leaf.dtype)).name}"
+    return ""
+
+
+def _size_hint(given: list, mine: list) -> str:
+    one = {s[0] for s in given if s}
+    two = {s[0] for s in mine if s}
+    if one and two and one != two:
+        return (f": the step depends on its own batch size ({', '.join(map(str, sorted(two)))} in TF2, "
+                f"{', '.join(map(str, sorted(one)))} in TF1), so give both scripts the same batch size to compare them")
+    return ""
+
+
+def _keras_initializer() -> dict | None:
+    """The Keras initializer of the keras.Variable being created (a frame up the stack), as a scheme."""
+    frame = sys._getframe(1)
+    for _ in range(40):
+        if frame is None:
+            return None
+        owner = frame.f_locals.get("self")
+        initializer = getattr(owner, "_initializer", None) or frame.f_locals.get("initializer")
+        if type(owner).__module__.startswith("keras") and callable(initializer):
+            return initialisation.keras_scheme(initializer)
+        frame = frame.f_back
+    return None
 
 
 def _name(fn) -> str:

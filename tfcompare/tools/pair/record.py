@@ -25,7 +25,8 @@ FORWARD_OPS = {"MatMul": "MatMul", "BatchMatMulV2": "MatMul", "BatchMatMulV3": "
                "LeakyRelu": "LeakyRelu", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Softplus": "Softplus",
                "Softsign": "Softsign", "Softmax": "Softmax", "LogSoftmax": "LogSoftmax",
                "FusedBatchNormV3": "BatchNorm", "FusedBatchNorm": "BatchNorm", "RandomUniform": "Dropout",
-               "StatelessRandomUniformV2": "Dropout", "Erf": "Gelu"}
+               "StatelessRandomUniformV2": "Dropout", "Erf": "Gelu", "Transpose": "Transpose",
+               "L2Loss": "L2Loss (regularisation)", "While": "While loop", "StatelessWhile": "While loop"}
 
 
 @dataclasses.dataclass
@@ -41,6 +42,7 @@ class Variable:
     created: int
     used: int | None = None
     init: dict[str, float] = dataclasses.field(default_factory=dict)
+    scheme: dict | None = None  # how it was initialised, where that can be read (see initialisation)
 
     def label(self) -> str:
         return f"{self.name} {tuple(self.shape)} ({self.site})"
@@ -69,7 +71,13 @@ class SideRecord:
     step_function: str = ""
     inputs: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # TF2: each step input's TF1 feed
     substitution: list[str] = dataclasses.field(default_factory=list)
+    dropout: list[dict] = dataclasses.field(default_factory=list)  # each dropout of the first step: rate, how, live
+    tfcompare_caused: bool = False  # the failure came from tfcompare's substitution, not from the script
     seconds: float = 0.0
+    repeat: float = 0.0  # TF1: the first loss read twice, relative gap (not 0: random numbers drawn live)
+    floor: list[dict] = dataclasses.field(default_factory=list)  # TF1: per step, see noise.measure
+    floor_how: str = ""
+    floor_note: str = ""  # why there is no floor
     arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)
 
     @property

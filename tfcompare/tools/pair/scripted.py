@@ -171,6 +171,18 @@ class _FitStep(KerasStep):
         return self.loss_fn(inputs[self.target], KerasStep.__call__(self, inputs))
 
 
+def _held(values, depth: int = 0):
+    """The items of the lists, tuples and dicts among `values` (two levels deep)."""
+    for value in values:
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else None
+        if items is None:
+            continue
+        for item in items:
+            yield item
+            if depth < 1:
+                yield from _held([item], depth + 1)
+
+
 def _make_model(script: str, args: tuple[str, ...], inputs: tuple[StepInput, ...], pairing: dict[str, int]):
     def make_model(weights):
         trainables: list = []
@@ -228,8 +240,11 @@ def _make_model(script: str, args: tuple[str, ...], inputs: tuple[StepInput, ...
             return _FitStep(found["model"], weights=weights, features=features, target=target, names=names)
         if "fn" not in found:
             raise RuntimeError(f"{script} took no gradient of its variables in a function tfcompare can call")
-        state = [v for v in vars(module).values() if isinstance(v, (tf.Module, tf.Variable))
-                 or type(v).__module__.startswith("keras")]
+        # the script's models, optimizers and variables, also those it keeps in lists or dicts (a hand-written
+        # optimizer's slots): the harness restores all of them between runs
+        state = [v for v in _held(vars(module).values()) if isinstance(v, (tf.Module, tf.Variable))]
+        state += [v for v in vars(module).values() if isinstance(v, (tf.Module, tf.Variable))
+                  or type(v).__module__.startswith("keras")]
         optimizers = [v for v in state if "optimizers" in type(v).__module__]
         return ScriptStep(found["fn"], found["template"], inputs, {n: trainables[i] for n, i in pairing.items()},
                           optimizers[0] if len(optimizers) == 1 else None, state, weights)
@@ -254,7 +269,7 @@ def script_case(name: str, tf1_script: str | Path, tf2_script: str | Path, *, fe
         for f in feeds:
             if f.kind == "onehot":
                 out[f.name] = np.eye(f.shape[-1], dtype=f.dtype)[rng.integers(0, f.shape[-1], n)]
-            elif f.kind == "int":
+            elif f.kind in ("int", "ids"):
                 out[f.name] = rng.integers(0, f.high or 2, (n, *f.shape)).astype(f.dtype)
             else:  # features: like scaled images, in [0, 1)
                 out[f.name] = rng.random((n, *f.shape)).astype(f.dtype)

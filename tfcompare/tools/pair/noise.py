@@ -1,0 +1,133 @@
+"""The pair's own float32 noise floor, and the rule that judges TF1 against TF2 with it.
+
+Two float32 programs that compute the same thing in another order differ by rounding; a step that divides a
+gradient by its own root mean square (Adam, RMSprop) turns that rounding into visible weight differences. A
+fixed element-wise tolerance alone calls such a pair different. So the TF1 side, the reference, is run again
+from the same initial weights through its real optimizer for the same K steps, twice: once with each batch's
+examples permuted (a mean or sum over examples is unchanged, every reduction is reordered) and once with the
+initial weights moved by one float32 ulp. The larger of the two gaps to the original run, per step and per
+tensor, relative to the tensor's norm (||a - b|| / ||a||), is the floor. TF1 and TF2 differ on a tensor only
+when its element-wise tolerance fails AND its relative error is more than `FACTOR` times the floor.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "repeat", "measure"]
+
+FACTOR = 10.0
+MIN_FLOOR = float(np.finfo(np.float32).eps)  # a floor measured as 0 (bit-identical replays) counts as one ulp
+_SEED = 20261201
+# a replay whose first loss moved more than this is not rounding: the loss depends on the order of the examples
+# (permuted) or on the weights' last bit (perturbed: it cannot); that replay is left out of the floor
+_VALID = {"permuted": 1e-4, "perturbed": 1e-3}
+
+
+def relative(a, b) -> float:
+    """||a - b|| / ||a|| in float64 (||a - b|| when a is all zeros)."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    if a.shape != b.shape:
+        return float("inf")
+    gap = float(np.linalg.norm((a - b).ravel()))
+    norm = float(np.linalg.norm(a.ravel()))
+    return gap / norm if norm else gap
+
+
+def beyond(error: float, floor: float | None) -> bool:
+    """Whether a relative error is outside the noise: more than FACTOR x the floor (at least one ulp)."""
+    return error > FACTOR * max(floor if floor is not None else 0.0, MIN_FLOOR)
+
+
+# --- measured in the TF1 child -------------------------------------------------------------------------------
+def _globals(sess):
+    import tensorflow as tf
+
+    return sess.graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
+
+
+def snapshot(probe, sess) -> list | None:
+    """Every global variable (weights, optimizer slots, step counters) and its value before the first step."""
+    try:
+        variables = _globals(sess)
+        return list(zip(variables, probe._run(sess, variables)))
+    except Exception as exc:  # an uninitialised variable the step does not use, say
+        probe.record.floor_note = f"the variables could not be read before the first step: {_first_line(exc)}"
+        return None
+
+
+def repeat(probe, sess, feed, loss) -> float:
+    """The first batch's loss again, from the same weights: anything but 0 means random numbers are drawn live."""
+    again = np.asarray(probe._run(sess, probe.loss, feed))
+    return relative(loss, again)
+
+
+def _restore(sess, start, trained, rng) -> None:
+    for var, value in start:
+        if rng is not None and any(var is v for v in trained) and np.issubdtype(np.asarray(value).dtype, np.floating):
+            value = value + rng.choice([-1.0, 1.0], size=np.shape(value)).astype(value.dtype) * np.spacing(value)
+        var.load(value, sess)
+
+
+def _permuted(feed: dict, rng) -> dict:
+    sizes = [np.shape(v)[0] for v in feed.values() if np.ndim(v) >= 1]
+    if not sizes:
+        return feed
+    batch = max(set(sizes), key=sizes.count)
+    order = rng.permutation(batch)
+    return {k: (np.asarray(v)[order] if np.ndim(v) >= 1 and np.shape(v)[0] == batch else v) for k, v in feed.items()}
+
+
+def measure(probe, sess) -> None:
+    """Replay the recorded steps twice (permuted, perturbed) and store the floor in the record."""
+    from tfcompare.tools.pair.probe_tf1 import _dense
+
+    rec = probe.record
+    if probe._start is None:
+        return
+    if rec.repeat:
+        rec.floor_note = (f"TF1's loss of the same batch from the same weights changed by {rec.repeat:.2g} (relative) "
+                          "when read twice: the step draws random numbers, so its noise floor cannot be measured")
+        return
+    variables = [v for _, v in probe.grads_and_vars]
+    grads = [g for g, _ in probe.grads_and_vars]
+    keys = [v.key for v in rec.variables]
+    floors: list[dict] = []
+    used = []
+    try:
+        for variant in ("permuted", "perturbed"):
+            rng = np.random.default_rng(_SEED)
+            _restore(sess, probe._start, variables, rng if variant == "perturbed" else None)
+            gaps = []
+            for k, feed in enumerate(probe._fed):
+                fed = _permuted(feed, rng) if variant == "permuted" else feed
+                loss, grad_values = probe._run(sess, [probe.loss, grads], fed)
+                probe._run(sess, probe.train_op, fed)
+                after = probe._run(sess, variables)
+                gaps.append({"loss": relative(rec.losses[k], float(np.asarray(loss).sum())),
+                             "gradients": {key: relative(rec.arrays[f"grad/{k}/{key}"], _dense(g))
+                                           for key, g in zip(keys, grad_values)},
+                             "weights": {key: relative(rec.arrays[f"after/{k}/{key}"], a)
+                                         for key, a in zip(keys, after)}})
+            if gaps and gaps[0]["loss"] > _VALID[variant]:
+                rec.notes.append(f"noise floor: the {variant} replay moved TF1's first loss by {gaps[0]['loss']:.2g} "
+                                 "(relative), more than rounding: left out of the floor")
+                continue
+            used.append(variant)
+            floors = gaps if not floors else [_larger(a, b) for a, b in zip(floors, gaps)]
+    except Exception as exc:  # a variable that cannot be loaded again, a step that cannot be replayed
+        rec.floor_note = f"TF1's steps could not be replayed to measure the noise floor: {_first_line(exc)}"
+        return
+    rec.floor = floors
+    rec.floor_how = " and ".join({"permuted": "each batch's examples permuted",
+                                  "perturbed": "the initial weights moved by one float32 ulp"}[v] for v in used)
+
+
+def _larger(a: dict, b: dict) -> dict:
+    return {"loss": max(a["loss"], b["loss"]),
+            "gradients": {k: max(v, b["gradients"][k]) for k, v in a["gradients"].items()},
+            "weights": {k: max(v, b["weights"][k]) for k, v in a["weights"].items()}}
+
+
+def _first_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
