@@ -111,3 +111,12 @@ def test_pair_of_a_contrib_layers_script_and_its_keras_3_rewrite_agrees():
     assert result.status == AGREE, result.lines()
     assert [p["tf1"] for p in result.pairing][:2] == ["fully_connected/weights", "fully_connected/biases"]
     assert any("tf.contrib.layers came from tfcompare's legacy runtime" in n for n in result.notes)
+
+
+def test_migrate_says_which_removed_apis_still_run_under_run_tf1_and_pair():
+    from tfcompare.tools.migrate import migrate
+
+    report = migrate([SCRIPTS / "contrib_rnn_mnist.py", SCRIPTS / "refused_kmeans.py"], upgrade=False)
+    notes = {(Path(r.path).name, f.symbol): f.note for r in report.files for f in r.findings if f.klass == "removed"}
+    assert "`tfcompare run-tf1 FILE`" in notes[("contrib_rnn_mnist.py", "from tensorflow.contrib import rnn")]
+    assert "run-tf1" not in notes[("refused_kmeans.py", "from tensorflow.contrib.factorization import KMeans")]

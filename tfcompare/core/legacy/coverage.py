@@ -48,13 +48,16 @@ def _relative(symbol: str) -> str:
 
 
 def is_provided(symbol: str) -> bool:
-    """Whether `symbol` (tf.contrib.rnn.LSTMCell, tensorflow.contrib.rnn, estimator.Estimator...) is served."""
-    rel = _relative(symbol)
-    if rel in NAMESPACES or rel in ("contrib", "contrib.learn", "contrib.learn.python", "contrib.learn.python.learn"):
+    """Whether `symbol` (tf.contrib.rnn.LSTMCell, tensorflow.contrib.rnn, estimator.Estimator.train...) is served."""
+    rel = _relative(symbol).replace("contrib.learn.python.learn.datasets", "contrib.learn.datasets")
+    parts = rel.split(".")
+    if rel in ("contrib", "contrib.learn") or any(n.startswith(rel + ".") or n == rel for n in NAMESPACES):
         return True
-    namespace, _, name = rel.rpartition(".")
-    namespace = namespace.replace("contrib.learn.python.learn.datasets", "contrib.learn.datasets")
-    return namespace in NAMESPACES and name in provided(namespace)
+    for n in range(len(parts) - 1, 0, -1):
+        namespace = ".".join(parts[:n])
+        if namespace in NAMESPACES:
+            return parts[n] in provided(namespace)
+    return False
 
 
 def refusal(symbol: str, script: str | None = None) -> str:
