@@ -120,3 +120,15 @@ def test_migrate_says_which_removed_apis_still_run_under_run_tf1_and_pair():
     notes = {(Path(r.path).name, f.symbol): f.note for r in report.files for f in r.findings if f.klass == "removed"}
     assert "`tfcompare run-tf1 FILE`" in notes[("contrib_rnn_mnist.py", "from tensorflow.contrib import rnn")]
     assert "run-tf1" not in notes[("refused_kmeans.py", "from tensorflow.contrib.factorization import KMeans")]
+
+
+def test_an_emitted_case_loads_a_contrib_script_in_process_and_leaves_tensorflow_as_it_was():
+    import importlib
+
+    from tfcompare.tools.pair.scripted import _tf1_parts
+
+    with tf.Graph().as_default():
+        found = _tf1_parts(str(SCRIPTS / "contrib_layers_mlp.py"), ())
+        assert [v.op.name for _, v in found["grads_and_vars"]][:2] == ["fully_connected/weights",
+                                                                       "fully_connected/biases"]
+    assert not hasattr(importlib.import_module("tensorflow.compat.v1"), "contrib")
