@@ -321,6 +321,8 @@ def test_what_is_not_provided_is_refused_with_the_symbol_the_replacement_and_the
         with pytest.raises(ModuleNotFoundError) as imported:
             importlib.import_module("tensorflow.contrib.tensor_forest.python")
         assert not hasattr(tf1.contrib, "boosted_trees")
+        with pytest.raises(ImportError, match=r"^tf.contrib.slim is not provided: .*the TF2 replacement: tf_slim"):
+            exec("from tensorflow.contrib import slim")  # Python's own `cannot import name` must not hide it
     finally:
         undo()
     assert str(attr.value) == (f"tf.estimator.DNNClassifier is not provided: TensorFlow 2 removed it and tfcompare's "
@@ -354,3 +356,21 @@ def test_importing_tfcompare_and_the_runtime_changes_nothing_in_tensorflow():
             " any(m.startswith('tensorflow.contrib') for m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["True", "False", "False", "False", "False"], out.stderr[-2000:]
+
+
+def test_a_scripts_own_rnncell_subclass_builds_and_runs_as_in_tf1():
+    class Accumulator(rnn.RNNCell):  # what TF1 scripts write: state_size, output_size, build, call
+        state_size = output_size = property(lambda self: 2)
+
+        def build(self, inputs_shape):
+            self.kernel = self.add_variable("kernel", [int(inputs_shape[-1]), 2], initializer=tf.ones_initializer())
+
+        def call(self, inputs, state):
+            out = state + tf.matmul(inputs, self.kernel)
+            return out, out
+
+    with tf.Graph().as_default(), v1.Session() as sess:
+        outputs, state = v1.nn.dynamic_rnn(Accumulator(), tf.ones([3, 4, 5]), dtype=tf.float32)
+        sess.run(v1.global_variables_initializer())
+        assert [v.op.name for v in v1.global_variables()] == ["rnn/accumulator/kernel"]
+        np.testing.assert_array_equal(sess.run(state), np.full((3, 2), 20.0, np.float32))

@@ -25,7 +25,7 @@ NAMESPACES = {
     "estimator": (f"{_PKG}.estimator", "contents"),
     "estimator.inputs": (f"{_PKG}.estimator", "inputs_contents"),
     # tf.nn.rnn_cell needs tf-keras under Keras 3; without it the runtime serves the same cells
-    "nn.rnn_cell": (f"{_PKG}.rnn", "contents"),
+    "nn.rnn_cell": (f"{_PKG}.rnn", "cell_contents"),
 }
 # removed namespaces a TF1 script commonly uses that the runtime does not implement (anything else under
 # tf.contrib is refused the same way)

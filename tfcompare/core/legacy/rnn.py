@@ -21,7 +21,7 @@ from tensorflow.python.framework import tensor_util
 
 __all__ = ["RNNCell", "LSTMStateTuple", "BasicRNNCell", "GRUCell", "BasicLSTMCell", "LSTMCell", "MultiRNNCell",
            "DropoutWrapper", "stack_bidirectional_dynamic_rnn", "static_rnn", "static_bidirectional_rnn",
-           "dynamic_rnn", "bidirectional_dynamic_rnn", "contents"]
+           "dynamic_rnn", "bidirectional_dynamic_rnn", "contents", "cell_contents"]
 
 _v1 = tf.compat.v1
 static_rnn = _v1.nn.static_rnn
@@ -50,8 +50,8 @@ def _snake(name: str) -> str:
 
 def _zeros(size, batch_size, dtype):
     if isinstance(batch_size, int):
-        return tf.zeros([batch_size, size], dtype=dtype)
-    out = tf.zeros(tf.stack([batch_size, size]), dtype=dtype)
+        return tf.zeros([batch_size, size])
+    out = tf.zeros(tf.stack([batch_size, size]))
     static = tensor_util.constant_value(batch_size)
     out.set_shape([int(static) if static is not None else None, size])
     return out
@@ -66,6 +66,7 @@ class RNNCell:
         self._scope = None
         self.built = False
         self._variables: list = []
+        self._input_dtype = tf.float32
 
     @property
     def state_size(self):
@@ -85,11 +86,17 @@ class RNNCell:
         with tf.name_scope(type(self).__name__ + "ZeroState"):
             return tf.nest.map_structure(lambda s: _zeros(s, batch_size, dtype), self.state_size)
 
-    def _variable(self, name, shape, initializer=None, dtype=tf.float32):
-        var = _v1.get_variable(name, shape=shape, initializer=initializer, dtype=dtype)
+    def _variable(self, name, shape, initializer=None, dtype=None):
+        var = _v1.get_variable(name, shape=shape, initializer=initializer, dtype=dtype or self._input_dtype)
         if var not in self._variables:
             self._variables.append(var)
         return var
+
+    def add_variable(self, name, shape, dtype=None, initializer=None, **kwargs):
+        """TF 1.15's Layer.add_variable / add_weight, for a script's own RNNCell subclass."""
+        return self._variable(name, shape, initializer, dtype)
+
+    add_weight = add_variable
 
     def __call__(self, inputs, state, scope=None):
         if self._scope is None:  # TF 1.15 tensorflow/python/layers/base.py, Layer._set_scope
@@ -102,11 +109,12 @@ class RNNCell:
                     self._scope = captured
         with _v1.variable_scope(self._scope, reuse=True if self.built else self._reuse, auxiliary_name_scope=False):
             if not self.built:
-                self.build(inputs.shape, inputs.dtype)
+                self._input_dtype = inputs.dtype.base_dtype
+                self.build(inputs.shape)
                 self.built = True
             return self.call(inputs, state)
 
-    def build(self, inputs_shape, dtype):
+    def build(self, inputs_shape):
         pass
 
     def call(self, inputs, state):
@@ -148,9 +156,9 @@ class BasicRNNCell(_OneStateCell):
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
         super().__init__(num_units, activation, reuse, name, dtype)
 
-    def build(self, inputs_shape, dtype):
-        self._kernel = self._variable("kernel", [_depth(inputs_shape) + self._num_units, self._num_units], dtype=dtype)
-        self._bias = self._variable("bias", [self._num_units], tf.zeros_initializer(), dtype)
+    def build(self, inputs_shape):
+        self._kernel = self._variable("kernel", [_depth(inputs_shape) + self._num_units, self._num_units])
+        self._bias = self._variable("bias", [self._num_units], tf.zeros_initializer())
 
     def call(self, inputs, state):
         gate_inputs = tf.nn.bias_add(tf.matmul(tf.concat([inputs, state], 1), self._kernel), self._bias)
@@ -166,14 +174,14 @@ class GRUCell(_OneStateCell):
         super().__init__(num_units, activation, reuse, name, dtype)
         self._kernel_initializer, self._bias_initializer = kernel_initializer, bias_initializer
 
-    def build(self, inputs_shape, dtype):
+    def build(self, inputs_shape):
         depth, n = _depth(inputs_shape), self._num_units
-        self._gate_kernel = self._variable("gates/kernel", [depth + n, 2 * n], self._kernel_initializer, dtype)
+        self._gate_kernel = self._variable("gates/kernel", [depth + n, 2 * n], self._kernel_initializer)
         self._gate_bias = self._variable("gates/bias", [2 * n], self._bias_initializer
-                                         if self._bias_initializer is not None else tf.constant_initializer(1.0), dtype)
-        self._candidate_kernel = self._variable("candidate/kernel", [depth + n, n], self._kernel_initializer, dtype)
+                                         if self._bias_initializer is not None else tf.constant_initializer(1.0))
+        self._candidate_kernel = self._variable("candidate/kernel", [depth + n, n], self._kernel_initializer)
         self._candidate_bias = self._variable("candidate/bias", [n], self._bias_initializer
-                                              if self._bias_initializer is not None else tf.zeros_initializer(), dtype)
+                                              if self._bias_initializer is not None else tf.zeros_initializer())
 
     def call(self, inputs, state):
         gate_inputs = tf.nn.bias_add(tf.matmul(tf.concat([inputs, state], 1), self._gate_kernel), self._gate_bias)
@@ -204,10 +212,10 @@ class BasicLSTMCell(RNNCell):
     def output_size(self):
         return self._num_units
 
-    def build(self, inputs_shape, dtype):
+    def build(self, inputs_shape):
         n = self._num_units
-        self._kernel = self._variable("kernel", [_depth(inputs_shape) + n, 4 * n], dtype=dtype)
-        self._bias = self._variable("bias", [4 * n], tf.zeros_initializer(), dtype)
+        self._kernel = self._variable("kernel", [_depth(inputs_shape) + n, 4 * n])
+        self._bias = self._variable("bias", [4 * n], tf.zeros_initializer())
 
     def call(self, inputs, state):
         sigmoid = tf.sigmoid
@@ -252,17 +260,17 @@ class LSTMCell(RNNCell):
     def output_size(self):
         return self._num_proj or self._num_units
 
-    def build(self, inputs_shape, dtype):
+    def build(self, inputs_shape):
         n = self._num_units
         h_depth = n if self._num_proj is None else self._num_proj
-        self._kernel = self._variable("kernel", [_depth(inputs_shape) + h_depth, 4 * n], self._initializer, dtype)
-        self._bias = self._variable("bias", [4 * n], tf.zeros_initializer(), dtype)
+        self._kernel = self._variable("kernel", [_depth(inputs_shape) + h_depth, 4 * n], self._initializer)
+        self._bias = self._variable("bias", [4 * n], tf.zeros_initializer())
         if self._use_peepholes:
-            self._w_f_diag = self._variable("w_f_diag", [n], self._initializer, dtype)
-            self._w_i_diag = self._variable("w_i_diag", [n], self._initializer, dtype)
-            self._w_o_diag = self._variable("w_o_diag", [n], self._initializer, dtype)
+            self._w_f_diag = self._variable("w_f_diag", [n], self._initializer)
+            self._w_i_diag = self._variable("w_i_diag", [n], self._initializer)
+            self._w_o_diag = self._variable("w_o_diag", [n], self._initializer)
         if self._num_proj is not None:
-            self._proj_kernel = self._variable("projection/kernel", [n, self._num_proj], self._initializer, dtype)
+            self._proj_kernel = self._variable("projection/kernel", [n, self._num_proj], self._initializer)
 
     def call(self, inputs, state):
         num_proj = self._num_units if self._num_proj is None else self._num_proj
@@ -444,6 +452,15 @@ def stack_bidirectional_dynamic_rnn(cells_fw, cells_bw, inputs, initial_states_f
     return layer, tuple(states_fw), tuple(states_bw)
 
 
+_CELLS = ["RNNCell", "LSTMStateTuple", "BasicRNNCell", "GRUCell", "BasicLSTMCell", "LSTMCell", "MultiRNNCell",
+          "DropoutWrapper"]
+
+
 def contents() -> dict:
-    """The names `tf.contrib.rnn` (and `tf.nn.rnn_cell` without tf-keras) provide."""
-    return {name: globals()[name] for name in __all__ if name != "contents"}
+    """The names `tf.contrib.rnn` provides."""
+    return {name: globals()[name] for name in __all__ if name not in ("contents", "cell_contents")}
+
+
+def cell_contents() -> dict:
+    """The names `tf.nn.rnn_cell` provides (without tf-keras)."""
+    return {name: globals()[name] for name in _CELLS}

@@ -109,7 +109,8 @@ class _Runtime(importlib.abc.MetaPathFinder):
             return None
         module = self.module(fullname[len("tensorflow."):])
         if module is None:
-            raise ModuleNotFoundError(refusal(fullname, self.script), name=fullname)
+            # no `name=`: `from tensorflow.contrib import slim` would swallow an error naming the module it tried
+            raise ModuleNotFoundError(refusal(fullname, self.script))
         return importlib.machinery.ModuleSpec(fullname, _Loader(module), is_package=True)
 
 
