@@ -299,6 +299,7 @@ def test_install_serves_imports_and_attributes_and_undo_puts_everything_back():
 
         assert contrib_rnn.LSTMCell is rnn.LSTMCell and tfe.implicit_gradients is not None
         assert tf1.contrib.layers.fully_connected is layers.fully_connected
+        assert tf1.contrib.slim.conv2d is layers.conv2d and tf1.contrib.slim.arg_scope is layers.arg_scope
         assert tf1.estimator.Estimator is estimator.Estimator
         assert tf1.estimator.inputs.numpy_input_fn is estimator.numpy_input_fn
         assert tf1.nn.rnn_cell.BasicLSTMCell is rnn.BasicLSTMCell or importlib.util.find_spec("tf_keras")
@@ -321,8 +322,8 @@ def test_what_is_not_provided_is_refused_with_the_symbol_the_replacement_and_the
         with pytest.raises(ModuleNotFoundError) as imported:
             importlib.import_module("tensorflow.contrib.tensor_forest.python")
         assert not hasattr(tf1.contrib, "boosted_trees")
-        with pytest.raises(ImportError, match=r"^tf.contrib.slim is not provided: .*the TF2 replacement: tf_slim"):
-            exec("from tensorflow.contrib import slim")  # Python's own `cannot import name` must not hide it
+        with pytest.raises(ImportError, match=r"^tf.contrib.slim.nets is not provided: .*: keras.applications"):
+            exec("from tensorflow.contrib.slim import nets")  # Python's own `cannot import name` must not hide it
     finally:
         undo()
     assert str(attr.value) == (f"tf.estimator.DNNClassifier is not provided: TensorFlow 2 removed it and tfcompare's "

@@ -56,6 +56,7 @@ IDIOMS = {
                              "tfdf.keras.RandomForestModel",
     "contrib.boosted_trees": "TensorFlow Decision Forests: tfdf.keras.GradientBoostedTreesModel",
     "contrib.slim.nets": "keras.applications (ResNet50, VGG16, InceptionV3, MobileNet, ...)",
+    "contrib.slim.learning": "keras.Model.fit, or a custom training loop with tf.function",
     "contrib.learn": "keras.Model.fit, and tf.data / keras.datasets for the data",
     "contrib.eager": "TF2 itself: eager is the default; tf.GradientTape for gradients, tf.data iteration",
     "contrib.framework": "tf.compat.v1.train.get_or_create_global_step; variables owned by a tf.Module",

@@ -19,6 +19,7 @@ NAMESPACES = {
     "contrib.rnn": (f"{_PKG}.rnn", "contents"),
     "contrib.layers": (f"{_PKG}.layers", "layers_contents"),
     "contrib.framework": (f"{_PKG}.layers", "framework_contents"),
+    "contrib.slim": (f"{_PKG}.layers", "slim_contents"),
     "contrib.eager": (f"{_PKG}.eager", "contents"),
     "contrib.learn.datasets": (f"{_PKG}.runtime", "learn_datasets_contents"),
     "contrib.learn.datasets.mnist": (f"{_PKG}.runtime", "mnist_contents"),
@@ -29,7 +30,7 @@ NAMESPACES = {
 }
 # removed namespaces a TF1 script commonly uses that the runtime does not implement (anything else under
 # tf.contrib is refused the same way)
-REFUSED = ("contrib.slim", "contrib.factorization", "contrib.tensor_forest", "contrib.boosted_trees",
+REFUSED = ("contrib.slim.nets", "contrib.slim.learning", "contrib.factorization", "contrib.tensor_forest", "contrib.boosted_trees",
            "contrib.seq2seq", "contrib.crf", "contrib.distributions", "contrib.training", "contrib.metrics",
            "contrib.losses", "contrib.tpu", "contrib.cudnn_rnn")
 

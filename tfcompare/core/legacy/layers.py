@@ -21,7 +21,7 @@ import tensorflow as tf
 __all__ = ["arg_scope", "add_arg_scope", "has_arg_scope", "xavier_initializer", "variance_scaling_initializer",
            "l2_regularizer", "l1_regularizer", "fully_connected", "conv2d", "convolution2d", "max_pool2d",
            "avg_pool2d", "flatten", "batch_norm", "dropout", "optimize_loss", "layers_contents",
-           "framework_contents", "OPTIMIZER_CLS_NAMES"]
+           "framework_contents", "slim_contents", "OPTIMIZER_CLS_NAMES"]
 
 _v1 = tf.compat.v1
 _ARG_SCOPE_STACK: list[dict] = [{}]
@@ -373,6 +373,12 @@ def framework_contents() -> dict:
             "get_or_create_global_step": _v1.train.get_or_create_global_step,
             "get_global_step": _v1.train.get_global_step, "get_variables": _get_variables,
             "get_model_variables": _v1.model_variables, "get_trainable_variables": _v1.trainable_variables}
+
+
+def slim_contents() -> dict:
+    """`tf.contrib.slim`'s layers, initializers, regularizers and arg_scope (TF 1.15 contrib/slim/__init__.py
+    re-exports them from contrib.layers and contrib.framework); slim.nets and slim.learning are refused."""
+    return {**layers_contents(), **framework_contents()}
 
 
 def _get_variables(scope=None, suffix=None, collection=_v1.GraphKeys.GLOBAL_VARIABLES):
