@@ -59,7 +59,7 @@ class RunTF1Result:
                        f"TRAINED: {len(self.losses)} training step(s) observed, and the script ran to its end")
         elif self.status == RAN:
             out.append("RAN to its end without a training step tfcompare observes (a Session.run of an optimizer's "
-                       "train op); an eager script (tf.contrib.eager) trains without one")
+                       "train op): the script only builds or runs a graph, or trains eagerly (tf.contrib.eager)")
         else:
             out.append(f"FAILED: {self.error}")
             if self.traceback:
