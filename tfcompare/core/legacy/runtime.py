@@ -54,21 +54,25 @@ def learn_datasets_contents() -> dict:
 
 
 class _Legacy(types.ModuleType):
-    """A namespace of the runtime: its provided names are attributes; sub-namespaces are attached on first use
-    (and noted); any other name is refused."""
+    """A namespace of the runtime: its provided names (noted on first use), its sub-namespaces (attached on first
+    use), and a refusal for any other name."""
 
-    def __init__(self, rel: str, runtime: "_Runtime"):
-        super().__init__(f"tensorflow.{rel}")
+    def __init__(self, rel: str, runtime: "_Runtime", name: str | None = None):
+        super().__init__(name or f"tensorflow.{rel}")
         self.__path__ = []
         self.__spec__ = importlib.machinery.ModuleSpec(self.__name__, None, is_package=True)
         object.__setattr__(self, "_rel", rel)
         object.__setattr__(self, "_runtime", runtime)
-        for name, value in (provided(rel) if rel in NAMESPACES else {}).items():
-            setattr(self, name, value)
+        object.__setattr__(self, "_contents", provided(rel) if rel in NAMESPACES else {})
+        self.__all__ = sorted(self._contents)
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in self._contents:
+            self._runtime.note(self._rel)
+            setattr(self, name, self._contents[name])
+            return self._contents[name]
         child = self._runtime.module(f"{self._rel}.{name}")
         if child is not None:
             return child
@@ -98,10 +102,14 @@ class _Runtime(importlib.abc.MetaPathFinder):
             parent, _, leaf = rel.rpartition(".")
             if parent:
                 setattr(self.module(parent), leaf, module)
-            if target in NAMESPACES and self.notes is not None and target.startswith("contrib."):
-                self.notes.append(f"tf.{target} came from tfcompare's legacy runtime (TF 1.15's definitions on "
-                                  "tf.compat.v1), not from TensorFlow 1.x")
         return self.modules[rel]
+
+    def note(self, rel: str) -> None:
+        """Say once per namespace that the script used it from the runtime (pair and run-tf1 print the notes)."""
+        text = (f"tf.{rel} came from tfcompare's legacy runtime (TF 1.15's definitions on tf.compat.v1), not from "
+                "TensorFlow 1.x")
+        if self.notes is not None and text not in self.notes:
+            self.notes.append(text)
 
     def find_spec(self, fullname, path=None, target=None):
         root = fullname.split(".")
@@ -159,9 +167,7 @@ def install(script: str | None = None, notes: list[str] | None = None):
         put(v1, "contrib", contrib)
         put(v1, "estimator", estimator)
         if _rnn_cell_missing(v1):
-            cells = types.ModuleType("tensorflow.compat.v1.nn.rnn_cell")
-            cells.__dict__.update(provided("nn.rnn_cell"))
-            put(v1.nn, "rnn_cell", cells)
+            put(v1.nn, "rnn_cell", _Legacy("nn.rnn_cell", runtime, "tensorflow.compat.v1.nn.rnn_cell"))
     sys.meta_path.insert(0, runtime)
 
     def undo():
