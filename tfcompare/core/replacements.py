@@ -58,6 +58,7 @@ IDIOMS = {
     "contrib.slim.nets": "keras.applications (ResNet50, VGG16, InceptionV3, MobileNet, ...)",
     "contrib.slim.learning": "keras.Model.fit, or a custom training loop with tf.function",
     "contrib.learn": "keras.Model.fit, and tf.data / keras.datasets for the data",
+    "contrib.eager.Network": "keras.Model (subclass it; layers as attributes, call() for the forward pass)",
     "contrib.eager": "TF2 itself: eager is the default; tf.GradientTape for gradients, tf.data iteration",
     "contrib.framework": "tf.compat.v1.train.get_or_create_global_step; variables owned by a tf.Module",
     "contrib.training": "a custom training loop with tf.function; tf.data for input pipelines",

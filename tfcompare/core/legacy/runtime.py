@@ -149,7 +149,7 @@ def _rnn_cell_missing(v1) -> bool:
 def install(script: str | None = None, notes: list[str] | None = None):
     """Install the runtime in this process (the child that runs a TF1 script); returns the undo function.
 
-    script: named in refusals (`tfcompare migrate SCRIPT`); notes: gets one line per contrib namespace used."""
+    script: named in refusals (`tfcompare migrate SCRIPT`); notes: gets one line per namespace the script uses."""
     import tensorflow as tf
 
     runtime = _Runtime(script, notes)
