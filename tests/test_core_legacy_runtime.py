@@ -116,7 +116,7 @@ _CELLS = {
 }
 
 
-@pytest.mark.parametrize("loop", ["static_rnn", "dynamic_rnn"])
+@pytest.mark.parametrize("loop", ["static_rnn", "dynamic_rnn", "static_bidirectional_rnn"])
 @pytest.mark.parametrize("kind", sorted(_CELLS))
 def test_each_cell_equals_tensorflows_own_tf1_cell_exactly_with_the_same_variable_names(kind, loop):
     legacy = pytest.importorskip("tensorflow.python.keras.layers.legacy_rnn.rnn_cell_impl")
@@ -128,6 +128,10 @@ def test_each_cell_equals_tensorflows_own_tf1_cell_exactly_with_the_same_variabl
             if loop == "static_rnn":
                 outputs, state = v1.nn.static_rnn(cell, tf.unstack(x, axis=1), dtype=tf.float32)
                 outputs = tf.stack(outputs)
+            elif loop == "static_bidirectional_rnn":
+                outputs, fw, bw = v1.nn.static_bidirectional_rnn(cell, _CELLS[kind](module), tf.unstack(x, axis=1),
+                                                                 dtype=tf.float32)
+                outputs, state = tf.stack(outputs), (fw, bw)
             else:
                 outputs, state = v1.nn.dynamic_rnn(cell, x, dtype=tf.float32)
             return [x], [outputs, tf.nest.flatten(state)]
