@@ -7,6 +7,7 @@ import subprocess
 import sys
 import warnings
 
+import keras  # noqa: F401 - with Keras imported, tf.compat.v1 and `import tensorflow.compat.v1` differ, as in pair's child
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -116,8 +117,8 @@ _CELLS = {
 }
 
 
-@pytest.mark.parametrize("loop", ["static_rnn", "dynamic_rnn", "static_bidirectional_rnn"])
-@pytest.mark.parametrize("kind", sorted(_CELLS))
+@pytest.mark.parametrize("kind, loop", [(k, loop) for k in sorted(_CELLS) for loop in ("static_rnn", "dynamic_rnn")]
+                         + [("basic_lstm", "static_bidirectional_rnn"), ("gru", "static_bidirectional_rnn")])
 def test_each_cell_equals_tensorflows_own_tf1_cell_exactly_with_the_same_variable_names(kind, loop):
     legacy = pytest.importorskip("tensorflow.python.keras.layers.legacy_rnn.rnn_cell_impl")
 
@@ -296,6 +297,7 @@ def test_install_serves_imports_and_attributes_and_undo_puts_everything_back():
     meta_path = list(sys.meta_path)
     notes = []
     undo = install("script.py", notes)
+    assert notes == []  # installing uses nothing
     try:
         from tensorflow.contrib import rnn as contrib_rnn  # noqa: F401 - the import is the test
         import tensorflow.contrib.eager as tfe

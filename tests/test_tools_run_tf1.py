@@ -74,8 +74,12 @@ def test_a_contrib_module_not_provided_fails_with_its_replacement_and_the_migrat
 
 def test_a_script_over_its_time_limit_is_stopped_and_failed(runs):
     result = runs[0]["sleeps"]
-    assert result.status == FAILED and result.error == "the script reached no end within 10 s and was stopped"
-    assert result.wall_s < 60
+    assert result.status == FAILED and result.wall_s < 60
+    if result.traceback.startswith("Traceback"):  # the script was already running: where it was is shown
+        assert result.error == "the script reached no end within 10 s and was stopped, after 0 training step(s)"
+        assert 'sleeps.py", line 3' in result.traceback
+    else:  # a busy machine: still importing TensorFlow at the limit
+        assert result.error == "the script reached no end within 10 s and was stopped"
 
 
 def test_the_cli_runs_a_contrib_rnn_mnist_script_from_another_folder_and_writes_its_losses(tmp_path, monkeypatch):

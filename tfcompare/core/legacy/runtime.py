@@ -139,6 +139,8 @@ def _compat_v1_modules(tf) -> list:
 
 
 def _rnn_cell_missing(v1) -> bool:
+    if isinstance(getattr(v1.nn, "rnn_cell", None), _Legacy):  # already ours (the other module object's nn)
+        return False
     try:
         v1.nn.rnn_cell.LSTMCell  # noqa: B018 - the lookup is the test
         return False

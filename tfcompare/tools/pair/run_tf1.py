@@ -11,6 +11,7 @@ import dataclasses
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -100,6 +101,7 @@ def run_tf1(script: str | Path, steps: int = 5, timeout_s: float = 120.0, args: 
             ended = proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             ended = "timeout"
+            _interrupt(proc)  # the child then writes what it saw: the steps so far, and where the script was
         finally:
             _kill(proc)
         _fill(result, load(folder, "tf1"), ended, folder, timeout_s)
@@ -107,6 +109,15 @@ def run_tf1(script: str | Path, steps: int = 5, timeout_s: float = 120.0, args: 
         shutil.rmtree(folder, ignore_errors=True)
     result.wall_s = time.perf_counter() - started
     return result
+
+
+def _interrupt(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
+    """Ctrl-C for the script (its child records it as the script's failure and saves its record), then wait."""
+    try:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=grace_s)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        pass
 
 
 def _fill(result: RunTF1Result, record, ended, folder: Path, timeout_s: float) -> None:
@@ -118,6 +129,11 @@ def _fill(result: RunTF1Result, record, ended, folder: Path, timeout_s: float) -
     result.losses, result.notes, result.seconds = list(record.losses), list(record.notes), record.seconds
     result.output = _printed(output_tail(folder, "tf1", 400))
     result.optimizer = record.optimizer
+    if ended == "timeout":
+        result.error = (f"the script reached no end within {timeout_s:g} s and was stopped, after "
+                        f"{record.steps} training step(s)")
+        result.traceback = record.traceback
+        return
     if record.error:
         result.error = record.error + legacy_hint(record.error, result.script)
         if record.steps:
