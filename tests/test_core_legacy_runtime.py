@@ -7,7 +7,7 @@ import subprocess
 import sys
 import warnings
 
-import keras  # noqa: F401 - with Keras imported, tf.compat.v1 and `import tensorflow.compat.v1` differ, as in pair's child
+import keras  # noqa: F401 - then tf.compat.v1 and `import tensorflow.compat.v1` differ, as in pair's child
 import numpy as np
 import pytest
 import tensorflow as tf

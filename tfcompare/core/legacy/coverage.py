@@ -30,9 +30,9 @@ NAMESPACES = {
 }
 # removed namespaces a TF1 script commonly uses that the runtime does not implement (anything else under
 # tf.contrib is refused the same way)
-REFUSED = ("contrib.slim.nets", "contrib.slim.learning", "contrib.factorization", "contrib.tensor_forest", "contrib.boosted_trees",
-           "contrib.seq2seq", "contrib.crf", "contrib.distributions", "contrib.training", "contrib.metrics",
-           "contrib.losses", "contrib.tpu", "contrib.cudnn_rnn")
+REFUSED = ("contrib.slim.nets", "contrib.slim.learning", "contrib.factorization", "contrib.tensor_forest",
+           "contrib.boosted_trees", "contrib.seq2seq", "contrib.crf", "contrib.distributions", "contrib.training",
+           "contrib.metrics", "contrib.losses", "contrib.tpu", "contrib.cudnn_rnn")
 
 
 def provided(namespace: str) -> dict:

@@ -22,8 +22,8 @@ from tfcompare.tools.migrate.upgrade_v2 import UpgradeResult, run_upgrade
 
 __all__ = ["Finding", "FileReport", "MigrationReport", "MigrateError", "collect_files", "migrate"]
 
-_RUNTIME_HINT = ("the file still runs unchanged under `tfcompare run-tf1 FILE` and `tfcompare pair` (tfcompare's legacy "
-                 "runtime: TF 1.15's definitions on tf.compat.v1)")
+_RUNTIME_HINT = ("the file still runs unchanged under `tfcompare run-tf1 FILE` and `tfcompare pair` (tfcompare's "
+                 "legacy runtime: TF 1.15's definitions on tf.compat.v1)")
 _CHECK_HINT = "pair this file with its TF2 rewrite: tfcompare migrate --scaffold cases.py, then tfcompare run --cases-file cases.py"
 
 
