@@ -394,3 +394,13 @@ def test_the_readme_coverage_table_is_the_one_coverage_prints():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     missing = [line for line in coverage.table_lines() if line and line not in readme]
     assert not missing, "README's run-tf1 coverage table is stale; paste `python -m tfcompare.core.legacy.coverage`"
+
+
+def test_a_removed_name_anywhere_gets_the_migrate_line_once():
+    from tfcompare.core.errors import legacy_hint
+
+    assert legacy_hint("AttributeError: module 'tensorflow.compat.v1' has no attribute 'Foo'", "a.py") == \
+        "; tf.Foo is not in this TensorFlow: `tfcompare migrate a.py` names its TF2 replacement"
+    assert legacy_hint("ModuleNotFoundError: No module named 'tensorflow.contrib'", "a.py").startswith("; tf.contrib ")
+    assert legacy_hint(coverage.refusal("contrib.crf.crf_log_likelihood", "a.py"), "a.py") == ""
+    assert legacy_hint("ValueError: shapes differ", "a.py") == ""
