@@ -144,7 +144,7 @@ def _failure(result: PairResult, side: str, record: SideRecord | None, ended, fo
         result.error += "".join(f"; {n}" for n in record.substitution if n.endswith("the failure is the script's own"))
         if "No such file" in record.error or "NotFoundError" in record.error or "FileNotFound" in record.error:
             result.error += f" ({_NOT_SUBSTITUTED})"
-        result.error += legacy_hint(record.error) + _order_hint(side, record.script)
+        result.error += legacy_hint(record.error, record.script) + _order_hint(side, record.script)
         result.traceback = record.traceback or output_tail(folder, side)  # sys.exit(2): what it printed
     elif record.status == "unpairable":
         result.error = record.error

@@ -20,6 +20,7 @@ import tensorflow as tf
 from tensorflow.python.client import session as _session
 
 import tfcompare
+from tfcompare.core import legacy
 from tfcompare.core.cases import Case, InputSpec
 from tfcompare.core.graph_builder import graph_parts
 from tfcompare.core.keras_step import KerasStep
@@ -87,12 +88,14 @@ def _tf1_parts(script: str, args: tuple[str, ...]):
     switches = [(m, name, _no_op) for m in compat_v1_modules()
                 for name in ("disable_v2_behavior", "disable_eager_execution", "reset_default_graph")]
     undo = loaders.install([])
+    undo_legacy = legacy.install(script)  # tf.contrib, tf.estimator while the script loads, as in pair's child
     try:
         with patched(*optimizer_patches(found), (_session.BaseSession, "run", session_run), *switches):
             run_script(script, list(args), {}, as_tf1)
     except _Loaded:
         pass
     finally:
+        undo_legacy()
         undo()
     if "feed" not in found:
         raise RuntimeError(f"{script} ran no training step (no Session.run of its optimizer's train op)")
