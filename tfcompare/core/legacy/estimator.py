@@ -128,16 +128,22 @@ class Estimator:
             done = _v1.train.load_variable(self.latest_checkpoint(), "global_step")
             if max_steps <= done:
                 return self
+        if saving_listeners:
+            raise NotImplementedError("Estimator.train(saving_listeners=...) is not provided by tfcompare's legacy "
+                                      "runtime; use tf.train.CheckpointManager in a custom training loop")
         with tf.Graph().as_default():
-            spec, _ = self._spec(input_fn, ModeKeys.TRAIN)
+            spec, global_step = self._spec(input_fn, ModeKeys.TRAIN)
             all_hooks = list(hooks or []) + list(spec.training_hooks)
             if steps is not None or max_steps is not None:
                 all_hooks.append(_v1.train.StopAtStepHook(num_steps=steps, last_step=max_steps))
             all_hooks.append(_v1.train.NanTensorHook(spec.loss))
             config = self._config
+            if config.log_step_count_steps is not None:  # TF 1.15 logs "loss = ..., step = ..." (INFO)
+                all_hooks.append(_v1.train.LoggingTensorHook({"loss": spec.loss, "step": global_step},
+                                                             every_n_iter=config.log_step_count_steps))
             with _v1.train.MonitoredTrainingSession(
                     checkpoint_dir=self._model_dir, scaffold=spec.scaffold, hooks=all_hooks,
-                    chief_only_hooks=list(spec.training_chief_hooks) + list(saving_listeners or []),
+                    chief_only_hooks=list(spec.training_chief_hooks),
                     save_checkpoint_secs=config.save_checkpoints_secs if config.save_checkpoints_steps is None
                     else None, save_checkpoint_steps=config.save_checkpoints_steps,
                     save_summaries_steps=config.save_summary_steps, config=config.session_config,

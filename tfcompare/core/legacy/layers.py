@@ -127,7 +127,7 @@ def _variable(name, shape, initializer, regularizer, trainable, collections, dty
     return var
 
 
-def _finish(outputs, normalizer_fn, normalizer_params, activation_fn, outputs_collections, sc):
+def _finish(outputs, normalizer_fn, normalizer_params, activation_fn, outputs_collections):
     if normalizer_fn is not None:
         outputs = normalizer_fn(outputs, **(normalizer_params or {}))
     if activation_fn is not None:
@@ -144,7 +144,7 @@ def fully_connected(inputs, num_outputs, activation_fn=tf.nn.relu, normalizer_fn
     """x W (+ b), then the normalizer, then the activation; rank > 2 inputs act on their last axis."""
     inputs = tf.convert_to_tensor(inputs)
     weights_initializer = weights_initializer or xavier_initializer()
-    with _v1.variable_scope(scope, "fully_connected", [inputs], reuse=reuse) as sc:
+    with _v1.variable_scope(scope, "fully_connected", [inputs], reuse=reuse):
         depth = _last_dim(inputs)
         weights = _variable("weights", [depth, num_outputs], weights_initializer, weights_regularizer, trainable,
                             variables_collections, inputs.dtype.base_dtype)
@@ -156,7 +156,7 @@ def fully_connected(inputs, num_outputs, activation_fn=tf.nn.relu, normalizer_fn
             biases = _variable("biases", [num_outputs], biases_initializer, biases_regularizer, trainable,
                                variables_collections, inputs.dtype.base_dtype)
             outputs = tf.nn.bias_add(outputs, biases)
-        return _finish(outputs, normalizer_fn, normalizer_params, activation_fn, outputs_collections, sc)
+        return _finish(outputs, normalizer_fn, normalizer_params, activation_fn, outputs_collections)
 
 
 def _last_dim(inputs) -> int:
@@ -181,7 +181,7 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
                                   " legacy runtime (NHWC only); use keras.layers.Conv2D(data_format=...)")
     inputs = tf.convert_to_tensor(inputs)
     weights_initializer = weights_initializer or xavier_initializer()
-    with _v1.variable_scope(scope, "Conv", [inputs], reuse=reuse) as sc:
+    with _v1.variable_scope(scope, "Conv", [inputs], reuse=reuse):
         kh, kw = _pair(kernel_size)
         weights = _variable("weights", [kh, kw, _last_dim(inputs), num_outputs], weights_initializer,
                             weights_regularizer, trainable, variables_collections, inputs.dtype.base_dtype)
@@ -191,7 +191,7 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
             biases = _variable("biases", [num_outputs], biases_initializer, biases_regularizer, trainable,
                                variables_collections, inputs.dtype.base_dtype)
             outputs = tf.nn.bias_add(outputs, biases)
-        return _finish(outputs, normalizer_fn, normalizer_params, activation_fn, outputs_collections, sc)
+        return _finish(outputs, normalizer_fn, normalizer_params, activation_fn, outputs_collections)
 
 
 conv2d = convolution2d
@@ -254,7 +254,7 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
                                   "legacy runtime (rank 2 or 4); use keras.layers.BatchNormalization")
     inits, regs = param_initializers or {}, param_regularizers or {}
     dtype = inputs.dtype.base_dtype
-    with _v1.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse) as sc:
+    with _v1.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse):
         channels = _last_dim(inputs)
         beta = _variable("beta", [channels], inits.get("beta", tf.zeros_initializer()), regs.get("beta"), trainable,
                          variables_collections, dtype) if center else tf.zeros([channels], dtype)
@@ -295,7 +295,7 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
             _collect([updates_collections] if isinstance(updates_collections, str) else updates_collections, *moving)
         if rank == 2:
             outputs = tf.reshape(outputs, tf.shape(inputs))
-        return _finish(outputs, None, None, activation_fn, outputs_collections, sc)
+        return _finish(outputs, None, None, activation_fn, outputs_collections)
 
 
 OPTIMIZER_CLS_NAMES = {
