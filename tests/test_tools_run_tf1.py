@@ -91,7 +91,7 @@ def test_the_cli_runs_a_contrib_rnn_mnist_script_from_another_folder_and_writes_
     printed = [float(line.split("loss ")[1]) for line in out.output.splitlines() if line.startswith("  step ")]
     assert len(printed) == 3 and "TRAINED: 3 training step(s) observed, then the script was stopped" in out.output
     assert "tf.contrib.rnn came from tfcompare's legacy runtime" in out.output
-    events = [e for f in (tmp_path / "logs" / "r").iterdir() for e in tf.compat.v1.train.summary_iterator(str(f))]
+    events = [e for f in (tmp_path / "logs" / "r").glob("events.out.tfevents*") for e in tf.compat.v1.train.summary_iterator(str(f))]
     written = [(e.step, float(tf.make_ndarray(v.tensor))) for e in events for v in e.summary.value
                if v.tag == "run-tf1/loss"]
     assert written == [(i + 1, pytest.approx(x, rel=1e-6)) for i, x in enumerate(printed)]

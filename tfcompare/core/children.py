@@ -15,9 +15,10 @@ import ctypes.util
 import os
 import signal
 import sys
+import threading
 import time
 
-__all__ = ["die_with_parent", "sub_reaper", "Descendants"]
+__all__ = ["die_with_parent", "sub_reaper", "Descendants", "spawning"]
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -39,20 +40,42 @@ def die_with_parent() -> None:
     _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+# Several trees may be watched at once (threads of one process, e.g. run-tf1 called concurrently): a child
+# started by one thread must never be taken for an orphan adopted by another's tree, so roots are started and
+# registered under one lock that every walk of /proc also holds, and the sub-reaper flag is counted, not toggled.
+_LOCK = threading.RLock()
+_ALL_ROOTS: set[int] = set()
+_REAPERS = [0, False]  # blocks inside sub_reaper(), and whether the flag was set before the first
+
+
+@contextlib.contextmanager
+def spawning():
+    """Hold this around starting the roots and making their `Descendants`, so no other tree adopts them."""
+    with _LOCK:
+        yield
+
+
 @contextlib.contextmanager
 def sub_reaper():
     """Within the block this process adopts its descendants' orphans (Linux; elsewhere nothing changes)."""
     if not sys.platform.startswith("linux"):
         yield
         return
-    libc, was = _libc(), ctypes.c_int(0)
-    libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(was))
-    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    libc = _libc()
+    with _LOCK:
+        if _REAPERS[0] == 0:
+            was = ctypes.c_int(0)
+            libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(was))
+            _REAPERS[1] = bool(was.value)
+            libc.prctl(_PR_SET_CHILD_SUBREAPER, 1)
+        _REAPERS[0] += 1
     try:
         yield
     finally:
-        if not was.value:
-            libc.prctl(_PR_SET_CHILD_SUBREAPER, 0)
+        with _LOCK:
+            _REAPERS[0] -= 1
+            if _REAPERS[0] == 0 and not _REAPERS[1]:
+                libc.prctl(_PR_SET_CHILD_SUBREAPER, 0)
 
 
 def _processes() -> dict[int, tuple[int, str, str]]:
@@ -86,6 +109,8 @@ class Descendants:
     """
 
     def __init__(self, roots: dict[str, int]):
+        with _LOCK:
+            _ALL_ROOTS.update(roots.values())
         self._me = os.getpid()
         procs = _processes() if os.path.isdir("/proc") else {}
         self._before = {pid for pid, (ppid, _, _) in procs.items() if ppid == self._me}  # not ours to follow
@@ -97,6 +122,10 @@ class Descendants:
                 self._before.discard(pid)
 
     def _update(self) -> dict[int, tuple[int, str, str]]:
+        with _LOCK:
+            return self._walk()
+
+    def _walk(self) -> dict[int, tuple[int, str, str]]:
         procs = _processes()
         self._owner = {pid: own for pid, own in self._owner.items() if pid in procs and procs[pid][2] == own[1]}
         grown = True
@@ -108,7 +137,7 @@ class Descendants:
                 if ppid in self._owner:
                     self._owner[pid] = (self._owner[ppid][0], start)
                     grown = True
-                elif ppid == self._me and pid not in self._before:
+                elif ppid == self._me and pid not in self._before and pid not in _ALL_ROOTS:
                     self._owner[pid] = ("*", start)  # adopted before it was seen below a root
                     grown = True
         return procs
@@ -145,6 +174,9 @@ class Descendants:
                     os.kill(pid, signal.SIGKILL)
             self._reap()
             if not victims:
+                if label is None:
+                    with _LOCK:
+                        _ALL_ROOTS.difference_update(self._roots)
                 return
             time.sleep(0.01)
 

@@ -5,6 +5,7 @@ detached with `setsid`) outlives `tfcompare pair`."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -12,10 +13,10 @@ import time
 from pathlib import Path
 
 from tfcompare.core.budget import available_bytes
-from tfcompare.core.children import Descendants, die_with_parent, sub_reaper
+from tfcompare.core.children import Descendants, die_with_parent, spawning, sub_reaper
 from tfcompare.core.files import pid_temp_dir, remove_dead_temp_dirs
 
-__all__ = ["run_sides", "output_tail", "OverLimit", "pair_folder", "memory_limit"]
+__all__ = ["run_sides", "run_tf1_side", "output_tail", "OverLimit", "pair_folder", "memory_limit"]
 
 _POLL_S = 0.05
 _SCAN_EVERY = 2  # polls between walks of the process tree (memory, new descendants): ~1 ms each
@@ -31,12 +32,12 @@ def memory_limit() -> int:
     return available_bytes() // 2
 
 
-def pair_folder() -> Path:
+def pair_folder(prefix: str = _TEMP_PREFIX) -> Path:
     """A new folder for one pair's records (and its scripts' temporary files), after removing what a killed
-    `tfcompare pair` left (only folders marked as made by a process that has ended)."""
+    `tfcompare pair` (or `run-tf1`) left (only folders marked as made by a process that has ended)."""
     parent = Path(tempfile.gettempdir())
-    remove_dead_temp_dirs(parent, _TEMP_PREFIX)
-    return pid_temp_dir(parent, _TEMP_PREFIX)
+    remove_dead_temp_dirs(parent, prefix)
+    return pid_temp_dir(parent, prefix)
 
 
 def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...]) -> subprocess.Popen:
@@ -72,14 +73,47 @@ def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, .
     """
     limit = memory_limit_bytes or memory_limit()
     with sub_reaper():
-        procs = {"tf1": _start("tf1", tf1, folder, steps, args), "tf2": _start("tf2", tf2, folder, steps, args)}
-        tree = Descendants({side: proc.pid for side, proc in procs.items()})
+        with spawning():
+            procs = {"tf1": _start("tf1", tf1, folder, steps, args), "tf2": _start("tf2", tf2, folder, steps, args)}
+            tree = Descendants({side: proc.pid for side, proc in procs.items()})
         try:
             return _watch(procs, tree, folder, timeout_s, limit)
         finally:
             tree.kill()
             for proc in procs.values():
                 proc.wait()
+
+
+def run_tf1_side(script: Path, folder: Path, steps: int, args: tuple[str, ...], timeout_s: float,
+                 grace_s: float = 10.0, memory_limit_bytes: int | None = None) -> object:
+    """`run-tf1`'s one child, under the same limits and tree-kill as a pair's: returns None | "timeout" |
+    OverLimit | exit code. At its time limit the script gets Ctrl-C first (its child then saves the steps so far
+    and where the script was), `grace_s` to write that, then everything it started is killed."""
+    limit = memory_limit_bytes or available_bytes()
+    with sub_reaper():
+        with spawning():
+            proc = _start("tf1", script, folder, steps, args)
+            tree = Descendants({"tf1": proc.pid})
+        try:
+            deadline, polls = time.monotonic() + timeout_s, 0
+            while (code := proc.poll()) is None:
+                used = tree.scan() if polls % _SCAN_EVERY == 0 else {}
+                polls += 1
+                if used.get("tf1", 0) > limit:
+                    return OverLimit(f"the TF1 script used more than {_gb(limit)} of memory ({_gb(used['tf1'])} "
+                                     "resident in its processes): stopped")
+                if time.monotonic() > deadline:
+                    try:
+                        proc.send_signal(signal.SIGINT)
+                        proc.wait(timeout=grace_s)
+                    except (ProcessLookupError, subprocess.TimeoutExpired):
+                        pass
+                    return "timeout"
+                time.sleep(_POLL_S)
+            return code
+        finally:
+            tree.kill()
+            proc.wait()
 
 
 def _watch(procs: dict, tree: Descendants, folder: Path, timeout_s: float, limit: int) -> dict:

@@ -9,18 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
-import signal
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-from tfcompare.core.children import die_with_parent
 from tfcompare.core.errors import legacy_hint
-from tfcompare.tools.pair.processes import _kill, output_tail
+from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_tf1_side
 from tfcompare.tools.pair.record import load
 
 __all__ = ["RunTF1Result", "run_tf1", "TRAINED", "RAN", "FAILED"]
@@ -88,36 +82,18 @@ def run_tf1(script: str | Path, steps: int = 5, timeout_s: float = 120.0, args: 
     started = time.perf_counter()
     path = Path(script).resolve()
     result = RunTF1Result(str(script), steps, list(args))
-    folder = Path(tempfile.mkdtemp(prefix="tfcompare-run-tf1-"))
-    env = dict(os.environ)
-    env.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
+    folder = pair_folder("tfcompare-run-tf1-")
     try:
-        with open(folder / "tf1.out", "wb") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "tfcompare.tools.pair.child", "tf1", str(path),
-                                     str(folder), str(steps), *args], stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, cwd=path.parent, env=env, start_new_session=True,
-                                    preexec_fn=die_with_parent)
-        try:
-            ended = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            ended = "timeout"
-            _interrupt(proc)  # the child then writes what it saw: the steps so far, and where the script was
-        finally:
-            _kill(proc)
-        _fill(result, load(folder, "tf1"), ended, folder, timeout_s)
+        ended = run_tf1_side(path, folder, steps, tuple(args), timeout_s)
+        if isinstance(ended, OverLimit):
+            result.error = str(ended)
+            result.traceback = output_tail(folder, "tf1")
+        else:
+            _fill(result, load(folder, "tf1"), ended, folder, timeout_s)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     result.wall_s = time.perf_counter() - started
     return result
-
-
-def _interrupt(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
-    """Ctrl-C for the script (its child records it as the script's failure and saves its record), then wait."""
-    try:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=grace_s)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        pass
 
 
 def _fill(result: RunTF1Result, record, ended, folder: Path, timeout_s: float) -> None:
