@@ -55,6 +55,10 @@ def test_a_nan_only_in_the_forward_output_is_found_and_all_nan_is_not_agreement(
     lines = "\n".join(nan.lines())
     assert "within tolerance" not in lines and "agrees with" not in lines and "the same NaN is not agreement" in lines
     assert nan.failed()  # nothing could be compared: a non-zero exit
+    masked = debug_case(MINE["masked-output"], DebugOptions(modes=("tf1-graph", "tf2-eager")))
+    assert [(g.mode, g.differs, g.both_non_finite) for g in masked.grappler] == [("tf1-graph", False, {})]
+    assert masked.grappler[0].line() == "grappler tf1-graph: agrees with tf2-eager (no bisection needed)"
+    assert masked.numerics[0].comparison == {"forward": "4 of 8"} and not masked.failed()  # -inf is a fact, not NaN
 
 
 def test_the_bisection_names_constant_folding_every_run_and_dumps_every_pass(tmp_path):
