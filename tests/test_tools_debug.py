@@ -130,6 +130,8 @@ def test_the_cli_writes_findings_and_a_debugger_v2_dump_that_tensorboard_reads(t
     (["offset", "--dump", "{full}"], "is not empty (or not a folder)"),
     (["offset", "--dump", "{file}/sub"], "is not writable"),
     (["offset", "--dump", " "], "the dump folder name is empty"),
+    (["offset", "--mode-timeout", "0"], "0 is not in the range x>0"),
+    (["offset", "--mode-timeout", "nan"], "nan is not a number of seconds"),
 ])
 def test_bad_input_is_a_usage_error_naming_the_value(tmp_path, args, message):
     (tmp_path / "full").mkdir()
