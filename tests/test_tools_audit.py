@@ -179,6 +179,8 @@ PYTHON_STATE = [("global_rebinding", 18), ("python_random", 19), ("time", 20), (
     # lazy builds under `is None` / `not hasattr` / `not self.is_built`, a Keras 3 layer's build(): TF's documented
     # patterns, no hazard
     ("lazy_build.py", [], []),
+    # print/np.random/time/append inside functions handed to tf.py_function / tf.numpy_function run every call
+    ("host_python.py", [], []),
     # Python state in a traced body, each class once (the script asserts each runs once per trace)
     ("python_state.py", PYTHON_STATE, PYTHON_STATE),
 ])

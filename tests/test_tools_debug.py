@@ -55,6 +55,10 @@ def test_a_nan_only_in_the_forward_output_is_found_and_all_nan_is_not_agreement(
     lines = "\n".join(nan.lines())
     assert "within tolerance" not in lines and "agrees with" not in lines and "the same NaN is not agreement" in lines
     assert nan.failed()  # nothing could be compared: a non-zero exit
+    masked = debug_case(MINE["masked-output"], DebugOptions(modes=("tf1-graph", "tf2-eager")))
+    assert [(g.mode, g.differs, g.both_non_finite) for g in masked.grappler] == [("tf1-graph", False, {})]
+    assert masked.grappler[0].line() == "grappler tf1-graph: agrees with tf2-eager (no bisection needed)"
+    assert masked.numerics[0].comparison == {"forward": "4 of 8"} and not masked.failed()  # -inf is a fact, not NaN
 
 
 def test_the_bisection_names_constant_folding_every_run_and_dumps_every_pass(tmp_path):
@@ -126,6 +130,8 @@ def test_the_cli_writes_findings_and_a_debugger_v2_dump_that_tensorboard_reads(t
     (["offset", "--dump", "{full}"], "is not empty (or not a folder)"),
     (["offset", "--dump", "{file}/sub"], "is not writable"),
     (["offset", "--dump", " "], "the dump folder name is empty"),
+    (["offset", "--mode-timeout", "0"], "0 is not in the range x>0"),
+    (["offset", "--mode-timeout", "nan"], "nan is not a number of seconds"),
 ])
 def test_bad_input_is_a_usage_error_naming_the_value(tmp_path, args, message):
     (tmp_path / "full").mkdir()

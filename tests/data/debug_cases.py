@@ -87,6 +87,24 @@ class OffsetOutput(SqrtOutput):
         return (self.logits(inputs) * 1e3 + 1e8) - 1e8
 
 
+def _masked_output_graph(specs):
+    inputs = placeholders(specs)
+    w = tf1.get_variable("w", shape=[4, 1])
+    logits = tf1.matmul(inputs["x"], w)
+    loss = tf1.reduce_mean(tf1.square(logits - inputs["y"]))
+    masked = tf1.where(logits > 0, logits, tf1.fill(tf1.shape(logits), -np.inf))
+    return graph_parts(inputs, masked, loss, tf1.train.GradientDescentOptimizer(0.1), {"w": w})
+
+
+class MaskedOutput(SqrtOutput):
+    """An output masked with -inf where the logits are not positive (as attention masks are): the same -inf in
+    every mode, which is agreement, not a blow-up."""
+
+    def __call__(self, inputs):
+        logits = self.logits(inputs)
+        return tf.where(logits > 0, logits, tf.fill(tf.shape(logits), -np.inf))
+
+
 def _broken(rng):
     raise RuntimeError("weights file missing")
 
@@ -100,5 +118,7 @@ CASES = [
          INPUTS, _weights, build_graph=_sqrt_output_graph, make_model=SqrtOutput, default_batch_size=8),
     Case("offset-output", "constant folding changes the output only (the step is untouched)", INPUTS, _weights,
          build_graph=_offset_output_graph, make_model=OffsetOutput, default_batch_size=8),
+    Case("masked-output", "an output masked with -inf, the same in every mode", INPUTS, _weights,
+         build_graph=_masked_output_graph, make_model=MaskedOutput, default_batch_size=8),
     Case("broken", "fails before any step", INPUTS, _broken, build_graph=linear_graph, make_model=Sqrt),
 ]

@@ -216,6 +216,25 @@ def _lazy_builds(fn: ast.FunctionDef) -> set[int]:
     return out
 
 
+_HOST_CALLS = ("py_function", "numpy_function", "py_func", "eager_py_func")
+
+
+def _host_code(fn: ast.FunctionDef) -> set[int]:
+    """The nodes of Python functions the body hands to `tf.py_function` / `tf.numpy_function` (a lambda, or a
+    function defined in the body): TF runs those in Python on every call, so nothing in them is a trace hazard."""
+    nested = {n.name: n for n in ast.walk(fn) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fn}
+    out = set()
+    for call in ast.walk(fn):
+        if not (isinstance(call, ast.Call) and _dotted(call.func).rsplit(".", 1)[-1] in _HOST_CALLS):
+            continue
+        given = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "func"), None)
+        if isinstance(given, ast.Name) and given.id in nested:
+            given = nested[given.id]
+        if isinstance(given, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.update(id(n) for n in ast.walk(given))
+    return out
+
+
 def _traced_functions(tree: ast.Module) -> list[ast.FunctionDef]:
     functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     traced = {id(n): n for n in functions if any(_is_tf_function(d) for d in n.decorator_list)}
@@ -246,7 +265,10 @@ def _body_hazards(fn: ast.FunctionDef, file: str, globals_: dict[str, str], chan
     def add(kind, node, message):
         out.append(Hazard(kind, file, node.lineno, f"in tf.function `{name}`: {message}"))
 
+    host = _host_code(fn)
     for node in ast.walk(fn):
+        if id(node) in host:
+            continue
         if isinstance(node, ast.Call):
             callee = _dotted(node.func)
             if callee == "print":

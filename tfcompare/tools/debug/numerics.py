@@ -83,14 +83,17 @@ def locate_tf2(mode: str, run_steps: Callable[[], None], steps: int, how: str) -
                                                    "changed the graph, so the unchecked graph's rewrite is the cause)")
 
 
-def non_finite_values(values: dict, *, comparison_batch_only: bool = True) -> dict[str, str]:
+def non_finite_values(values: dict, *, comparison_batch_only: bool = True, masks_ok: bool = False) -> dict[str, str]:
     """The non-finite counts of an equivalence snapshot: of what it checks on its one batch (the forward output
-    and each gradient), or of everything in it (the K steps' losses and final weights too)."""
+    and each gradient), or of everything in it (the K steps' losses and final weights too). With `masks_ok`, an
+    infinity in the forward output or gradients (a -inf attention mask) is a value like any other: only NaN there
+    counts, while any non-finite loss or weight still does."""
     out = {}
     for key, value in values.items():
         value = np.asarray(value)
-        if (not comparison_batch_only or key.startswith(("forward", "gradients["))) and value.dtype.kind in "fc":
-            bad = int((~np.isfinite(value)).sum())
+        batch_only = key.startswith(("forward", "gradients["))
+        if (not comparison_batch_only or batch_only) and value.dtype.kind in "fc":
+            bad = int((np.isnan(value) if masks_ok and batch_only else ~np.isfinite(value)).sum())
             if bad:
                 out[key] = f"{bad} of {value.size}"
     return out

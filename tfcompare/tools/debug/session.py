@@ -159,8 +159,10 @@ class _Session:
             return eq.ok, _what(eq)
 
         mine = guard(mode, "comparison snapshot", lambda: self.snapshot(mode))
-        both = {k: v for k, v in numerics.non_finite_values(mine, comparison_batch_only=False).items()
-                if k in numerics.non_finite_values(eager, comparison_batch_only=False)}
+        # the same -inf (a mask) on both sides is agreement; NaN, or a loss or weight gone non-finite, is not
+        unhealthy = {"comparison_batch_only": False, "masks_ok": True}
+        both = {k: v for k, v in numerics.non_finite_values(mine, **unhealthy).items()
+                if k in numerics.non_finite_values(eager, **unhealthy)}
         search = grappler.bisect(mode, EAGER, lambda opts: guard(mode, f"Grappler rerun {opts or 'as is'}",
                                                                  lambda: compare(opts)))
         search.both_non_finite = both
