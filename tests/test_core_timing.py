@@ -108,7 +108,7 @@ def test_sampling_stops_at_the_budget_and_says_so():
     assert (found.rounds, found.stopped) == (6, "budget")
     assert found.elapsed_s == pytest.approx(0.053, rel=1e-12)
     assert found.widest == pytest.approx(1 / 3)  # [0.25, 0.5] around 0.375
-    assert "stopped at the 0.05 s budget ran out; widest interval \u00b133.3%" in found.describe(rule)
+    assert found.describe(rule) == "6 rounds in 0.1 s, stopped: the 0.05 s budget ran out; widest 95% interval \u00b133.3%"
     fixed = sample(Timer(FakeClock(), min_block_s=1e-9), {"x": Timed(lambda: None)}, Sampling(rounds=4))
     assert (fixed.rounds, fixed.stopped) == (4, "fixed")
 

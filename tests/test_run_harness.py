@@ -81,6 +81,7 @@ def test_results_json_contract(full_run):
     for c in doc["cases"]:
         assert c["sampling"]["rounds"] == QUICK_TEST["repeats"] and c["sampling"]["stopped"] == "fixed"
         assert c["phases_s"]["timing"] > 0 and c["phases_s"]["build, first calls, warm-up"] > 0
+        assert set(c["phases_cpu_s"]) == {k for k in c["phases_s"] if not k.startswith("of which")}
 
 
 def test_large_buffers_show_in_peak_memory(full_run):

@@ -191,7 +191,8 @@ def list_(cases_file):
               help="Sample until every speed ratio's 95% interval is within this fraction either side. "
                    "Default: 0.03 (0.05 with --quick).")
 @click.option("--case-budget", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="...or until a case's timing has taken this long (at least 6 rounds). Default: 2 (0.5 with --quick).")
+              help="...or until a case's timing has taken this long (at least 6 rounds). "
+                   "Default: 2 (0.5 with --quick).")
 @click.option("--loop-steps", type=_POSITIVE, default=10, show_default=True, help="Steps per call in looped modes.")
 @click.option("--threads", type=_POSITIVE, default=os.cpu_count() or 1, show_default=True,
               help="Intra- and inter-op threads, the same for every mode.")
@@ -213,8 +214,8 @@ def list_(cases_file):
 @click.option("--distributed", type=click.IntRange(1, 8), metavar="N",
               help="Add tf2-mirrored (N logical CPUs) and tf2-multiworker (N worker processes), each compared with "
                    "tf1-graph on the whole batch.")
-def run(cases, modes, levers, batch_size, steps, repeats, target, case_budget, loop_steps, threads, seed, quick, logdir, run_name,
-        overwrite, mode_timeout, cases_file, options, seq_lens, as_json, profile, distributed):
+def run(cases, modes, levers, batch_size, steps, repeats, target, case_budget, loop_steps, threads, seed, quick, logdir,
+        run_name, overwrite, mode_timeout, cases_file, options, seq_lens, as_json, profile, distributed):
     """Run cases in every mode: check equivalence with tf1-graph, time first call and steady state.
 
     Writes <logdir>/<run-name>/results.json and one TensorBoard run per case and mode. Exits 1 when

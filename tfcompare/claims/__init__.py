@@ -12,5 +12,6 @@ from tfcompare.claims.claim import Claim, ClaimResult
 from tfcompare.claims.report import run_claims, text
 from tfcompare.claims.verdicts import ERROR, FAILS, HOLDS, INCONCLUSIVE, at_least, at_most, ratio_noise, speed_ratio
 
-__all__ = ["Claim", "ClaimResult", "CLAIMS", "at_least", "at_most", "ratio_noise", "speed_ratio", "run_claims", "text", "HOLDS",
+__all__ = ["Claim", "ClaimResult", "CLAIMS", "at_least", "at_most", "ratio_noise", "speed_ratio", "run_claims", "text",
+           "HOLDS",
            "FAILS", "INCONCLUSIVE", "ERROR"]

@@ -26,7 +26,8 @@ def judge(m):
     v_start = at_least(start, 3.0, 0.1 * start)
     mem = f"{static['memory'] / eager['memory']:.2f}x" if eager["memory"] else "n/a"
     return all_of([v_speed, v_mem, v_start]), (
-        f"{m['scale']}: static (tf.function) {faster:.2f}x eager speed per step (95% CI {interval.low:.2f}\u2013{interval.high:.2f}; quoted 1.29x), memory {mem} of eager "
+        f"{m['scale']}: static (tf.function) {faster:.2f}x eager speed per step (95% CI {interval.low:.2f}"
+        f"\u2013{interval.high:.2f}; quoted 1.29x), memory {mem} of eager "
         f"(quoted 0.8x), first call {static['first_call']:.2f} s vs eager {eager['first_call']:.2f} s "
         f"(quoted 3.7 s vs 0.1 s)"), "the direction of each quoted figure: >= 1.1x faster, <= 0.9x memory, >= 3x first call"
 

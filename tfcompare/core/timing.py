@@ -291,11 +291,11 @@ class Sampled:
     def describe(self, sampling: Sampling) -> str:
         widest = self.widest
         width = "-" if widest is None else ("too few rounds" if math.isinf(widest) else f"\u00b1{widest:.1%}")
-        why = {"fixed": f"the fixed {self.rounds} rounds (--repeats)",
-               "target": f"every ratio within \u00b1{sampling.target:.0%}",
-               "budget": f"the {sampling.budget_s:g} s budget ran out",
-               "max_rounds": f"the {sampling.max_rounds}-round cap"}[self.stopped]
-        return f"{self.rounds} rounds in {self.elapsed_s:.1f} s, stopped at {why}; widest interval {width}"
+        why = {"fixed": "a fixed count (--repeats)",
+               "target": f"stopped: every ratio within \u00b1{sampling.target:.0%}",
+               "budget": f"stopped: the {sampling.budget_s:g} s budget ran out",
+               "max_rounds": f"stopped: the {sampling.max_rounds}-round cap"}[self.stopped]
+        return f"{self.rounds} rounds in {self.elapsed_s:.1f} s, {why}; widest 95% interval {width}"
 
     def to_json(self, sampling: Sampling) -> dict:
         return {"rounds": self.rounds, "stopped": self.stopped, "timing_s": self.elapsed_s, "widest": self.widest,

@@ -411,7 +411,8 @@ class _CaseRun:
                 continue
             progress(f"{head}: {mode} with {workers} workers")
             spec = {"case": self.case.name, "cases_file": case_source(self.case), "seed": self.config.seed,
-                    "batch_size": self.batch_size, "steps": self.config.steps, "repeats": self.config.repeats or _DIST_STEPS,
+                    "batch_size": self.batch_size, "steps": self.config.steps,
+                    "repeats": self.config.repeats or _DIST_STEPS,
                     "options": dict(self.case.options)}
             folder = Path(tempfile.mkdtemp(prefix=f"tfcompare-{mode}-"))  # worker specs and logs
             try:
@@ -567,14 +568,25 @@ def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_na
         return _run(config, cases, logdir, run_name, overwrite, timer, progress)
 
 
+def _cpu_s() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
 @contextlib.contextmanager
-def _phase(phases: dict, name: str):
-    """Add the wall time of the block to `phases[name]` (where a run's time goes, in results.json)."""
-    t0 = time.perf_counter()
+def _phase(phases: dict, name: str, cpu: dict | None = None):
+    """Add the wall time of the block to `phases[name]` and this process's CPU time to `cpu[name]`.
+
+    Where a run's time goes, in results.json. The CPU seconds barely move when other processes load the
+    machine, so they say what the phase costs on an idle one, where the wall time is inflated.
+    """
+    t0, c0 = time.perf_counter(), _cpu_s()
     try:
         yield
     finally:
         phases[name] = phases.get(name, 0.0) + time.perf_counter() - t0
+        if cpu is not None:
+            cpu[name] = cpu.get(name, 0.0) + _cpu_s() - c0
 
 
 def _run(config, cases, logdir, run_name, overwrite, timer, progress) -> RunResult:
@@ -628,38 +640,42 @@ def _run_cases(config, cases, run_dir, result, session_config, timer, progress, 
         name = case.name
         case_run = _CaseRun(case, config, session_config, index, timer)
         phases: dict[str, float] = {}
+        cpu: dict[str, float] = {}
         rounds = f"{config.repeats} rounds" if config.repeats else \
             f"until every ratio is within \u00b1{config.target:.0%} or {config.case_budget_s:g} s"
         try:
             progress(f"[{index + 1}/{len(config.cases)}] {name}: building and first calls")
             if case_run.prepare():
-                with _phase(phases, "set-up and FLOP count"):
+                with _phase(phases, "set-up and FLOP count", cpu):
                     case_run.count_flops()
-                with _phase(phases, "build, first calls, warm-up"):
+                with _phase(phases, "build, first calls, warm-up", cpu):
                     for mode in case_run.order:
                         check_interrupt()
                         case_run.start(mode)
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: equivalence over {config.steps} steps")
-                with _phase(phases, "equivalence and state check"):
+                with _phase(phases, "equivalence and state check", cpu):
                     case_run.check()
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: timing {len(case_run.runners)} modes "
                          f"interleaved, {rounds}")
-                with _phase(phases, "timing"):
+                with _phase(phases, "timing", cpu):
                     case_run.measure()
+                if case_run.sampled:
+                    progress(f"[{index + 1}/{len(config.cases)}] {name}: {case_run.sampled['text']}")
                 case_run.limit(result.environment.get("gemm_peak_gflops"))
                 if profiling:
-                    with _phase(phases, "profile"):
+                    with _phase(phases, "profile", cpu):
                         case_run.profile(run_dir)
             if config.distributed and case_run.order:
-                with _phase(phases, "distributed"):
+                with _phase(phases, "distributed", cpu):
                     case_run.distributed(run_dir, progress, f"[{index + 1}/{len(config.cases)}] {name}")
-            with _phase(phases, "graph export and TensorBoard"):
+            with _phase(phases, "graph export and TensorBoard", cpu):
                 case_run.write(run_dir, result)
             rows = case_run.rows.values()
             phases["of which XLA first calls (compiles)"] = sum(r.first_call_s or 0 for r in rows
                                                                 if r.mode in MODES and MODES[r.mode].jit_compile)
             phases["of which state check"] = sum(r.state_check_s or 0 for r in rows)
-            result.cases.append({"case": name, "phases_s": phases, "sampling": case_run.sampled})
+            result.cases.append({"case": name, "phases_s": phases, "phases_cpu_s": cpu,
+                                 "sampling": case_run.sampled})
             if config.seq_lens and case.make_varied_batch is not None and case_run.runners:
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: variable lengths {list(config.seq_lens)} "
                          f"through {len(shapes.VARIANTS)} variants")
