@@ -11,7 +11,7 @@ from tfcompare.run import harness  # noqa: E402
 from tfcompare.core.modes import LEVER_MODES, MODES  # noqa: E402
 from tfcompare.registry import CASES  # noqa: E402
 
-QUICK_TEST = dict(steps=3, repeats=3, min_block_s=0.002, loop_steps=4, threads=2)
+QUICK_TEST = dict(steps=3, repeats=6, min_block_s=0.002, loop_steps=4, threads=2)  # 6: the fewest rounds with a 95% CI
 
 # The full run covers every case in every core mode, and the lever modes on the cases whose structure they meet
 # differently (Python and custom-gradient ops; varying dims and control flow in a loop); the heaviest graphs skip

@@ -24,6 +24,21 @@ def test_threshold_rules():
     assert ratio_noise(_s(1.0, 0.2), _s(2.0, 0.4)) == pytest.approx(0.1)  # (0.2 + 0.2) / 4
 
 
+def test_claims_judge_the_threshold_against_the_paired_interval():
+    from tfcompare.claims import speed_ratio
+    # eager is 2.2x slower in 9 of 10 rounds: median 2.2; the 95% interval [x_(2), x_(9)] is [2.2, 2.2]
+    eager = [2.2e-3] * 9 + [1.0e-3]
+    fn = [1.0e-3] * 10
+    a, b = _s(2.2e-3) | {"samples": eager}, _s(1e-3) | {"samples": fn}
+    interval = speed_ratio(a, b)
+    assert [interval.low, interval.estimate, interval.high] == pytest.approx([2.2] * 3)
+    assert at_least(interval, 2.0) == HOLDS
+    # two slow rounds of four in one direction: the interval reaches below 2x, the verdict waits
+    wide = speed_ratio(a | {"samples": [2.2e-3] * 6 + [1.9e-3] * 4}, b)
+    assert (wide.low, wide.high) == pytest.approx((1.9, 2.2)) and at_least(wide, 2.0) == INCONCLUSIVE
+    assert at_least(speed_ratio(a | {"samples": [1.8e-3] * 10}, b), 2.0) == FAILS
+
+
 def test_claim1_verdicts():
     judge = CLAIMS[1].judge
     fast = {"tf1-graph": _s(1e-4, 1e-6), "tf2-function": _s(2e-4, 2e-6), "tf2-eager": _s(1e-2, 1e-4)}
@@ -38,7 +53,7 @@ def test_claim2_and_claim7_verdicts():
     m = {"matmul": {"tf2-eager": _s(4.2e-3, 1e-5), "tf2-function": _s(3.0e-3, 1e-5)},
          "elementwise": {"tf2-eager": _s(1e-2), "tf2-function": _s(3e-4)}}
     verdict, measured, threshold = CLAIMS[2].judge(m)
-    assert verdict == HOLDS and "1.40x on matmul" in measured and "1.5x" in threshold
+    assert verdict == HOLDS and "1.40x (1.40\u20131.40) on matmul" in measured and "1.5x" in threshold
     m["matmul"]["tf2-eager"] = _s(9e-3, 1e-5)
     assert CLAIMS[2].judge(m)[0] == FAILS
     weaker_small = {1: {"tf2-eager": _s(1.0), "tf2-function": _s(0.5)},  # 2x at batch 1

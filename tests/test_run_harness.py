@@ -52,9 +52,18 @@ def test_timing_fields_are_consistent(full_run):
         q1, q3 = np.percentile(row.step_times_s, [25, 75])
         assert row.step_iqr_s == pytest.approx(q3 - q1, rel=1e-9, abs=1e-15)
         assert row.first_call_s > 0 and row.build_s >= 0
-        ref = full_run.find(row.case, "tf1-graph")
-        assert row.speedup_vs_tf1_graph == pytest.approx(ref.step_median_s / row.step_median_s, rel=1e-12)
         assert row.steps_per_call == (QUICK_TEST["loop_steps"] if MODES[row.mode].loop else 1)
+        ref = full_run.find(row.case, "tf1-graph")
+        # paired by round: the median of the per-round ratios, inside its 95% interval (6 rounds: [min, max])
+        ratios = sorted(np.array(ref.step_times_s) / np.array(row.step_times_s))
+        if row.mode == "tf1-graph":
+            assert row.speedup_vs_tf1_graph == 1.0 and row.speedup_ci is None
+            assert row.step_ci_s == [min(row.step_times_s), max(row.step_times_s)]
+            continue
+        assert row.speedup_vs_tf1_graph == pytest.approx(float(np.median(ratios)), rel=1e-12)
+        assert row.speedup_ci == pytest.approx([ratios[0], ratios[-1]], rel=1e-12)
+        half = max(ratios[-1] / row.speedup_vs_tf1_graph - 1, 1 - ratios[0] / row.speedup_vs_tf1_graph)
+        assert row.noisy == (half > 0.05 or bool(row.retraces_during_timing))
 
 
 def test_results_json_contract(full_run):
@@ -67,6 +76,12 @@ def test_results_json_contract(full_run):
     for row in doc["results"]:
         assert RESULT_KEYS <= set(row)
     assert doc["ok"] is True and doc["interrupted"] is False
+    # where each case's time went, and how its rounds stopped (a fixed count here: --repeats)
+    assert [c["case"] for c in doc["cases"]] == list(CASES)
+    for c in doc["cases"]:
+        assert c["sampling"]["rounds"] == QUICK_TEST["repeats"] and c["sampling"]["stopped"] == "fixed"
+        assert c["phases_s"]["timing"] > 0 and c["phases_s"]["build, first calls, warm-up"] > 0
+        assert set(c["phases_cpu_s"]) == {k for k in c["phases_s"] if not k.startswith("of which")}
 
 
 def test_large_buffers_show_in_peak_memory(full_run):
@@ -106,5 +121,20 @@ def test_run_config_rejects_bad_values():
         harness.RunConfig(cases=("linear",), steps=0)
     with pytest.raises(ValueError, match="unknown mode"):
         harness.RunConfig(cases=("linear",), modes=("tf3",))
+    with pytest.raises(ValueError, match="`target` must be positive, got 0"):
+        harness.RunConfig(cases=("linear",), target=0)
+    with pytest.raises(ValueError, match="`case_budget_s` must be positive, got -1"):
+        harness.RunConfig(cases=("linear",), case_budget_s=-1)
+    assert harness.RunConfig(cases=("linear",)).repeats is None  # adaptive by default
+
+
+@pytest.mark.parametrize("option,value", [("--target", "0"), ("--target", "1.5"), ("--case-budget", "0")])
+def test_bad_sampling_options_are_usage_errors(option, value):
+    from click.testing import CliRunner
+
+    from tfcompare.cli import cli
+
+    result = CliRunner().invoke(cli, ["run", "--case", "linear", option, value])
+    assert result.exit_code == 2 and option in result.output and value in result.output
     with pytest.raises(ValueError, match="unknown case"):
         harness.run(harness.RunConfig(cases=("nope",)), CASES, "/tmp")

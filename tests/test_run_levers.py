@@ -77,3 +77,20 @@ def test_levers_flag_prints_the_report_and_json_carries_it(tmp_path):
     assert {r["mode"] for r in doc["levers"]} == {"tf2-eager", "tf2-partial", "tf2-function", "tf2-xla", "tf2-concrete",
                                                   "tf2-loop", "tf2-xla-loop"}
     assert sum(r["best"] for r in doc["levers"]) == 1
+
+
+def test_gains_and_ratios_carry_their_paired_interval():
+    tf1 = [100e-6] * 10
+    fn = [200e-6] * 9 + [400e-6]  # one slow round
+    xla = [100e-6] * 8 + [50e-6, 200e-6]
+    rows = [ModeResult(case="c", mode=m, step_median_s=float(sorted(t)[4] + sorted(t)[5]) / 2, step_times_s=t)
+            for m, t in (("tf1-graph", tf1), ("tf2-function", fn), ("tf2-xla", xla))]
+    found = {r.mode: r for r in lever_report(RunResult(run_name="t", run_dir="/tmp/t", config={}, environment={},
+                                                       results=rows))}
+    # n = 10: the 95% interval is [2nd smallest, 2nd largest] of the per-round ratios
+    assert found["tf2-function"].ratio_to_tf1 == pytest.approx(2.0) and found["tf2-function"].ratio_ci == [2.0, 2.0]
+    assert found["tf2-xla"].gain_vs_parent == pytest.approx(2.0)  # per round: 2, ..., 2, 4, 2
+    assert found["tf2-xla"].gain_ci == pytest.approx([2.0, 2.0])
+    assert found["tf2-xla"].ratio_ci == pytest.approx([1.0, 1.0])
+    assert found["tf2-xla"].meets_target is False  # the whole interval is above 0.8
+    assert "2.00x (2.00\u20132.00)" in lever_table(list(found.values()))

@@ -189,7 +189,14 @@ def list_(cases_file):
 @click.option("--levers", is_flag=True, help=f"Add the TF2 lever modes ({', '.join(LEVER_MODES)}).")
 @click.option("--batch-size", type=_POSITIVE, help="Batch size for every case. Default: each case's own.")
 @click.option("--steps", type=_POSITIVE, help="Training steps compared for equivalence. Default: 5 (3 with --quick).")
-@click.option("--repeats", type=_POSITIVE, help="Timed rounds per mode. Default: 20 (7 with --quick).")
+@click.option("--repeats", type=_POSITIVE,
+              help="A fixed number of timed rounds per mode. Default: adaptive (see --target, --case-budget).")
+@click.option("--target", type=click.FloatRange(0, 1, min_open=True), metavar="FRACTION",
+              help="Sample until every speed ratio's 95% interval is within this fraction either side. "
+                   "Default: 0.03 (0.05 with --quick).")
+@click.option("--case-budget", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="...or until a case's timing has taken this long (at least 6 rounds). "
+                   "Default: 2 (0.5 with --quick).")
 @click.option("--loop-steps", type=_POSITIVE, default=10, show_default=True, help="Steps per call in looped modes.")
 @click.option("--threads", type=_POSITIVE, default=os.cpu_count() or 1, show_default=True,
               help="Intra- and inter-op threads, the same for every mode.")
@@ -211,8 +218,8 @@ def list_(cases_file):
 @click.option("--distributed", type=click.IntRange(1, 8), metavar="N",
               help="Add tf2-mirrored (N logical CPUs) and tf2-multiworker (N worker processes), each compared with "
                    "tf1-graph on the whole batch.")
-def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, seed, quick, logdir, run_name,
-        overwrite, mode_timeout, cases_file, options, seq_lens, as_json, profile, distributed):
+def run(cases, modes, levers, batch_size, steps, repeats, target, case_budget, loop_steps, threads, seed, quick, logdir,
+        run_name, overwrite, mode_timeout, cases_file, options, seq_lens, as_json, profile, distributed):
     """Run cases in every mode: check equivalence with tf1-graph, time first call and steady state.
 
     Writes <logdir>/<run-name>/results.json and one TensorBoard run per case and mode. Exits 1 when
@@ -251,6 +258,8 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
         batch_size=batch_size,
         steps=steps or preset["steps"],
         repeats=repeats or preset["repeats"],
+        target=target or preset.get("target", harness.RunConfig.target),
+        case_budget_s=case_budget or preset["case_budget_s"],
         seed=seed,
         loop_steps=loop_steps,
         min_block_s=preset["min_block_s"],
@@ -260,6 +269,7 @@ def run(cases, modes, levers, batch_size, steps, repeats, loop_steps, threads, s
         seq_lens=seq_lens,
         mode_timeout_s=mode_timeout,
         distributed=distributed or 0,
+        optimized_graphs=preset.get("optimized_graphs", True),
     )
     try:
         result = harness.run(config, registry, logdir, run_name, overwrite=overwrite,

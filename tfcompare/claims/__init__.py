@@ -10,7 +10,8 @@ Nothing here states a verdict in advance: every verdict is computed from this ru
 from tfcompare.claims.catalogue import CLAIMS
 from tfcompare.claims.claim import Claim, ClaimResult
 from tfcompare.claims.report import run_claims, text
-from tfcompare.claims.verdicts import ERROR, FAILS, HOLDS, INCONCLUSIVE, at_least, at_most, ratio_noise
+from tfcompare.claims.verdicts import ERROR, FAILS, HOLDS, INCONCLUSIVE, at_least, at_most, ratio_noise, speed_ratio
 
-__all__ = ["Claim", "ClaimResult", "CLAIMS", "at_least", "at_most", "ratio_noise", "run_claims", "text", "HOLDS",
+__all__ = ["Claim", "ClaimResult", "CLAIMS", "at_least", "at_most", "ratio_noise", "speed_ratio", "run_claims", "text",
+           "HOLDS",
            "FAILS", "INCONCLUSIVE", "ERROR"]

@@ -69,7 +69,8 @@ class Context:
             registry = dict(CASES)
             for name, case in kw.pop("registry", {}).items():
                 registry[name] = case
-            settings = dict(steps=2, repeats=5 if self.quick else 11, min_block_s=0.01 if self.quick else 0.03,
+            settings = dict(steps=2, repeats=6 if self.quick else 11, min_block_s=0.01 if self.quick else 0.03,
+                            optimized_graphs=False,
                             seed=self.seed)
             settings.update(kw)
             config = harness.RunConfig(cases=tuple(cases), modes=tuple(modes), **settings)
@@ -82,7 +83,7 @@ def stats(row, accept=("ok",)) -> dict:
     if row.status not in accept:
         raise RuntimeError(f"{row.case}/{row.mode} {row.status}: {row.error}")
     return {"median": row.step_median_s, "iqr": row.step_iqr_s, "first_call": row.first_call_s,
-            "memory": row.peak_memory_bytes, "noisy": row.noisy}
+            "memory": row.peak_memory_bytes, "noisy": row.noisy, "samples": list(row.step_times_s)}
 
 
 def resnet_run(ctx: Context) -> dict:

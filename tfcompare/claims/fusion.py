@@ -11,7 +11,7 @@ __all__ = ["CLAIM"]
 
 
 def measure(ctx):
-    repeats = 5 if ctx.quick else 11
+    repeats = 6 if ctx.quick else 11  # 6: the fewest rounds with a 95% interval
     mlp = inspect_case(CASES["mlp"], ("tf2-function",), {"remapping": False}, repeats=repeats)
     chain = inspect_case(CASES["elementwise"], ("tf2-function", "tf2-xla"), repeats=repeats)
     return {"mlp_step_s": mlp.step("tf2-function"), "mlp_step_remapping_off_s": mlp.step("tf2-function", {"remapping": False}),

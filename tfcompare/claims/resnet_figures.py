@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfcompare.claims.claim import Claim, resnet_run
-from tfcompare.claims.verdicts import INCONCLUSIVE, all_of, at_least, at_most, ratio_noise
+from tfcompare.claims.verdicts import INCONCLUSIVE, all_of, at_least, at_most, speed_ratio
 from tfcompare.core.environment import memory_device
 
 __all__ = ["CLAIM"]
@@ -18,14 +18,16 @@ def measure(ctx):
 
 def judge(m):
     eager, static = m["tf2-eager"], m["tf2-function"]
-    faster = eager["median"] / static["median"]
-    v_speed = at_least(faster, 1.1, faster * ratio_noise(eager, static))
+    interval = speed_ratio(eager, static)
+    faster = interval.estimate
+    v_speed = at_least(interval, 1.1)
     v_mem = at_most(static["memory"] / eager["memory"], 0.9, 0.0) if eager["memory"] else INCONCLUSIVE
     start = static["first_call"] / eager["first_call"]
     v_start = at_least(start, 3.0, 0.1 * start)
     mem = f"{static['memory'] / eager['memory']:.2f}x" if eager["memory"] else "n/a"
     return all_of([v_speed, v_mem, v_start]), (
-        f"{m['scale']}: static (tf.function) {faster:.2f}x eager speed per step (quoted 1.29x), memory {mem} of eager "
+        f"{m['scale']}: static (tf.function) {faster:.2f}x eager speed per step (95% CI {interval.low:.2f}"
+        f"\u2013{interval.high:.2f}; quoted 1.29x), memory {mem} of eager "
         f"(quoted 0.8x), first call {static['first_call']:.2f} s vs eager {eager['first_call']:.2f} s "
         f"(quoted 3.7 s vs 0.1 s)"), "the direction of each quoted figure: >= 1.1x faster, <= 0.9x memory, >= 3x first call"
 

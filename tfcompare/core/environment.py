@@ -6,10 +6,14 @@ import dataclasses
 import os
 import platform
 import sys
+import time
 
 import tensorflow as tf
 
-__all__ = ["Environment", "configure_threads", "session_config", "describe", "memory_device", "PeakMemory"]
+__all__ = ["Environment", "configure_threads", "session_config", "describe", "memory_device", "PeakMemory",
+           "load_snapshot", "machine_load", "BUSY_SHARE"]
+
+BUSY_SHARE = 0.25  # other processes using more than a quarter of the machine's CPU time: the run was busy
 
 _MEMORY_METHOD = (
     "allocator peak above the live bytes at the start of the mode's first call and warm-up steps, "
@@ -37,6 +41,9 @@ class Environment:
     gemm_method: str | None = None
     gemm_cached: bool = False
     gemm_error: str | None = None
+    gemm_now_gflops: float | None = None  # this run's own GEMM measurement (the limit is the best seen)
+    gemm_replaced_gflops: float | None = None  # a lower cached rate this run's measurement replaced
+    load: dict | None = None  # the machine's load at the start and end of the run (machine_load)
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -120,3 +127,45 @@ def describe(intra: int, inter: int, timer_name: str, timer_overhead_s: float) -
                        f"unavailable: the {device} allocator keeps no statistics (set TF_CPU_ALLOCATOR_USE_BFC=true "
                        f"before TensorFlow starts; tfcompare's CLI does unless you set it yourself)"),
     )
+
+
+def _busy_cpu_s() -> float | None:
+    """CPU seconds the whole machine has spent busy since boot (/proc/stat), None where unavailable."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return (sum(fields[:8]) - idle) / (os.sysconf("SC_CLK_TCK") or 100)
+
+
+def load_snapshot() -> dict:
+    """The load averages, the machine's busy CPU seconds, this process's CPU seconds, and the time."""
+    t = os.times()
+    return {"loadavg": list(os.getloadavg()) if hasattr(os, "getloadavg") else None, "busy_cpu_s": _busy_cpu_s(),
+            "own_cpu_s": t.user + t.system + t.children_user + t.children_system, "time": time.monotonic()}
+
+
+def machine_load(start: dict, end: dict, cpu_count: int) -> dict:
+    """How busy the machine was during the run: load averages at start and end, and the share of its CPU
+    time that other processes took (busy CPU seconds minus ours, over wall time x CPUs).
+
+    `busy` when others took more than `BUSY_SHARE` or the 1-minute load at the start exceeded half the CPUs:
+    the run's timings then carry the other processes' noise, and its absolute times run high.
+    """
+    wall = end["time"] - start["time"]
+    others = None
+    if start["busy_cpu_s"] is not None and end["busy_cpu_s"] is not None and wall > 0:
+        own = end["own_cpu_s"] - start["own_cpu_s"]
+        others = max(0.0, (end["busy_cpu_s"] - start["busy_cpu_s"] - own) / (wall * cpu_count))
+    load_start = (start["loadavg"] or [0.0])[0]
+    busy = (others is not None and others > BUSY_SHARE) or load_start > cpu_count / 2
+    warning = None
+    if busy:
+        warning = (f"the machine was busy: 1-minute load {load_start:.1f} at the start and "
+                   f"{(end['loadavg'] or [0.0])[0]:.1f} at the end on {cpu_count} CPUs"
+                   + (f", other processes took {others:.0%} of its CPU time" if others is not None else "")
+                   + "; absolute times run high and intervals wide; ratios within a round stay comparable")
+    return {"load_start": start["loadavg"], "load_end": end["loadavg"], "others_cpu_share": others,
+            "busy": busy, "warning": warning}

@@ -28,6 +28,7 @@ class ModeResult:
     step_iqr_s: float | None = None
     step_q1_s: float | None = None
     step_q3_s: float | None = None
+    step_ci_s: list[float] | None = None  # the median's 95% interval [low, high] (core.timing.median_interval)
     samples: int = 0
     calls_per_block: int | None = None
     steps_per_call: int = 1
@@ -39,7 +40,8 @@ class ModeResult:
     max_rel_err: float | None = None
     tolerance: str | None = None
     worst_check: str | None = None
-    speedup_vs_tf1_graph: float | None = None
+    speedup_vs_tf1_graph: float | None = None  # median over rounds of tf1-graph block / mode block
+    speedup_ci: list[float] | None = None  # its 95% interval [low, high], paired by round (core.timing.paired_ratio)
     # distance to the limit (core.graphs.step_flops, core.peak): the case's FLOPs and ops per training step
     step_flops: int | None = None
     step_ops: int | None = None
@@ -76,6 +78,9 @@ class RunResult:
     wall_s: float | None = None
     levers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     variable_shapes: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    # per case: where its time went (phases_s) and how its timing rounds stopped (sampling)
+    cases: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    phases_s: dict[str, float] = dataclasses.field(default_factory=dict)  # the run's own: start-up, report
 
     @property
     def ok(self) -> bool:
@@ -98,6 +103,8 @@ class RunResult:
             "results": [r.to_json() for r in self.results],
             "levers": self.levers,
             "variable_shapes": self.variable_shapes,
+            "cases": self.cases,
+            "phases_s": self.phases_s,
         }
 
 

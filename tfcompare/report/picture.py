@@ -1,6 +1,9 @@
-"""One picture of a run: per case, each mode's median step on a log axis with its IQR, the first call beside
-it, the speed against tf1-graph as labels, and what failed or was noisy marked, so 32 rows read at a glance.
+"""One picture of a run: first an overview (case × mode: the speed against tf1-graph with its 95% interval,
+green where the whole interval is faster, red where it is slower, mismatches and errors marked), then per case
+each mode's median step with its interval and each mode's first call, on log axes.
 
+Laid out in inches from the number of cases and modes (no text placed by guesswork), so it stays readable at
+12 cases and more and no label overlaps another or leaves the figure (tests check the renderer's extents).
 Drawn with matplotlib's Agg backend (no display needed); the same PNG bytes go to `summary.png` in the run
 folder and to TensorBoard as an image.
 """
@@ -9,75 +12,157 @@ from __future__ import annotations
 
 import io
 
-from tfcompare.core.results import RunResult
+from tfcompare.core.modes import REFERENCE_MODE
+from tfcompare.core.results import ModeResult, RunResult
 from tfcompare.report.format import format_seconds
-from tfcompare.report.tables import limit_text
 
-__all__ = ["summary_png"]
+__all__ = ["summary_png", "summary_figure", "overview_cell"]
 
+_FASTER, _SLOWER, _UNSURE, _REF = "#b7e4c7", "#f5b7b1", "#eeeeee", "#ffffff"
 _FAILED = {"mismatch": "#c0392b", "error": "#7f8c8d", "skipped": "#bdc3c7"}
+_WIDTH = 11.0  # inches
+_ROW = 0.36  # overview row height, inches
+_DETAIL_ROW = 0.34  # detail row height per case, inches
+_FONT = 7.5
+
+
+def overview_cell(r: ModeResult | None) -> tuple[str, str]:
+    """(text, colour) of one overview cell: the speed against tf1-graph with its interval, or what went wrong."""
+    if r is None:
+        return "", "#ffffff"
+    if r.status != "ok":
+        return r.status.upper(), _FAILED.get(r.status, _UNSURE)
+    if r.mode == REFERENCE_MODE:
+        return "1 (reference)", _REF
+    if not r.speedup_vs_tf1_graph:
+        return "-", _UNSURE
+    if not r.speedup_ci:
+        return f"{r.speedup_vs_tf1_graph:.2f}x\n(no interval)", _UNSURE
+    low, high = r.speedup_ci
+    colour = _FASTER if low > 1 else (_SLOWER if high < 1 else _UNSURE)
+    return f"{r.speedup_vs_tf1_graph:.2f}x\n{low:.2f}\u2013{high:.2f}", colour
+
+
+def _mode_colours(modes: list[str]) -> dict[str, str]:
+    import matplotlib
+
+    palette = matplotlib.colormaps["tab10"].colors
+    return {m: matplotlib.colors.to_hex(palette[i % len(palette)]) for i, m in enumerate(modes)}
+
+
+def summary_figure(result: RunResult):
+    """The run's summary as a matplotlib Figure (Agg); `summary_png` renders it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    cases = list(dict.fromkeys(r.case for r in result.results)) or ["(no case finished)"]
+    modes = list(dict.fromkeys([*result.config.get("modes", []), *(r.mode for r in result.results)]))
+    modes = [m for m in modes if any(r.mode == m for r in result.results)] or ["(none)"]
+    n, m = len(cases), len(modes)
+    label_w = 0.25 + 0.075 * max(len(c) for c in cases)  # room for the case names at 8 pt
+    title_h, head_h, gap_h, legend_h, axis_h = 0.55, 0.5, 0.45, 0.35, 0.55
+    over_h = head_h + n * _ROW
+    detail_h = n * _DETAIL_ROW
+    height = title_h + over_h + gap_h + legend_h + detail_h + axis_h
+    fig = Figure(figsize=(_WIDTH, height), dpi=100)
+
+    def box(left, top, width, h):  # inches from the top-left corner -> figure fractions
+        return [left / _WIDTH, 1 - (top + h) / height, width / _WIDTH, h / height]
+
+    env = result.environment
+    device = "GPU" if env.get("gpu") else "CPU"
+    load = env.get("load") or {}
+    busy = " BUSY MACHINE: absolute times run high." if load.get("busy") else ""
+    fig.text(0.2 / _WIDTH, 1 - 0.12 / height, f"tfcompare run {result.run_name}: TensorFlow {env.get('tf_version')} on "
+             f"{device}, {env.get('intra_op_threads')} threads" + ("" if result.complete else "  (INCOMPLETE)"),
+             fontsize=10, va="top", weight="bold")
+    fig.text(0.2 / _WIDTH, 1 - 0.34 / height, "speed vs tf1-graph = median over interleaved rounds of tf1 block / mode "
+             "block (>1 faster), 95% CI below it; green: the whole interval faster, red: slower, grey: not sure."
+             + busy, fontsize=_FONT, va="top")
+
+    # the overview: a grid of cells, drawn in data coordinates of one axes (column j, row i)
+    ax = fig.add_axes(box(label_w, title_h + head_h, _WIDTH - label_w - 0.2, n * _ROW))
+    ax.set_xlim(0, m)
+    ax.set_ylim(n, 0)
+    ax.set_axis_off()
+    rows = {(r.case, r.mode): r for r in result.results}
+    for i, case in enumerate(cases):
+        fig.text((label_w - 0.1) / _WIDTH, 1 - (title_h + head_h + (i + 0.5) * _ROW) / height, case,
+                 fontsize=8, ha="right", va="center")
+        for j, mode in enumerate(modes):
+            text, colour = overview_cell(rows.get((case, mode)))
+            hatch = "//" if rows.get((case, mode)) is not None and rows[(case, mode)].status == "mismatch" else None
+            ax.add_patch(matplotlib.patches.Rectangle((j, i), 1, 1, facecolor=colour, edgecolor="white", lw=1.5,
+                                                      hatch=hatch))
+            if text:
+                ax.text(j + 0.5, i + 0.5, text, ha="center", va="center", fontsize=_FONT, linespacing=1.1,
+                        color="white" if colour in _FAILED.values() else "black",
+                        weight="bold" if hatch else "normal")
+    for j, mode in enumerate(modes):
+        ax.text(j + 0.5, -0.15, mode, ha="center", va="bottom", fontsize=8, weight="bold")
+
+    # per case: median step (with its interval) and first call, one marker per mode
+    colours = _mode_colours(modes)
+    top = title_h + over_h + gap_h + legend_h
+    left_w = (_WIDTH - label_w - 0.6) * 0.6
+    ax_step = fig.add_axes(box(label_w, top, left_w, detail_h))
+    ax_first = fig.add_axes(box(label_w + left_w + 0.4, top, _WIDTH - label_w - left_w - 0.6, detail_h))
+    offsets = {mode: (k - (m - 1) / 2) * min(0.7 / max(m, 1), 0.15) for k, mode in enumerate(modes)}
+    for mode in modes:
+        ys, xs, lo, hi, fy, fx = [], [], [], [], [], []
+        for i, case in enumerate(cases):
+            r = rows.get((case, mode))
+            if r is None:
+                continue
+            if r.step_median_s:
+                ci = r.step_ci_s or [r.step_median_s, r.step_median_s]
+                ys.append(i + offsets[mode])
+                xs.append(r.step_median_s)
+                lo.append(max(r.step_median_s - ci[0], 0))
+                hi.append(max(ci[1] - r.step_median_s, 0))
+            if r.first_call_s:
+                fy.append(i + offsets[mode])
+                fx.append(r.first_call_s)
+        if xs:
+            ax_step.errorbar(xs, ys, xerr=[lo, hi], fmt="o", ms=3.5, color=colours[mode], capsize=2, lw=1)
+        if fx:
+            ax_first.plot(fx, fy, "s", ms=3.5, color=colours[mode])
+    for a in (ax_step, ax_first):
+        a.set_ylim(n - 0.5, -0.5)
+        a.set_yticks(range(n), [""] * n)
+        a.grid(axis="x", which="major", alpha=0.3)
+        for i in range(1, n):
+            a.axhline(i - 0.5, color="#dddddd", lw=0.6)
+    for i, case in enumerate(cases):
+        fig.text((label_w - 0.1) / _WIDTH, 1 - (top + (i + 0.5) * _DETAIL_ROW) / height, case, fontsize=8,
+                 ha="right", va="center")
+    seconds = FuncFormatter(lambda v, _: format_seconds(v))
+    for a, values in ((ax_step, [r.step_median_s for r in result.results if r.step_median_s]),
+                      (ax_first, [r.first_call_s for r in result.results if r.first_call_s])):
+        if values:
+            a.set_xscale("log")
+            a.set_xlim(min(values) / 2, max(values) * 2)
+            a.xaxis.set_major_locator(LogLocator(base=10, numticks=6))
+            a.xaxis.set_major_formatter(seconds)
+            a.xaxis.set_minor_formatter(NullFormatter())
+        a.tick_params(axis="x", labelsize=_FONT)
+    ax_step.set_xlabel("median step, 95% CI bar (log)", fontsize=8)
+    ax_first.set_xlabel("first call: trace, compile, run (log)", fontsize=8)
+    handles = [matplotlib.lines.Line2D([], [], marker="o", ls="", color=colours[mo], label=mo) for mo in modes]
+    fig.legend(handles=handles, loc="lower left", ncol=min(m, 6), fontsize=_FONT, frameon=False,
+               bbox_to_anchor=(label_w / _WIDTH, 1 - (top - 0.02) / height), borderaxespad=0, handletextpad=0.3,
+               columnspacing=1.2)
+    FigureCanvasAgg(fig)  # drawable (and measurable) without pyplot's global state
+    return fig
 
 
 def summary_png(result: RunResult) -> bytes:
     """The run's summary figure as PNG bytes."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    cases = list(dict.fromkeys(r.case for r in result.results)) or ["(no case finished)"]
-    fig, axes = plt.subplots(len(cases), 2, figsize=(11, 0.5 + 0.42 * max(4, len(result.config.get("modes", [])))
-                                                      * len(cases)), squeeze=False,
-                             gridspec_kw={"width_ratios": [3, 2]})
-    for (ax_step, ax_first), case in zip(axes, cases):
-        rows = [r for r in result.results if r.case == case]
-        labels = [r.mode for r in rows]
-        y = list(range(len(rows)))
-        for i, r in enumerate(rows):
-            color = _FAILED.get(r.status, "#2e86c1")
-            if r.step_median_s:
-                lo = r.step_median_s - (r.step_q1_s or r.step_median_s)
-                hi = (r.step_q3_s or r.step_median_s) - r.step_median_s
-                ax_step.errorbar(r.step_median_s, i, xerr=[[max(lo, 0)], [max(hi, 0)]], fmt="o", color=color,
-                                 capsize=3)
-                note = f"{r.speedup_vs_tf1_graph:.2f}x" if r.speedup_vs_tf1_graph else ""
-                if limit_text(r) != "-":
-                    note += f" ({limit_text(r)})"
-                if r.noisy:
-                    note += " noisy"
-                if r.status != "ok":
-                    note += f" {r.status.upper()}"
-                ax_step.annotate(f"{format_seconds(r.step_median_s)} {note}".strip(), (r.step_median_s, i),
-                                 textcoords="offset points", xytext=(8, 3), fontsize=7, color=color)
-            else:
-                ax_step.annotate(f"{r.status.upper()}: {(r.error or '')[:70]}", (0.02, i), xycoords=("axes fraction",
-                                 "data"), fontsize=7, color=_FAILED.get(r.status, "black"), va="center")
-            if r.first_call_s:
-                ax_first.barh(i, r.first_call_s, color=color, alpha=0.8)
-                ax_first.annotate(format_seconds(r.first_call_s), (r.first_call_s, i), textcoords="offset points",
-                                  xytext=(3, -3), fontsize=7)
-        for ax in (ax_step, ax_first):
-            ax.set_yticks(y, labels, fontsize=8)
-            ax.set_ylim(-0.7, max(len(rows), 1) - 0.3)
-            ax.invert_yaxis()
-            ax.grid(axis="x", which="both", alpha=0.25)
-        steps = [r.step_median_s for r in rows if r.step_median_s]
-        if steps:
-            ax_step.set_xscale("log")
-            ax_step.set_xlim(min(steps) / 2, max(steps) * 20)  # room for the labels right of each point
-        firsts = [r.first_call_s for r in rows if r.first_call_s]
-        if firsts:
-            ax_first.set_xscale("log")
-            ax_first.set_xlim(min(firsts) / 3, max(firsts) * 6)
-        ax_step.set_title(f"{case}: median step (IQR bar; label: speed vs tf1-graph)", fontsize=9, loc="left")
-        ax_first.set_title("first call", fontsize=9, loc="left")
-    env = result.environment
-    device = "GPU" if env.get("gpu") else "CPU"
-    fig.suptitle(f"tfcompare run {result.run_name}: TensorFlow {env.get('tf_version')} on {device}, "
-                 f"{env.get('intra_op_threads')} threads; log axes; red = mismatch, grey = error"
-                 + ("" if result.complete else "  (INCOMPLETE)"), fontsize=9)
-    fig.tight_layout()
+    fig = summary_figure(result)
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    plt.close(fig)
+    fig.savefig(buffer, format="png", dpi=100)
     return buffer.getvalue()

@@ -9,10 +9,10 @@ from __future__ import annotations
 from tfcompare.core.results import RunResult
 from tfcompare.report.format import format_bytes, format_seconds, grid
 
-__all__ = ["table", "markdown_table", "limit_text"]
+__all__ = ["table", "markdown_table", "limit_text", "speed_text"]
 
-_COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1", "limit", "peak mem", "max err", "verdict",
-            "noisy")
+_COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1 (95% CI)", "limit", "peak mem", "max err",
+            "verdict", "noisy")
 _COMPUTE_BOUND = 0.05  # from 5% of the GEMM rate on, say how close to it; below, the step is op-bound: µs per op
 
 
@@ -25,10 +25,20 @@ def limit_text(r) -> str:
     return "-"
 
 
+def speed_text(r) -> str:
+    """`0.82x (0.79-0.85)`: the speed against tf1-graph with its 95% interval; `-` when not measured."""
+    if not r.speedup_vs_tf1_graph:
+        return "-"
+    if not r.speedup_ci:
+        return f"{r.speedup_vs_tf1_graph:.2f}x"
+    low, high = r.speedup_ci
+    return f"{r.speedup_vs_tf1_graph:.2f}x ({low:.2f}\u2013{high:.2f})"
+
+
 def _rows(result: RunResult) -> list[tuple[str, ...]]:
     rows = []
     for r in result.results:
-        speed = f"{r.speedup_vs_tf1_graph:.2f}x" if r.speedup_vs_tf1_graph else "-"
+        speed = speed_text(r)
         err = f"{r.max_abs_err:.1e}" if r.max_abs_err is not None else "-"
         noisy = "-" if r.noisy is None else ("NOISY" if r.noisy else "")
         if r.retraces_during_timing:
@@ -51,12 +61,29 @@ def table(result: RunResult) -> str:
     lines.append("")
     lines.append(f"TensorFlow {env.get('tf_version')} on {device}; {env.get('cpu_count')} CPUs; threads "
                  f"intra={env.get('intra_op_threads')} inter={env.get('inter_op_threads')} for every mode; "
-                 f"'vs tf1' = tf1-graph median / mode median (>1 is faster); noisy = IQR/median > 10%.")
+                 f"'vs tf1' = median over the interleaved rounds of tf1-graph block / mode block (>1 is faster), "
+                 f"with its 95% confidence interval (order statistics of the per-round ratios); "
+                 f"noisy = that interval (tf1-graph: its median's) reaches more than 5% either side.")
+    sampled = [c for c in result.cases if c.get("sampling")]
+    if sampled:
+        stops = {}
+        for c in sampled:
+            stops.setdefault(c["sampling"]["stopped"], []).append(f"{c['case']} ({c['sampling']['rounds']})")
+        why = {"fixed": "fixed rounds (--repeats)", "target": "precise enough",
+               "budget": "time budget spent, interval wider than the target", "max_rounds": "round cap"}
+        lines.append("Timing rounds per case: " + "; ".join(f"{why.get(k, k)}: {', '.join(v)}"
+                                                            for k, v in stops.items()) + ".")
     peak = env.get("gemm_peak_gflops")
     lines.append("limit = the step's FLOPs (counted from the traced step's static shapes) per second, as a share of "
                  + (f"this machine's float32 GEMM rate, {peak:.0f} GFLOP/s" if peak else
                     f"the GEMM rate ({env.get('gemm_error') or 'not measured'})")
                  + "; op-bound steps show µs per op instead; '+' = loops counted once (a lower bound).")
+    if env.get("gemm_now_gflops") and env.get("gemm_cached"):
+        lines[-1] += (f" This run measured {env['gemm_now_gflops']:.0f} GFLOP/s; the limit is the best rate seen on "
+                      f"this machine.")
+    load = env.get("load") or {}
+    if load.get("warning"):
+        lines.append(f"Warning: {load['warning']}.")
     tolerances = sorted({r.tolerance for r in result.results if r.tolerance})
     if tolerances:
         lines.append(f"Equivalence vs tf1-graph (forward, gradients, K-step losses and weights): {'; '.join(tolerances)}")

@@ -1,10 +1,17 @@
-"""TensorBoard output: one run folder per case × mode, the same scalar tags in every mode.
+"""TensorBoard output of a run: one TensorBoard run per mode, the cases as tag groups, the picture at the root.
 
-Layout: `<logdir>/<run-name>/<case>/<mode>/` holds that mode's graph and scalars, so the Scalars
-dashboard overlays the modes tag by tag. Every writer is closed as soon as its mode is written,
-so an interrupted run leaves complete event files for what finished.
+Layout of `<logdir>/<run-name>/`:
+  `.` (the root)  the run's picture (image `summary`), the comparison table (text), the custom-scalars
+                  layout and the HParams configuration;
+  `<mode>/`       that mode's scalars for every case under `<case>/...` tags (the Scalars dashboard draws one
+                  chart per tag with one line per mode), its texts, its HParams session, and every case's
+                  graphs under graph tags `<case>` (as built) and `<case>/optimized` (after Grappler).
+So one default run is 1 + 4 TensorBoard runs, and TensorBoard, which ticks no run by default when a log
+directory holds more than 40, fills its dashboards on first open even with several runs in one `logs/`.
+The same tag in `<run-a>/<mode>` and `<run-b>/<mode>` overlays two runs on one chart.
 
-`mode_scalars` is the pure part (tested without files); `write_mode` is the thin writer around it.
+Every writer is closed as soon as its piece is written, so an interrupted run leaves complete event files
+for what finished. `mode_scalars` is the pure part (tested without files); the writers are thin around it.
 """
 
 from __future__ import annotations
@@ -19,16 +26,15 @@ from tensorboard.plugins.hparams import api as hp
 
 from tfcompare.core.results import ModeResult, RunResult
 
-__all__ = ["SCALAR_TAGS", "STEP_TAG", "HPARAM_METRICS", "OPTIMIZED_GRAPH_TAG", "mode_scalars", "write_mode",
-           "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for", "write_audit",
+__all__ = ["SCALAR_TAGS", "STEP_TAG", "LOG_STEP_TAG", "HPARAM_METRICS", "OPTIMIZED_GRAPH_TAG", "mode_scalars",
+           "write_mode", "mode_dir", "profile_dir", "case_tag", "custom_scalars_layout", "write_run", "write_audit",
            "write_inspection", "write_claims", "write_pair", "write_run_tf1"]
 
 OPTIMIZED_GRAPH_TAG = "optimized"  # the graph after Grappler (what the Session / runtime really ran)
 PICTURE_TAG = "summary"  # the run's picture (report.picture), at the run root
-LOG_STEP_TAG = "timing/log10_step_s"  # log10 of seconds per step, one point per timed block
-
-STEP_TAG = "timing/step_s"  # one point per timed block: x = round, y = seconds per step
-SCALAR_TAGS = {
+STEP_TAG = "timing/step_s"  # under each case: one point per timed block, x = round, y = seconds per step
+LOG_STEP_TAG = "timing/log10_step_s"  # log10 of the same: eager's ms and XLA's µs in one readable chart
+SCALAR_TAGS = {  # under each case, one point (step 0)
     "timing/build_s": "build_s",
     "timing/first_call_s": "first_call_s",
     "timing/step_median_s": "step_median_s",
@@ -44,33 +50,43 @@ SCALAR_TAGS = {
     "limit/fraction_of_peak": "fraction_of_peak",
     "limit/us_per_op": "us_per_op",
 }
+_INTERVALS = {"timing/speedup_ci_low": ("speedup_ci", 0), "timing/speedup_ci_high": ("speedup_ci", 1),
+              "timing/step_ci_low_s": ("step_ci_s", 0), "timing/step_ci_high_s": ("step_ci_s", 1)}
 
-
-HPARAM_METRICS = ("timing/step_median_s", "timing/first_call_s", "memory/peak_bytes", "equivalence/max_abs_err",
-                  "tracing/traces", "timing/speedup_vs_tf1_graph")
+HPARAM_METRICS = ("timing/speedup_vs_tf1_graph", "timing/step_median_s")  # per case
 
 
 def case_tag(case: str, name: str) -> str:
-    """Per-case copies of the timing tags: the Scalars dashboard groups them into one chart per case."""
+    """A tag of one case: the Scalars dashboard groups a case's charts under its name."""
     return f"{case}/{name}"
 
 
-def mode_dir(run_dir: str | Path, case: str, mode: str) -> Path:
-    return Path(run_dir) / case / mode
+def mode_dir(run_dir: str | Path, mode: str) -> Path:
+    """The TensorBoard run of one mode."""
+    return Path(run_dir) / mode
+
+
+def profile_dir(run_dir: str | Path, case: str, mode: str) -> Path:
+    """Where `--profile` puts one case × mode's profiler trace (the profile plugin lists these on their own)."""
+    return Path(run_dir) / "profile" / case / mode
 
 
 def mode_scalars(result: ModeResult) -> dict[str, float]:
-    """The single-valued scalars of one mode, by tag; fields that were not measured are left out."""
+    """The single-valued scalars of one case × mode, by tag under the case; fields not measured are left out."""
     out = {}
     for tag, field in SCALAR_TAGS.items():
         value = getattr(result, field)
         if value is not None:
-            out[tag] = float(value)
+            out[case_tag(result.case, tag)] = float(value)
+    for tag, (field, index) in _INTERVALS.items():
+        value = getattr(result, field)
+        if value:
+            out[case_tag(result.case, tag)] = float(value[index])
     return out
 
 
 def _tagged_graph(tag: str, graph_def) -> None:
-    """A second graph for the same run, under its own tag in the Graphs dashboard (RunMetadata payload)."""
+    """A graph under its own tag in the Graphs dashboard (RunMetadata payload), several per run."""
     run_metadata = tf.compat.v1.RunMetadata()
     run_metadata.function_graphs.add().pre_optimization_graph.CopyFrom(graph_def)
     metadata = tf.compat.v1.SummaryMetadata()
@@ -80,90 +96,99 @@ def _tagged_graph(tag: str, graph_def) -> None:
 
 
 def write_mode(run_dir: str | Path, result: ModeResult, graph_def=None, hlo: dict[str, str] | None = None, *,
-               optimized_graph=None, autograph: str | None = None, hparams: dict | None = None) -> Path:
-    """Write one mode's graphs, per-block step times, summary scalars, HParams and texts; close the writer."""
-    path = mode_dir(run_dir, result.case, result.mode)
+               optimized_graph=None, autograph: str | None = None) -> Path:
+    """Write one case × mode into its mode's run: graphs, per-block step times, scalars and texts under the case."""
+    path = mode_dir(run_dir, result.mode)
+    case = result.case
     writer = tf.summary.create_file_writer(str(path))
     try:
         with writer.as_default():
-            if hparams is not None:
-                hp.hparams(hparams, trial_id=f"{result.case}/{result.mode}")
             if graph_def is not None:
-                tf.summary.graph(graph_def)
+                _tagged_graph(case, graph_def)
             if optimized_graph is not None:
-                _tagged_graph(OPTIMIZED_GRAPH_TAG, optimized_graph)
+                _tagged_graph(case_tag(case, OPTIMIZED_GRAPH_TAG), optimized_graph)
             for i, seconds in enumerate(result.step_times_s):
-                tf.summary.scalar(STEP_TAG, seconds, step=i)
-                tf.summary.scalar(case_tag(result.case, "step_s"), seconds, step=i)
-                if seconds > 0:  # a log-scale view: eager's ms and XLA's µs in one readable chart
-                    tf.summary.scalar(case_tag(result.case, "log10_step_s"), math.log10(seconds), step=i)
-                    tf.summary.scalar(LOG_STEP_TAG, math.log10(seconds), step=i)
+                tf.summary.scalar(case_tag(case, STEP_TAG), seconds, step=i)
+                if seconds > 0:
+                    tf.summary.scalar(case_tag(case, LOG_STEP_TAG), math.log10(seconds), step=i)
             for tag, value in mode_scalars(result).items():
                 tf.summary.scalar(tag, value, step=0)
-            for field in ("step_median_s", "step_q1_s", "step_q3_s"):
-                if getattr(result, field) is not None:
-                    tf.summary.scalar(case_tag(result.case, field), getattr(result, field), step=0)
             if autograph:
-                tf.summary.text("autograph/train_step", f"```python\n{autograph}\n```", step=0)
+                tf.summary.text(case_tag(case, "autograph/train_step"), f"```python\n{autograph}\n```", step=0)
             for stage, text in (hlo or {}).items():
-                tf.summary.text(f"xla/{stage}", f"```\n{text}\n```", step=0)
+                tf.summary.text(case_tag(case, f"xla/{stage}"), f"```\n{text}\n```", step=0)
             if result.error:
-                tf.summary.text("error", result.error, step=0)
+                tf.summary.text(case_tag(case, "error"), result.error, step=0)
     finally:
         writer.close()
     return path
 
 
 def custom_scalars_layout(cases: list[str]):
-    """Per case: the modes' step times overlaid, in seconds and as log10 seconds.
+    """Per case: the speed against tf1-graph with its 95% interval (a margin chart), and every timed block of
+    every mode in seconds and as log10 seconds.
 
     Eager's milliseconds and XLA's microseconds differ by 100x: on the linear chart the compiled modes lie on
     the floor, so the second chart holds the same blocks on a log scale (custom scalars have no log axis).
-    The median with its IQR is in the run's picture (`summary` image), not in a one-point margin chart.
     """
     categories = []
     for case in cases:
         categories.append(layout_pb2.Category(title=case, chart=[
+            layout_pb2.Chart(title=f"{case}: speed vs tf1-graph with its 95% interval, per mode",
+                             margin=layout_pb2.MarginChartContent(series=[layout_pb2.MarginChartContent.Series(
+                                 value=case_tag(case, "timing/speedup_vs_tf1_graph"),
+                                 lower=case_tag(case, "timing/speedup_ci_low"),
+                                 upper=case_tag(case, "timing/speedup_ci_high"))])),
             layout_pb2.Chart(title=f"{case}: seconds per step, every timed block, all modes",
-                             multiline=layout_pb2.MultilineChartContent(tag=[f"^{case_tag(case, 'step_s')}$"])),
+                             multiline=layout_pb2.MultilineChartContent(tag=[f"^{case_tag(case, STEP_TAG)}$"])),
             layout_pb2.Chart(title=f"{case}: log10(seconds per step), every timed block, all modes",
-                             multiline=layout_pb2.MultilineChartContent(
-                                 tag=[f"^{case_tag(case, 'log10_step_s')}$"])),
+                             multiline=layout_pb2.MultilineChartContent(tag=[f"^{case_tag(case, LOG_STEP_TAG)}$"])),
         ]))
     return layout_pb2.Layout(category=categories)
 
 
-def hparams_domain(result: RunResult) -> list:
+def _hparams_domain(result: RunResult) -> tuple[list, list]:
     cfg = result.config
     modes = list(dict.fromkeys([*cfg["modes"], *(r.mode for r in result.results)]))  # distributed rows too
-    return [hp.HParam("case", hp.Discrete(list(cfg["cases"]))), hp.HParam("mode", hp.Discrete(modes)),
-            hp.HParam("batch_size"), hp.HParam("steps"), hp.HParam("seed"), hp.HParam("tf_version"),
-            hp.HParam("workers"), hp.HParam("strategy")]
+    hparams = [hp.HParam("mode", hp.Discrete(modes)), hp.HParam("steps"), hp.HParam("seed"),
+               hp.HParam("tf_version"), hp.HParam("workers"), hp.HParam("strategy")]
+    metrics = [hp.Metric(case_tag(case, tag), display_name=f"{case} {tag.split('/')[-1]}")
+               for case in cfg["cases"] for tag in HPARAM_METRICS]
+    return hparams, metrics
 
 
-def hparams_for(result: RunResult, row: ModeResult) -> dict:
+def _hparams_for(result: RunResult, mode: str) -> dict:
+    row = next((r for r in result.results if r.mode == mode), None)
     cfg = result.config
-    return {"case": row.case, "mode": row.mode, "batch_size": row.batch_size, "steps": cfg["steps"],
-            "seed": cfg["seed"], "tf_version": result.environment["tf_version"],
-            "workers": row.workers or 1, "strategy": row.strategy or "none"}
+    return {"mode": mode, "steps": cfg["steps"], "seed": cfg["seed"], "tf_version": result.environment["tf_version"],
+            "workers": (row.workers if row else None) or 1, "strategy": (row.strategy if row else None) or "none"}
 
 
 def write_run(result: RunResult, table_markdown: str, picture_png: bytes | None = None) -> None:
-    """Run-level summaries at the run root: HParams config, custom-scalars layout, the comparison table, and
-    the run's summary picture (tag `summary`)."""
+    """Run-level summaries at the run root: the picture (tag `summary`), the comparison table, the
+    custom-scalars layout and the HParams configuration; and each mode run's HParams session."""
+    hparams, metrics = _hparams_domain(result)
     writer = tf.summary.create_file_writer(result.run_dir)
     try:
         with writer.as_default():
             if picture_png is not None:
                 image = tf.image.decode_png(picture_png, channels=4)
                 tf.summary.image(PICTURE_TAG, image[tf.newaxis], step=0)
-            hp.hparams_config(hparams=hparams_domain(result),
-                              metrics=[hp.Metric(tag, display_name=tag) for tag in HPARAM_METRICS])
+            hp.hparams_config(hparams=hparams, metrics=metrics)
             layout = custom_scalars_layout(list(result.config["cases"]))
             tf.summary.experimental.write_raw_pb(custom_scalar_summary.pb(layout).SerializeToString(), step=0)
             tf.summary.text("comparison", table_markdown, step=0)
     finally:
         writer.close()
+    for mode in dict.fromkeys(r.mode for r in result.results):
+        if not mode_dir(result.run_dir, mode).is_dir():
+            continue  # no row of this mode was written (an interrupt before it)
+        writer = tf.summary.create_file_writer(str(mode_dir(result.run_dir, mode)))
+        try:
+            with writer.as_default():
+                hp.hparams(_hparams_for(result, mode), trial_id=mode)
+        finally:
+            writer.close()
 
 
 def write_audit(logdir: str | Path, report, text: str) -> Path:

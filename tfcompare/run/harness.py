@@ -9,6 +9,7 @@ A mode that fails is recorded with its error and the rest of the run goes on.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import importlib.util
@@ -34,7 +35,7 @@ from tfcompare.core.peak import gemm_peak
 from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
 from tfcompare.core.results import ModeResult, RunResult, write_json_atomic
 from tfcompare.core.runners import NotSplittable, Runner, make_runner
-from tfcompare.core.timing import Measurement, Timer, interleave, rotated
+from tfcompare.core.timing import TARGET_HALF_WIDTH, Measurement, Sampling, Timer, paired_ratio, rotated, sample
 from tfcompare.core.watchdog import TimedOut, abandoned_threads, check_interrupt, deferred_interrupts, run_with_limit
 from tfcompare.core.trace_log import QuietRetraceWarning
 from tfcompare.report import picture, tables
@@ -61,7 +62,9 @@ class RunConfig:
         modes: mode names from `modes.MODES`.
         batch_size: overrides every case's default batch size when set.
         steps: K, the training steps compared for equivalence.
-        repeats: timed rounds (samples per mode).
+        repeats: a fixed number of timed rounds (samples per mode); None: adaptive (see `target`).
+        target: adaptive sampling stops once every ratio's 95% interval is within this fraction either side...
+        case_budget_s: ...or when a case's timing has taken this long (calibration included).
         seed: seeds weights and batches; every mode gets the same ones.
         loop_steps: steps per call in the looped modes.
         min_block_s: minimum length of one timed block.
@@ -78,7 +81,9 @@ class RunConfig:
     modes: tuple[str, ...] = CORE_MODES
     batch_size: int | None = None
     steps: int = 5
-    repeats: int = 20
+    repeats: int | None = None
+    target: float = TARGET_HALF_WIDTH
+    case_budget_s: float = 2.0
     seed: int = 0
     loop_steps: int = 10
     min_block_s: float = 0.03
@@ -89,6 +94,7 @@ class RunConfig:
     shape_passes: int = 3
     mode_timeout_s: float | None = MODE_TIMEOUT_S
     distributed: int = 0  # N > 0 adds the distributed modes with N replicas (run.distributed)
+    optimized_graphs: bool = True  # export Grappler's graph and XLA's HLO too (each costs another optimisation)
 
     def __post_init__(self):
         if not self.cases:
@@ -100,8 +106,13 @@ class RunConfig:
             raise ValueError(f"unknown mode(s) {', '.join(unknown)}; choose from {', '.join(MODES)}")
         for name in ("steps", "repeats", "loop_steps", "threads"):
             value = getattr(self, name)
+            if name == "repeats" and value is None:
+                continue
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"`{name}` must be a positive integer, got {value!r}")
+        for name in ("target", "case_budget_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"`{name}` must be positive, got {getattr(self, name)!r}")
         if self.batch_size is not None and (not isinstance(self.batch_size, int) or self.batch_size < 1):
             raise ValueError(f"`batch_size` must be a positive integer, got {self.batch_size!r}")
         if any(not isinstance(n, int) or n < 1 for n in self.seq_lens):
@@ -119,8 +130,10 @@ class RunConfig:
         return dataclasses.asdict(self)
 
 
-DEFAULTS = {"steps": 5, "repeats": 20, "min_block_s": 0.03}
-QUICK = {"steps": 3, "repeats": 7, "min_block_s": 0.01}
+DEFAULTS = {"steps": 5, "repeats": None, "min_block_s": 0.02, "case_budget_s": 2.0}
+QUICK = {"steps": 3, "repeats": None, "min_block_s": 0.01, "case_budget_s": 0.5, "target": 0.05,
+         "optimized_graphs": False}
+_DIST_STEPS = 20  # timed steps per distributed worker when the rounds are adaptive
 
 
 def default_run_name() -> str:
@@ -165,7 +178,29 @@ def _record_equivalence(row: ModeResult, eq: equivalence.Equivalence) -> None:
 def _record_timing(row: ModeResult, m: Measurement) -> None:
     row.step_times_s, row.samples = list(m.samples), len(m.samples)
     row.step_median_s, row.step_iqr_s, row.step_q1_s, row.step_q3_s = m.median, m.iqr, m.q1, m.q3
+    interval = m.interval
+    row.step_ci_s = [interval.low, interval.high] if interval else None
     row.noisy = m.noisy
+
+
+def _record_speed(row: ModeResult, ref: ModeResult | None) -> None:
+    """Speed against tf1-graph: the median over rounds of tf1 block / mode block, with its 95% interval.
+
+    Rows timed in the same interleaved rounds pair up; rows that do not (distributed workers) get the
+    ratio of the medians and no interval. `noisy` then speaks of this ratio's interval.
+    """
+    if ref is None or not ref.step_median_s or not row.step_median_s:
+        return
+    if ref is row:
+        row.speedup_vs_tf1_graph = 1.0
+        return
+    interval = paired_ratio(ref.step_times_s, row.step_times_s) if row.workers is None else None
+    if interval is None:
+        row.speedup_vs_tf1_graph = ref.step_median_s / row.step_median_s
+        return
+    row.speedup_vs_tf1_graph = interval.estimate
+    row.speedup_ci = [interval.low, interval.high]
+    row.noisy = interval.noisy or bool(row.retraces_during_timing)
 
 
 class _CaseRun:
@@ -185,6 +220,7 @@ class _CaseRun:
                      for m in config.modes}
         self.runners: dict[str, Runner] = {}
         self.cost: dict | None = None  # FLOPs and ops of one step (count_flops)
+        self.sampled: dict | None = None  # how the timing rounds went (measure)
         self.reference_values: dict | None = None  # tf1-graph's equivalence snapshot (check)
         for mode, why in case.unsupported_modes.items():
             if mode in self.rows:
@@ -396,7 +432,8 @@ class _CaseRun:
                 continue
             progress(f"{head}: {mode} with {workers} workers")
             spec = {"case": self.case.name, "cases_file": case_source(self.case), "seed": self.config.seed,
-                    "batch_size": self.batch_size, "steps": self.config.steps, "repeats": self.config.repeats,
+                    "batch_size": self.batch_size, "steps": self.config.steps,
+                    "repeats": self.config.repeats or _DIST_STEPS,
                     "options": dict(self.case.options)}
             # worker specs, logs and temporary files; what a killed run left is removed first (see files)
             remove_dead_temp_dirs(Path(tempfile.gettempdir()), f"tfcompare-{mode}-")
@@ -421,9 +458,7 @@ class _CaseRun:
         row.build_s, row.first_call_s = found["ready_s"], found["first_call_s"]
         _record_timing(row, Measurement(found["step_times_s"]))
         row.traces, row.strategy = found["traces"], found["strategy"]
-        ref = self.rows.get(REFERENCE_MODE)
-        if ref is not None and ref.step_median_s and row.step_median_s:
-            row.speedup_vs_tf1_graph = ref.step_median_s / row.step_median_s
+        _record_speed(row, self.rows.get(REFERENCE_MODE))
         if not eq.ok:
             row.fail("mismatch", f"{equivalence.diagnose(eq, values, self.reference_values)} ({eq.tolerance})")
 
@@ -447,13 +482,15 @@ class _CaseRun:
         measured: dict = {}
         while timed:
             current = {"mode": None}
+            sampling = self.sampling(timed)
 
             def measure_all():
-                return interleave(self.timer, timed, self.config.repeats, on_error=dropped,
-                                  on_block=lambda name: current.__setitem__("mode", name))
+                return sample(self.timer, timed, sampling, on_error=dropped,
+                              on_block=lambda name: current.__setitem__("mode", name))
             limit = None if self.config.mode_timeout_s is None else self.config.mode_timeout_s * len(timed)
             try:
-                measured = run_with_limit(measure_all, limit, f"{self.case.name}: timing {len(timed)} modes")
+                found = run_with_limit(measure_all, limit, f"{self.case.name}: timing {len(timed)} modes")
+                measured, self.sampled = found.measurements, found.to_json(sampling)
                 break
             except TimedOut:
                 hung = current["mode"]
@@ -470,14 +507,26 @@ class _CaseRun:
                 row.noisy = True
         ref = self.rows.get(REFERENCE_MODE)
         for row in self.rows.values():
-            if ref is not None and ref.step_median_s and row.step_median_s:
-                row.speedup_vs_tf1_graph = ref.step_median_s / row.step_median_s
+            _record_speed(row, ref)
+
+    def sampling(self, timed) -> Sampling:
+        """The stopping rule: fixed rounds (--repeats), or until every ratio the report shows is precise.
+
+        The ratios: each mode against tf1-graph, and each lever mode against its parent (`run.levers`).
+        The core modes' gains over each other are reported too, but do not prolong the sampling.
+        """
+        config = self.config
+        pairs = [(REFERENCE_MODE, m) for m in timed if m != REFERENCE_MODE]
+        pairs += [(MODES[m].parent, m) for m in timed if m not in CORE_MODES and MODES[m].parent in timed
+                  and (MODES[m].parent, m) not in pairs]
+        return Sampling(rounds=config.repeats, target=config.target, budget_s=config.case_budget_s,
+                        pairs=tuple((a, b) for a, b in pairs if a in timed))
 
     def profile(self, run_dir: Path, steps: int = 5) -> None:
         """A `tf.profiler` trace of a few steps per mode, into the mode's TensorBoard folder."""
         for mode, runner in self.runners.items():
             timed = runner.timed(self.batch, self.config.loop_steps)
-            tf.profiler.experimental.start(str(summaries.mode_dir(run_dir, self.case.name, mode)))
+            tf.profiler.experimental.start(str(summaries.profile_dir(run_dir, self.case.name, mode)))
             try:
                 for _ in range(steps):
                     timed.fn()
@@ -485,10 +534,11 @@ class _CaseRun:
                 tf.profiler.experimental.stop()
 
     def _extras(self, mode: str, runner: Runner) -> dict:
-        extras = {"graph_def": runner.graph_def(self.batch)}
+        extras = {"graph_def": runner.graph_def(self.batch), "autograph": runner.autograph_code()}
+        if not self.config.optimized_graphs:  # --quick: they cost a compile each and buy no precision
+            return extras
         if not MODES[mode].jit_compile:  # XLA's optimised program is the HLO below
             extras["optimized_graph"] = runner.optimized_graph(self.batch)
-        extras["autograph"] = runner.autograph_code()
         if MODES[mode].jit_compile:
             extras["hlo"] = {stage: runner.hlo(self.batch, stage) for stage in ("hlo", "optimized_hlo")}
         return extras
@@ -502,7 +552,7 @@ class _CaseRun:
                     extras = self._guard(mode, "graph export", lambda: self._extras(mode, runner))
                 except Exception as exc:  # a missing graph must not lose the numbers
                     row.fail("error", f"graph export failed: {str(exc) if isinstance(exc, TimedOut) else _message(exc)}")
-            summaries.write_mode(run_dir, row, hparams=summaries.hparams_for(result, row), **extras)
+            summaries.write_mode(run_dir, row, **extras)
 
     def close(self) -> None:
         for runner in self.runners.values():
@@ -574,7 +624,29 @@ def run(config: RunConfig, registry: dict[str, Case], logdir: str | Path, run_na
         return _run(config, cases, logdir, run_name, overwrite, timer, progress)
 
 
+def _cpu_s() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+@contextlib.contextmanager
+def _phase(phases: dict, name: str, cpu: dict | None = None):
+    """Add the wall time of the block to `phases[name]` and this process's CPU time to `cpu[name]`.
+
+    Where a run's time goes, in results.json. The CPU seconds barely move when other processes load the
+    machine, so they say what the phase costs on an idle one, where the wall time is inflated.
+    """
+    t0, c0 = time.perf_counter(), _cpu_s()
+    try:
+        yield
+    finally:
+        phases[name] = phases.get(name, 0.0) + time.perf_counter() - t0
+        if cpu is not None:
+            cpu[name] = cpu.get(name, 0.0) + _cpu_s() - c0
+
+
 def _run(config, cases, logdir, run_name, overwrite, timer, progress) -> RunResult:
+    started, load_start = time.perf_counter(), environment.load_snapshot()
     run_dir = claim_folder(Path(logdir), run_name, default_run_name(), overwrite=overwrite)
     run_name = run_dir.name
     timer = timer or Timer(min_block_s=config.min_block_s)
@@ -583,19 +655,25 @@ def _run(config, cases, logdir, run_name, overwrite, timer, progress) -> RunResu
     peak = gemm_peak(env.memory_device, intra)
     env.gemm_peak_gflops, env.gemm_method, env.gemm_cached, env.gemm_error = (peak.gflops, peak.method, peak.cached,
                                                                               peak.error)
+    env.gemm_now_gflops, env.gemm_replaced_gflops = peak.now_gflops, peak.replaced_gflops
     result = RunResult(run_name=run_name, run_dir=str(run_dir), config=config.to_json(), environment=env.to_json())
+    result.phases_s["start-up (environment, GEMM rate)"] = time.perf_counter() - started
     session_config = environment.session_config(intra, inter)
-    started = time.perf_counter()
 
     def save(final: bool = False):
-        result.wall_s = time.perf_counter() - started
         result.levers = [row.to_json() for row in levers.lever_report(result)]
         result.abandoned_threads = abandoned_threads()
-        write_json_atomic(run_dir / RESULTS, result.to_json())
         if final:
-            png = picture.summary_png(result)
-            write_atomic(run_dir / PICTURE, png)
-            summaries.write_run(result, tables.markdown_table(result), png)
+            load = environment.machine_load(load_start, environment.load_snapshot(), env.cpu_count)
+            result.environment["load"] = load
+            if load["warning"]:
+                progress(f"warning: {load['warning']}")
+            with _phase(result.phases_s, "picture and run-level TensorBoard"):
+                png = picture.summary_png(result)
+                write_atomic(run_dir / PICTURE, png)
+                summaries.write_run(result, tables.markdown_table(result), png)
+        result.wall_s = time.perf_counter() - started
+        write_json_atomic(run_dir / RESULTS, result.to_json())
 
     save()  # from the start, the folder says what it is: a run that has not finished
     try:
@@ -617,24 +695,43 @@ def _run_cases(config, cases, run_dir, result, session_config, timer, progress, 
         check_interrupt()
         name = case.name
         case_run = _CaseRun(case, config, session_config, index, timer)
+        phases: dict[str, float] = {}
+        cpu: dict[str, float] = {}
+        rounds = f"{config.repeats} rounds" if config.repeats else \
+            f"until every ratio is within \u00b1{config.target:.0%} or {config.case_budget_s:g} s"
         try:
             progress(f"[{index + 1}/{len(config.cases)}] {name}: building and first calls")
             if case_run.prepare():
-                case_run.count_flops()
-                for mode in case_run.order:
-                    check_interrupt()
-                    case_run.start(mode)
+                with _phase(phases, "set-up and FLOP count", cpu):
+                    case_run.count_flops()
+                with _phase(phases, "build, first calls, warm-up", cpu):
+                    for mode in case_run.order:
+                        check_interrupt()
+                        case_run.start(mode)
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: equivalence over {config.steps} steps")
-                case_run.check()
+                with _phase(phases, "equivalence and state check", cpu):
+                    case_run.check()
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: timing {len(case_run.runners)} modes "
-                         f"interleaved, {config.repeats} rounds")
-                case_run.measure()
+                         f"interleaved, {rounds}")
+                with _phase(phases, "timing", cpu):
+                    case_run.measure()
+                if case_run.sampled:
+                    progress(f"[{index + 1}/{len(config.cases)}] {name}: {case_run.sampled['text']}")
                 case_run.limit(result.environment.get("gemm_peak_gflops"))
                 if profiling:
-                    case_run.profile(run_dir)
+                    with _phase(phases, "profile", cpu):
+                        case_run.profile(run_dir)
             if config.distributed and case_run.order:
-                case_run.distributed(run_dir, progress, f"[{index + 1}/{len(config.cases)}] {name}")
-            case_run.write(run_dir, result)
+                with _phase(phases, "distributed", cpu):
+                    case_run.distributed(run_dir, progress, f"[{index + 1}/{len(config.cases)}] {name}")
+            with _phase(phases, "graph export and TensorBoard", cpu):
+                case_run.write(run_dir, result)
+            rows = case_run.rows.values()
+            phases["of which XLA first calls (compiles)"] = sum(r.first_call_s or 0 for r in rows
+                                                                if r.mode in MODES and MODES[r.mode].jit_compile)
+            phases["of which state check"] = sum(r.state_check_s or 0 for r in rows)
+            result.cases.append({"case": name, "phases_s": phases, "phases_cpu_s": cpu,
+                                 "sampling": case_run.sampled})
             if config.seq_lens and case.make_varied_batch is not None and case_run.runners:
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: variable lengths {list(config.seq_lens)} "
                          f"through {len(shapes.VARIANTS)} variants")

@@ -10,6 +10,7 @@ import dataclasses
 
 from tfcompare.core.modes import MODES, REFERENCE_MODE
 from tfcompare.core.results import RunResult
+from tfcompare.core.timing import paired_ratio
 from tfcompare.report.format import format_seconds, grid
 
 __all__ = ["LeverRow", "lever_report", "lever_table", "TARGET_RATIO"]
@@ -28,8 +29,10 @@ class LeverRow:
     parent: str | None
     lever: str
     gain_vs_parent: float | None  # parent step / mode step: > 1 means the lever helped
+    ratio_ci: list[float] | None = None  # 95% interval of ratio_to_tf1, paired by round
+    gain_ci: list[float] | None = None  # 95% interval of gain_vs_parent, paired by round
     best: bool = False
-    meets_target: bool | None = None
+    meets_target: bool | None = None  # None: no tf1-graph row, or its interval straddles the target
     noisy: bool = False
 
     def to_json(self) -> dict:
@@ -50,17 +53,22 @@ def lever_report(result: RunResult) -> list[LeverRow]:
                 continue
             parent = MODES[mode].parent
             parent_row = measured.get(parent) if parent else None
+            ratio = paired_ratio(row.step_times_s, ref.step_times_s) if ref else None
+            gain = paired_ratio(parent_row.step_times_s, row.step_times_s) if parent_row else None
             case_rows.append(LeverRow(
                 case=case, mode=mode, step_s=row.step_median_s,
-                ratio_to_tf1=row.step_median_s / ref.step_median_s if ref else None,
+                ratio_to_tf1=(ratio.estimate if ratio else row.step_median_s / ref.step_median_s) if ref else None,
                 parent=parent, lever=MODES[mode].lever,
-                gain_vs_parent=parent_row.step_median_s / row.step_median_s if parent_row else None,
-                noisy=bool(row.noisy)))
+                gain_vs_parent=(gain.estimate if gain else parent_row.step_median_s / row.step_median_s)
+                if parent_row else None,
+                ratio_ci=[ratio.low, ratio.high] if ratio else None, gain_ci=[gain.low, gain.high] if gain else None,
+                noisy=bool(row.noisy) or bool(gain and gain.noisy)))
         if case_rows:
             best = min(case_rows, key=lambda r: r.step_s)
             best.best = True
-            if best.ratio_to_tf1 is not None:
-                best.meets_target = best.ratio_to_tf1 <= TARGET_RATIO
+            if best.ratio_to_tf1 is not None:  # judged on the interval; None while it straddles the target
+                low, high = best.ratio_ci or (best.ratio_to_tf1, best.ratio_to_tf1)
+                best.meets_target = True if high <= TARGET_RATIO else (False if low > TARGET_RATIO else None)
         rows.extend(case_rows)
     return rows
 
@@ -79,18 +87,23 @@ def _missing_lever(case: str, rows: list[LeverRow]) -> str:
 
 def lever_table(rows: list[LeverRow]) -> str:
     """Per case: each TF2 mode's step time as a fraction of tf1-graph's and what its lever bought."""
-    head = ("case", "mode", "step", "x tf1 time", "lever (over parent)", "gain", "")
+    head = ("case", "mode", "step", "x tf1 time (95% CI)", "lever (over parent)", "gain (95% CI)", "")
     body = []
     for r in rows:
         ratio = f"{r.ratio_to_tf1:.2f}" if r.ratio_to_tf1 is not None else "-"
+        if r.ratio_ci:
+            ratio += f" ({r.ratio_ci[0]:.2f}\u2013{r.ratio_ci[1]:.2f})"
         gain = f"{r.gain_vs_parent:.2f}x" if r.gain_vs_parent is not None else "-"
+        if r.gain_ci:
+            gain += f" ({r.gain_ci[0]:.2f}\u2013{r.gain_ci[1]:.2f})"
         lever = f"{r.lever} (over {r.parent})" if r.parent else r.lever
         mark = ("BEST" + ("" if r.meets_target is None else (" <= target" if r.meets_target else " > target"))
                 if r.best else "") + (" noisy" if r.noisy else "")
         body.append((r.case, r.mode, format_seconds(r.step_s), ratio, lever, gain, mark.strip()))
     lines = grid(head, body)
     lines.append(f"x tf1 time = mode step / tf1-graph step (< 1 is faster); target: best TF2 mode <= {TARGET_RATIO}. "
-                 "gain = parent step / mode step, from the same interleaved run.")
+                 "gain = parent step / mode step; both are medians over the same interleaved rounds of the "
+                 "per-round ratio, with 95% intervals.")
     for r in rows:
         if r.best and r.meets_target is False:
             lines.append(f"{r.case}: best TF2 mode {r.mode} at {r.ratio_to_tf1:.2f}x tf1 time, short of the "
