@@ -113,7 +113,8 @@ def test_files_inside_a_folder_the_same_and_an_unlistable_folder_is_never_skippe
 
 def test_a_latin_1_file_with_a_coding_line_is_read_as_python_reads_it(tmp_path):
     src = tmp_path / "latin.py"
-    src.write_bytes("# -*- coding: latin-1 -*-\n# Größe\nimport tensorflow as tf\ny = tf.log(2.0)\n".encode("latin-1"))
+    text = "# -*- coding: latin-1 -*-\n# Größe\nimport tensorflow as tf\ny = tf.log(2.0)\n"
+    src.write_bytes(text.encode("latin-1"))
     result = _migrate(src, "--no-upgrade", "--json")
     assert result.exit_code == 0 and _unparsable(result) == {}
     assert [f["symbol"] for f in json.loads(result.stdout)["files"][0]["findings"]] == ["import tensorflow", "tf.log"]

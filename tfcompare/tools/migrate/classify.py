@@ -14,7 +14,8 @@ import inspect
 
 from tfcompare.tools.migrate.references import Reference, Resolution, resolve
 
-__all__ = ["CLASSES", "GRAPH_ONLY", "RUNS", "BEHAVIOUR", "COMPAT_V1", "NEEDS_EXTRA", "REMOVED", "UNPARSABLE", "classify",
+__all__ = ["CLASSES", "GRAPH_ONLY", "RUNS", "BEHAVIOUR", "COMPAT_V1", "NEEDS_EXTRA", "REMOVED", "UNPARSABLE",
+           "classify",
            "idiom", "behaviour_note", "relative", "EXTRA_INSTALL"]
 
 # from harmless to worst: --fail-on CLASS fails on that class or any after it

@@ -257,8 +257,8 @@ class _Script:
         if kind in ("random_uniform", "uniform"):
             return shape, ("uniform", {"low": kw.get("minval", 0.0), "high": kw.get("maxval", 1.0)})
         if kind == "constant":
-            return _value(_arg(init, 2, "shape"), self.env) or (), ("constant",
-                                                                     {"value": _value(_arg(init, 0, "value"), self.env)})
+            value = _value(_arg(init, 0, "value"), self.env)
+            return _value(_arg(init, 2, "shape"), self.env) or (), ("constant", {"value": value})
         return shape, None
 
     def _variable(self, key: str, access: str, call: ast.Call) -> None:
