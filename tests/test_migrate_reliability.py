@@ -5,6 +5,7 @@ never a traceback, a hang or an unbounded read; a failed command writes nothing.
 import json
 import os
 import socket
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -153,6 +154,10 @@ def test_tf_upgrade_v2_crashing_on_one_file_is_that_files_note_and_leaves_no_tem
     tmp.mkdir()
     monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.setattr(tempfile, "tempdir", None)  # let tempfile read the TMPDIR set here
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    (tmp / f".tfcompare-migrate.tmp-{gone.pid}-left").mkdir()  # left by a killed run: its process has ended
+    (tmp / ".tfcompare-migrate.tmp-1-running").mkdir()  # a run still going (pid 1 is alive): not touched
     (tmp_path / "crash.py").write_text(_TF1 + 'print(f"{x=}")\n')
     (tmp_path / "fine.py").write_text(_TF1)
     report = migrate([tmp_path / "crash.py", tmp_path / "fine.py"])
@@ -160,7 +165,7 @@ def test_tf_upgrade_v2_crashing_on_one_file_is_that_files_note_and_leaves_no_tem
     assert "AnnotationError" in doc["crash.py"]["upgrade_v2"] and doc["fine.py"]["upgrade_v2"] is None
     assert {f["symbol"]: f["upgrade_v2"] for f in doc["fine.py"]["findings"]}["tf.placeholder"] == "renamed"
     assert {f["symbol"]: f["upgrade_v2"] for f in doc["crash.py"]["findings"]}["tf.placeholder"] == "not run"
-    assert os.listdir(tmp) == []
+    assert os.listdir(tmp) == [".tfcompare-migrate.tmp-1-running"]
     text = report.text()
     assert "tf_upgrade_v2 left out 1 file(s)" in text and "crash.py\n  note: tf_upgrade_v2 left this file out: " \
         "it crashed on this file: AnnotationError" in text
