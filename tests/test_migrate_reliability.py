@@ -5,6 +5,7 @@ never a traceback, a hang or an unbounded read; a failed command writes nothing.
 import json
 import os
 import socket
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -113,7 +114,8 @@ def test_files_inside_a_folder_the_same_and_an_unlistable_folder_is_never_skippe
 
 def test_a_latin_1_file_with_a_coding_line_is_read_as_python_reads_it(tmp_path):
     src = tmp_path / "latin.py"
-    src.write_bytes("# -*- coding: latin-1 -*-\n# Größe\nimport tensorflow as tf\ny = tf.log(2.0)\n".encode("latin-1"))
+    text = "# -*- coding: latin-1 -*-\n# Größe\nimport tensorflow as tf\ny = tf.log(2.0)\n"
+    src.write_bytes(text.encode("latin-1"))
     result = _migrate(src, "--no-upgrade", "--json")
     assert result.exit_code == 0 and _unparsable(result) == {}
     assert [f["symbol"] for f in json.loads(result.stdout)["files"][0]["findings"]] == ["import tensorflow", "tf.log"]
@@ -152,6 +154,10 @@ def test_tf_upgrade_v2_crashing_on_one_file_is_that_files_note_and_leaves_no_tem
     tmp.mkdir()
     monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.setattr(tempfile, "tempdir", None)  # let tempfile read the TMPDIR set here
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    (tmp / f".tfcompare-migrate.tmp-{gone.pid}-left").mkdir()  # left by a killed run: its process has ended
+    (tmp / ".tfcompare-migrate.tmp-1-running").mkdir()  # a run still going (pid 1 is alive): not touched
     (tmp_path / "crash.py").write_text(_TF1 + 'print(f"{x=}")\n')
     (tmp_path / "fine.py").write_text(_TF1)
     report = migrate([tmp_path / "crash.py", tmp_path / "fine.py"])
@@ -159,7 +165,7 @@ def test_tf_upgrade_v2_crashing_on_one_file_is_that_files_note_and_leaves_no_tem
     assert "AnnotationError" in doc["crash.py"]["upgrade_v2"] and doc["fine.py"]["upgrade_v2"] is None
     assert {f["symbol"]: f["upgrade_v2"] for f in doc["fine.py"]["findings"]}["tf.placeholder"] == "renamed"
     assert {f["symbol"]: f["upgrade_v2"] for f in doc["crash.py"]["findings"]}["tf.placeholder"] == "not run"
-    assert os.listdir(tmp) == []
+    assert os.listdir(tmp) == [".tfcompare-migrate.tmp-1-running"]
     text = report.text()
     assert "tf_upgrade_v2 left out 1 file(s)" in text and "crash.py\n  note: tf_upgrade_v2 left this file out: " \
         "it crashed on this file: AnnotationError" in text

@@ -259,3 +259,42 @@ def test_a_scaffold_of_a_plain_tf1_script_runs_ok_in_every_mode_once_its_tf2_bod
     rows = json.loads(result.stdout)["results"]
     assert {(r["mode"], r["status"]) for r in rows} == {(m, "ok") for m in ("tf1-graph", "tf2-eager", "tf2-function",
                                                                                "tf2-xla")}
+
+
+def test_scaffold_reads_scalar_feeds_data_scalars_scoped_graph_code_and_a_learning_rate_placeholder(tmp_path):
+    """keep_prob (dropout) and a learning-rate placeholder are scalar feeds, a per-example scalar is an input of
+    shape (); graph code under `with graph.as_default()` and `tf.name_scope` is found; build_graph builds."""
+    import tensorflow as tf
+
+    src = tmp_path / "scoped.py"
+    src.write_text(
+        "import tensorflow as tf\n"
+        "n_in = 3\n"
+        "graph = tf.Graph()\n"
+        "with graph.as_default():\n"
+        "    x = tf.placeholder(tf.float32, [None, n_in])\n"
+        "    t = tf.placeholder(tf.float32)\n"
+        "    keep_prob = tf.placeholder(tf.float32)\n"
+        "    lr = tf.placeholder(tf.float32, [])\n"
+        "    with tf.name_scope('model'):\n"
+        "        w = tf.get_variable('w', [n_in, 1], initializer=tf.random_normal_initializer(stddev=0.5))\n"
+        "        out = tf.nn.dropout(tf.squeeze(tf.matmul(x, w), 1), keep_prob)\n"
+        "    loss = tf.reduce_mean(tf.square(out - t))\n"
+        "    train = tf.train.MomentumOptimizer(lr, 0.8).minimize(loss)\n"
+        "    init = tf.global_variables_initializer()\n"
+        "with tf.Session(graph=graph) as sess:\n"
+        "    for step in range(3):\n"
+        "        sess.run(train, {x: xs, t: ts, keep_prob: 0.5, lr: 0.05})\n")
+    out = tmp_path / "cases.py"
+    assert CliRunner().invoke(cli, ["migrate", str(src), "--no-upgrade", "--scaffold", str(out)]).exit_code == 0
+    scaffold = runpy.run_path(str(out))
+    assert [(s.name, s.shape) for s in scaffold["INPUTS"]] == [("x", (3,)), ("t", ())]
+    assert scaffold["SCALAR_FEEDS"] == {"keep_prob": 1.0, "lr": 0.05}
+    model = scaffold["Model"]
+    assert (model.optimizer_cls.__name__, model.learning_rate, model.optimizer_kwargs) == ("Momentum", 0.05,
+                                                                                          {"momentum": 0.8})
+    assert "'w': (rng.standard_normal((3, 1)) * 0.5 + 0.0)" in out.read_text()  # the initializer's stddev
+    with tf.compat.v1.Graph().as_default():
+        parts = scaffold["build_graph"](scaffold["INPUTS"])
+    assert sorted(parts.inputs) == ["keep_prob", "lr", "t", "x"] and list(parts.variables) == ["w"]
+    assert parts.output.shape.as_list() == [None] and parts.loss.shape.as_list() == []

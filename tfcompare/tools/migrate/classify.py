@@ -16,7 +16,8 @@ from tfcompare.core.replacements import IDIOMS as _IDIOMS
 from tfcompare.core.replacements import lookup
 from tfcompare.tools.migrate.references import Reference, Resolution, resolve
 
-__all__ = ["CLASSES", "GRAPH_ONLY", "RUNS", "BEHAVIOUR", "COMPAT_V1", "NEEDS_EXTRA", "REMOVED", "UNPARSABLE", "classify",
+__all__ = ["CLASSES", "GRAPH_ONLY", "RUNS", "BEHAVIOUR", "COMPAT_V1", "NEEDS_EXTRA", "REMOVED", "UNPARSABLE",
+           "classify",
            "idiom", "behaviour_note", "relative", "EXTRA_INSTALL"]
 
 # from harmless to worst: --fail-on CLASS fails on that class or any after it

@@ -86,6 +86,9 @@ def check_outputs(paths, markdown_out=None, scaffold_out=None) -> None:
             check_out(scaffold_out)
         except ScaffoldError as exc:
             raise OutputError(str(exc), "--scaffold") from None
+        except Exception as exc:  # a script shape the scaffold does not handle: tfcompare's fault, said so
+            raise OutputError(f"tfcompare could not make a scaffold of {str(paths[0])!r} (a tfcompare bug, not "
+                              f"the script's): {type(exc).__name__}: {exc}", "--scaffold") from None
 
 
 def write_outputs(report, paths, markdown_out=None, scaffold_out=None) -> None:
@@ -98,4 +101,7 @@ def write_outputs(report, paths, markdown_out=None, scaffold_out=None) -> None:
             texts[scaffold_out] = scaffold_text(paths[0], scaffold_out)
         except ScaffoldError as exc:
             raise OutputError(str(exc), "--scaffold") from None
+        except Exception as exc:  # a script shape the scaffold does not handle: tfcompare's fault, said so
+            raise OutputError(f"tfcompare could not make a scaffold of {str(paths[0])!r} (a tfcompare bug, not "
+                              f"the script's): {type(exc).__name__}: {exc}", "--scaffold") from None
     write_new(texts, {markdown_out: "--markdown", scaffold_out: "--scaffold"})

@@ -34,8 +34,10 @@ _OPTIMIZERS = {"GradientDescentOptimizer": ("SGD", ()), "MomentumOptimizer": ("M
                "RMSPropOptimizer": ("RMSProp", ("decay", "momentum", "epsilon")),
                "AdagradOptimizer": ("Adagrad", ("initial_accumulator_value",))}
 _OPTIMIZER_KWARGS = {"momentum", "use_nesterov", "beta1", "beta2", "epsilon", "decay", "initial_accumulator_value"}
+# a module-level statement calling one of these starts running or saving the graph: build_graph ends before it
 _STOP = {"Session", "InteractiveSession", "global_variables_initializer", "initialize_all_variables", "Saver",
-         "FileWriter", "merge_all", "print", "run"}
+         "FileWriter", "run", "start_queue_runners"}
+_SKIP = {"print", "merge_all"}  # statements that only report: left out of build_graph
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 
@@ -122,18 +124,44 @@ class _Script:
         return {n.id for c in ast.walk(self.tree) if self._tf_call(c, "dropout")
                 for a in [*c.args, *(k.value for k in c.keywords)] for n in ast.walk(a) if isinstance(n, ast.Name)}
 
-    def _fed(self, name: str):
-        """The first constant the script feeds the placeholder `name` (`feed_dict={lr: 0.01}`)."""
+    def _fed(self, name: str) -> tuple[bool, object]:
+        """(whether the script feeds the placeholder `name` data that changes, the first constant it feeds it):
+        `feed_dict={X: x}` is data, `feed_dict={lr: 0.01}` a constant."""
+        data, constant = False, None
         for d in ast.walk(self.tree):
             if isinstance(d, ast.Dict):
                 for k, v in zip(d.keys, d.values):
-                    if isinstance(k, ast.Name) and k.id == name and _number(_value(v, self.env)):
-                        return _value(v, self.env)
-        return None
+                    if isinstance(k, ast.Name) and k.id == name:
+                        value = _value(v, self.env)
+                        if _number(value):
+                            constant = value if constant is None else constant
+                        else:
+                            data = True
+        return data, constant
+
+    def _gradients_of(self):
+        """The loss of the script's `tf.gradients(loss, ...)` or `optimizer.compute_gradients(loss)`."""
+        return next((c.args[0] for c in ast.walk(self.tree) if isinstance(c, ast.Call) and c.args
+                     and (chain(c.func) or [""])[-1] in ("gradients", "compute_gradients")), None)
+
+    def _learning_rates(self) -> set[str]:
+        return {a.id for c in ast.walk(self.tree) if isinstance(c, ast.Call)
+                and (chain(c.func) or [""])[-1].endswith("Optimizer")
+                for a in [_arg(c, 0, "learning_rate")] if isinstance(a, ast.Name)}
+
+    def _module_statements(self):
+        """The module's statements, with those inside module-level `with` blocks (tf.device, tf.name_scope)."""
+        todo = list(self.tree.body)
+        while todo:
+            stmt = todo.pop(0)
+            if isinstance(stmt, ast.With):
+                todo[:0] = stmt.body
+            else:
+                yield stmt
 
     def _read(self) -> None:
         dropout = self._dropout_args()
-        for stmt in self.tree.body:
+        for stmt in self._module_statements():
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
                 continue
             target, value = stmt.targets[0], stmt.value
@@ -147,8 +175,13 @@ class _Script:
                                                                                                  "get_variable"):
                         self._variable(f"{target.id}/{k.value}", f"{target.id}[{k.value!r}]", v)
             if isinstance(target, ast.Name) and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
-                    and value.func.attr == "minimize" and value.args:
+                    and value.func.attr == "minimize" and value.args and self.train is None:
                 self.train, self.loss = target.id, value.args[0]
+                self._optimizer(value.func.value, stmt.lineno)
+            elif isinstance(target, ast.Name) and isinstance(value, ast.Call) and \
+                    isinstance(value.func, ast.Attribute) and value.func.attr == "apply_gradients" and \
+                    self.train is None and self._gradients_of() is not None:
+                self.train, self.loss = target.id, self._gradients_of()
                 self._optimizer(value.func.value, stmt.lineno)
             elif isinstance(target, ast.Name) and self._tf_call(value, *_OPTIMIZERS) and self.optimizer is None:
                 self._optimizer(value, stmt.lineno)
@@ -168,8 +201,14 @@ class _Script:
                               "(float32/64, int32/64); float32 is used")
             dtype = "float32"
         if shape is None or shape == ():
-            value = 1.0 if target in dropout else self._fed(target)
-            why = "dropout off: TF1 and TF2 draw different random masks" if target in dropout else "as the script feeds it"
+            data, value = self._fed(target)
+            if target in dropout:
+                value, why = 1.0, "dropout off: TF1 and TF2 draw different random masks"
+            elif data and target not in self._learning_rates():  # one example's value per step: data
+                self.inputs.append((target, name, (), dtype, (), call.lineno))
+                return
+            else:
+                why = "as the script feeds it"
             if value is None:
                 value, why = 1.0, "TODO(tfcompare): the script feeds no constant; set the value"
             self.scalars.append((target, name, dtype, value, why, call.lineno))
@@ -218,8 +257,8 @@ class _Script:
         if kind in ("random_uniform", "uniform"):
             return shape, ("uniform", {"low": kw.get("minval", 0.0), "high": kw.get("maxval", 1.0)})
         if kind == "constant":
-            return _value(_arg(init, 2, "shape"), self.env) or (), ("constant",
-                                                                     {"value": _value(_arg(init, 0, "value"), self.env)})
+            value = _value(_arg(init, 0, "value"), self.env)
+            return _value(_arg(init, 2, "shape"), self.env) or (), ("constant", {"value": value})
         return shape, None
 
     def _variable(self, key: str, access: str, call: ast.Call) -> None:
@@ -250,45 +289,81 @@ class _Script:
                           {k: v for k, v in kwargs.items() if _number(v) or isinstance(v, bool)}, line)
 
     def _output(self):
-        """The tensor the loss is computed from: the first name in the loss that the graph code computes (followed
-        through plain renames), not an input."""
+        """The tensor the loss is computed from: the first name in the loss (followed through plain renames) that
+        the graph code computes from an input, and is not an input itself."""
         if self.loss is None:
             return None
-        assigned = {s.targets[0].id: s.value for s in self.tree.body if isinstance(s, ast.Assign)
+        assigned = {s.targets[0].id: s.value for s in self._module_statements() if isinstance(s, ast.Assign)
                     and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)}
         feeds = {i[0] for i in self.inputs} | {s[0] for s in self.scalars}
+
+        def from_input(name: str, seen: frozenset = frozenset()) -> bool:
+            if name in feeds:
+                return True
+            if name not in assigned or name in seen:
+                return False
+            return any(from_input(n.id, seen | {name}) for n in ast.walk(assigned[name]) if isinstance(n, ast.Name))
+
         loss = assigned.get(self.loss.id) if isinstance(self.loss, ast.Name) else self.loss
         for n in [x for x in ast.walk(loss) if isinstance(x, ast.Name)] if loss is not None else []:
             name, seen = n.id, set()
             while isinstance(assigned.get(name), ast.Name) and name not in seen:
                 seen.add(name)
                 name = assigned[name].id
-            if name in assigned and name not in feeds and not self._tf_call(assigned[name], "Variable"):
+            if name in assigned and name not in feeds and from_input(name):
                 return name
         return None
 
     def graph_statements(self) -> list[ast.stmt]:
-        """The script's module-level graph code: function definitions, and the statements from its first
-        placeholder to the first that runs or saves anything (a session, an initializer, a writer, print)."""
-        placeholders = {i[0] for i in self.inputs} | {s[0] for s in self.scalars}
-        started, out = False, []
-        for stmt in self.tree.body:
-            if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.ClassDef)):
+        """The script's module-level graph code, up to the first statement that runs or saves anything (a session,
+        an initializer, a saver, a writer): its function definitions, non-TensorFlow imports and the statements
+        building the graph. Left out: the placeholders (made from INPUTS), the constants (at module level),
+        `print`s, and whatever reads data through a TensorFlow module other than `tf` (`input_data.read_data_sets`)
+        or uses what such a statement made."""
+        feeds = {i[0] for i in self.inputs} | {s[0] for s in self.scalars}
+        names = aliases(self.tree)
+        skipped = {k for k in names if k not in self.tf}  # contrib/examples modules: data loading, not graph
+        out = []
+        todo = list(self.tree.body)
+        while todo:
+            stmt = todo.pop(0)
+            if isinstance(stmt, ast.With):
+                contexts = [(chain(i.context_expr.func) or [""])[-1] if isinstance(i.context_expr, ast.Call) else ""
+                            for i in stmt.items]
+                inner = {(chain(n.func) or [""])[-1] for n in ast.walk(stmt) if isinstance(n, ast.Call)}
+                if "as_default" in contexts or inner & _STOP:  # the harness's graph is the default already
+                    todo[:0] = stmt.body
+                    continue
+            if isinstance(stmt, ast.Assign) and self._tf_call(stmt.value, "Graph"):
+                continue  # `graph = tf.Graph()`: build_graph runs in the harness's graph
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                module = stmt.module if isinstance(stmt, ast.ImportFrom) else stmt.names[0].name
+                if not (module or "").startswith(("tensorflow", "__future__")):
+                    out.append(stmt)
+                continue
+            if isinstance(stmt, ast.ClassDef):
                 continue
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 out.append(stmt)
                 continue
-            targets = {t.id for t in getattr(stmt, "targets", []) if isinstance(t, ast.Name)}
-            if targets & placeholders:
-                started = True
-                continue
-            if not started:
-                continue
-            used = {(chain(n.func) or [""])[-1] for n in ast.walk(stmt) if isinstance(n, ast.Call)}
-            if not isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) or used & _STOP:
+            called = {(chain(n.func) or [""])[-1] for n in ast.walk(stmt) if isinstance(n, ast.Call)}
+            if called & _STOP or (isinstance(stmt, ast.If) and "__main__" in ast.unparse(stmt.test)):
                 break
+            targets = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            used = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            if used & (skipped - {d.name for d in out if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))}):
+                skipped |= targets
+                continue
+            if called & _SKIP and isinstance(stmt, ast.Expr):
+                continue
+            if isinstance(stmt, ast.Assign) and targets and targets <= (feeds | set(self.env)):
+                continue
             out.append(stmt)
         return out
+
+
+_NO_INPUTS = ("    InputSpec('TODO', (1,)),  # TODO(tfcompare): no placeholder with a batch dimension found; "
+              "declare the inputs")
 
 
 def _case_name(stem: str) -> str:
@@ -399,7 +474,7 @@ CASE = {case!r}
 {chr(10).join(constants)}
 
 INPUTS = (
-{chr(10).join(specs) or "    # TODO(tfcompare): no placeholder with a None batch dimension found; declare the inputs"}
+{chr(10).join(specs) or _NO_INPUTS}
 )
 
 # scalar placeholders: fed to the TF1 graph with every batch; the TF2 model reads them from here

@@ -2,8 +2,9 @@
 
 The tool is given the text of each file (never the user's path), in one child process with a time limit per file
 and for the whole run; its `TMPDIR` is a temporary folder removed afterwards (the tool leaves empty `tmp*` files
-when it fails on a file). One file it cannot convert (a pasta `AnnotationError`, say) is that file's note,
-naming the error; the others are still compared. If the tool is missing or its process dies, the rest of the
+when it fails on a file), named with this process's id so that the next run removes one a killed run left. One
+file it cannot convert (a pasta `AnnotationError`, say) is that file's note, naming the error; the others are
+still compared. If the tool is missing or its process dies, the rest of the
 report stands, with the files it finished kept.
 """
 
@@ -13,15 +14,18 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from tfcompare.core.children import die_with_parent
+from tfcompare.core.files import pid_temp_dir, remove_dead_temp_dirs
 
 __all__ = ["UpgradeEntry", "UpgradeResult", "UpgradeRun"]
 
+_STEM = "tfcompare-migrate"  # its temporary folders: .tfcompare-migrate.tmp-<pid>-<random> in TMPDIR
 _FILE_TIMEOUT_S = 60
 _TIMEOUT_S = 600
 _ENTRY = re.compile(r"^(?P<line>\d+):(?P<col>\d+): (?P<level>INFO|WARNING|ERROR): (?P<msg>.*)$")
@@ -91,14 +95,23 @@ class UpgradeRun:
 
     def __init__(self, sources: dict[str, str]):
         self.names = list(sources)
-        self._tmp = tempfile.TemporaryDirectory(prefix="tfcompare-migrate-")
-        request = Path(self._tmp.name) / "request.json"
+        self._proc = self._tmp = None
+        if not sources:
+            return
+        parent = Path(tempfile.gettempdir())
+        remove_dead_temp_dirs(parent, _STEM)  # what a killed run left: named by its process id, which has ended
+        self._tmp = pid_temp_dir(parent, _STEM)
+        request = self._tmp / "request.json"
         request.write_text(json.dumps([[Path(n).name, sources[n]] for n in self.names]), encoding="utf-8")
-        env = {**os.environ, "TMPDIR": self._tmp.name, "TF_CPP_MIN_LOG_LEVEL": "3"}
-        self._proc = subprocess.Popen(
-            [sys.executable, "-c", _CHILD.replace("LIMIT", str(_FILE_TIMEOUT_S)), str(request)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self._tmp.name,
-            env=env, preexec_fn=die_with_parent) if sources else None
+        env = {**os.environ, "TMPDIR": str(self._tmp), "TF_CPP_MIN_LOG_LEVEL": "3"}
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-c", _CHILD.replace("LIMIT", str(_FILE_TIMEOUT_S)), str(request)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self._tmp,
+                env=env, preexec_fn=die_with_parent)
+        except BaseException:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            raise
 
     def __enter__(self):
         return self
@@ -107,7 +120,8 @@ class UpgradeRun:
         if self._proc is not None and self._proc.poll() is None:
             self._proc.kill()
             self._proc.communicate()
-        self._tmp.cleanup()
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
 
     def result(self) -> UpgradeResult:
         result = UpgradeResult({}, {}, {})
