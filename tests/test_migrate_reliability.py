@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from tfcompare.cli import cli
+from tfcompare.core.files import TEMP_MARKER
 from tfcompare.tools.migrate import migrate
 from tfcompare.tools.migrate.sources import MAX_BYTES
 
@@ -156,8 +157,11 @@ def test_tf_upgrade_v2_crashing_on_one_file_is_that_files_note_and_leaves_no_tem
     monkeypatch.setattr(tempfile, "tempdir", None)  # let tempfile read the TMPDIR set here
     gone = subprocess.Popen(["true"])
     gone.wait()
-    (tmp / f".tfcompare-migrate.tmp-{gone.pid}-left").mkdir()  # left by a killed run: its process has ended
-    (tmp / ".tfcompare-migrate.tmp-1-running").mkdir()  # a run still going (pid 1 is alive): not touched
+    left = tmp / f"tfcompare-migrate-{gone.pid}-left"  # left by a killed run: its process has ended
+    left.mkdir()
+    (left / TEMP_MARKER).write_text(f"{gone.pid} 0\n")
+    (tmp / "tfcompare-migrate-1-running").mkdir()  # a run still going (pid 1 is alive): not touched
+    (tmp / f"tfcompare-migrate-{gone.pid}-mine").mkdir()  # named alike, but no marker: the user's, kept
     (tmp_path / "crash.py").write_text(_TF1 + 'print(f"{x=}")\n')
     (tmp_path / "fine.py").write_text(_TF1)
     report = migrate([tmp_path / "crash.py", tmp_path / "fine.py"])
@@ -165,7 +169,7 @@ def test_tf_upgrade_v2_crashing_on_one_file_is_that_files_note_and_leaves_no_tem
     assert "AnnotationError" in doc["crash.py"]["upgrade_v2"] and doc["fine.py"]["upgrade_v2"] is None
     assert {f["symbol"]: f["upgrade_v2"] for f in doc["fine.py"]["findings"]}["tf.placeholder"] == "renamed"
     assert {f["symbol"]: f["upgrade_v2"] for f in doc["crash.py"]["findings"]}["tf.placeholder"] == "not run"
-    assert os.listdir(tmp) == [".tfcompare-migrate.tmp-1-running"]
+    assert sorted(os.listdir(tmp)) == ["tfcompare-migrate-1-running", f"tfcompare-migrate-{gone.pid}-mine"]
     text = report.text()
     assert "tf_upgrade_v2 left out 1 file(s)" in text and "crash.py\n  note: tf_upgrade_v2 left this file out: " \
         "it crashed on this file: AnnotationError" in text

@@ -25,7 +25,7 @@ from tfcompare.core.files import pid_temp_dir, remove_dead_temp_dirs
 
 __all__ = ["UpgradeEntry", "UpgradeResult", "UpgradeRun"]
 
-_STEM = "tfcompare-migrate"  # its temporary folders: .tfcompare-migrate.tmp-<pid>-<random> in TMPDIR
+_STEM = "tfcompare-migrate-"  # its temporary folders: tfcompare-migrate-<pid>-<random> in TMPDIR
 _FILE_TIMEOUT_S = 60
 _TIMEOUT_S = 600
 _ENTRY = re.compile(r"^(?P<line>\d+):(?P<col>\d+): (?P<level>INFO|WARNING|ERROR): (?P<msg>.*)$")
