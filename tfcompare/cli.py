@@ -601,6 +601,46 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_
     sys.exit({AGREE: 0, FAILED: 3}.get(result.status, 1))
 
 
+@cli.command("run-tf1", context_settings={"ignore_unknown_options": True})
+@click.argument("script", metavar="SCRIPT", type=click.Path(exists=True, dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--steps", type=click.IntRange(1, 20), default=5, show_default=True,
+              help="Training steps observed before the script is stopped.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1, max=3600), default=120, show_default=True,
+              callback=_seconds, help="Seconds the script may take.")
+@click.option("--logdir", default="logs", show_default=True, help="TensorBoard log directory.")
+@click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: run-tf1-<script>-<time>.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def run_tf1(script, args, steps, timeout_s, logdir, run_name, as_json):
+    """Does the TF1 SCRIPT run here, unchanged? It runs as `pair` runs its TF1 side (ARGS after `--`): `import
+    tensorflow` as tensorflow.compat.v1, tf.contrib and tf.estimator from tfcompare's legacy runtime (TF 1.15's
+    definitions), known dataset loaders replaced by seeded synthetic data; each training step's loss is printed
+    and written to TensorBoard. Exit codes: 0 it trained (or ran to its end), 2 usage error, 3 it failed or ran
+    out of time (the reason is printed)."""
+    from tfcompare.core.files import FolderTaken, claim_folder
+    from tfcompare.tools.pair.run_tf1 import FAILED, run_tf1 as run
+
+    _check_writable(logdir)
+    result = run(script, steps=steps, timeout_s=timeout_s, args=tuple(args))
+    folder = None
+    if result.losses:
+        from tfcompare.report.tensorboard import write_run_tf1
+        from tfcompare.run.harness import default_run_name
+
+        try:
+            folder = claim_folder(Path(logdir).absolute(), run_name, f"run-tf1-{Path(script).stem}-{default_run_name()}")
+        except FolderTaken as exc:
+            raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
+        write_run_tf1(folder, result.losses, result.lines())
+    if as_json:
+        click.echo(result.json_text())
+    else:
+        click.echo("\n".join(result.lines()))
+        if folder is not None:
+            click.echo(f"\nTensorBoard: tensorboard --logdir {folder}")
+    sys.exit(3 if result.status == FAILED else 0)
+
+
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")

@@ -40,11 +40,21 @@ def describe(exc: BaseException) -> str:
 _LEGACY = re.compile(r"is not available with Keras 3")
 
 
-def legacy_hint(message: str) -> str:
-    """What to do about the one error every TF1 code base meets under Keras 3."""
+_REMOVED = re.compile(r"module '(tensorflow[\w.]*)' has no attribute '(\w+)'|No module named '(tensorflow\.[\w.]+)'")
+
+
+def legacy_hint(message: str, script: str | None = None) -> str:
+    """What to do about the errors every TF1 code base meets on TensorFlow 2: Keras 3, and a removed API (the
+    `tfcompare migrate` line that names its replacement; the legacy runtime's own refusal already has it)."""
     if _LEGACY.search(message):
         return ("; tf.compat.v1.layers and tf.compat.v1.nn.rnn_cell need tf-keras: pip install 'tfcompare[legacy]' "
                 "(tfcompare then sets TF_USE_LEGACY_KERAS=1; `import keras` stays Keras 3)")
+    found = _REMOVED.search(message)
+    if found and "tfcompare migrate" not in message:
+        symbol = f"{found.group(1)}.{found.group(2)}" if found.group(1) else found.group(3)
+        symbol = "tf." + symbol.removeprefix("tensorflow.").removeprefix("compat.v1.").removeprefix("tensorflow")
+        return (f"; {symbol.rstrip('.')} is not in this TensorFlow: `tfcompare migrate {script or 'SCRIPT'}` names "
+                "its TF2 replacement")
     return ""
 
 

@@ -21,7 +21,7 @@ from tfcompare.core.results import ModeResult, RunResult
 
 __all__ = ["SCALAR_TAGS", "STEP_TAG", "HPARAM_METRICS", "OPTIMIZED_GRAPH_TAG", "mode_scalars", "write_mode",
            "mode_dir", "case_tag", "custom_scalars_layout", "write_run", "hparams_for", "write_audit",
-           "write_inspection", "write_claims", "write_pair"]
+           "write_inspection", "write_claims", "write_pair", "write_run_tf1"]
 
 OPTIMIZED_GRAPH_TAG = "optimized"  # the graph after Grappler (what the Session / runtime really ran)
 PICTURE_TAG = "summary"  # the run's picture (report.picture), at the run root
@@ -230,6 +230,18 @@ def write_pair(logdir: str | Path, steps: list[dict], lines: list[str]) -> None:
                 tf.summary.scalar("pair/gradients_max_abs_err", s["gradients_max_abs_err"], step=s["step"])
                 tf.summary.scalar("pair/weights_max_abs_err", s["weights_max_abs_err"], step=s["step"])
             tf.summary.text("pair/report", "\n".join(f"    {line}" for line in lines), step=0)
+    finally:
+        writer.close()
+
+
+def write_run_tf1(logdir: str | Path, losses: list[float], lines: list[str]) -> None:
+    """`tfcompare run-tf1`: the loss of each observed training step, and the text."""
+    writer = tf.summary.create_file_writer(str(logdir))
+    try:
+        with writer.as_default():
+            for step, loss in enumerate(losses, 1):
+                tf.summary.scalar("run-tf1/loss", loss, step=step)
+            tf.summary.text("run-tf1/report", "\n".join(f"    {line}" for line in lines), step=0)
     finally:
         writer.close()
 

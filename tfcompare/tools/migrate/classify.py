@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import inspect
 
+from tfcompare.core.replacements import IDIOMS as _IDIOMS
+from tfcompare.core.replacements import lookup
 from tfcompare.tools.migrate.references import Reference, Resolution, resolve
 
 __all__ = ["CLASSES", "RUNS", "BEHAVIOUR", "COMPAT_V1", "NEEDS_EXTRA", "REMOVED", "UNPARSABLE", "classify",
@@ -26,54 +28,6 @@ EXTRA_INSTALL = "pip install tf-keras==2.21.* and set TF_USE_LEGACY_KERAS=1 befo
 _V1 = "tensorflow.compat.v1."
 _REMOVED_PREFIXES = ("contrib", "estimator", "keras.estimator")
 
-# relative name (prefix) -> the TF2 idiom that replaces it
-_IDIOMS = {
-    "placeholder": "pass tensors as arguments of a tf.function (input_signature=[tf.TensorSpec([None, ...], tf.float32)])",
-    "placeholder_with_default": "a Python default argument of the tf.function",
-    "Session": "call the tf.function directly; results are tensors (.numpy())",
-    "InteractiveSession": "eager execution: just run the ops",
-    "get_variable": "tf.Variable(initial_value, name=...) created once in a tf.Module or keras.layers.Layer",
-    "variable_scope": "tf.name_scope, or variables owned by a tf.Module",
-    "global_variables_initializer": "nothing: TF2 variables are initialised when created",
-    "local_variables_initializer": "nothing: TF2 variables are initialised when created",
-    "tables_initializer": "nothing: lookup tables initialise when created",
-    "disable_v2_behavior": "remove it once the code runs eagerly (it turns off every TF2 behaviour)",
-    "disable_eager_execution": "remove it; wrap the step in tf.function instead",
-    "train.AdamOptimizer": "tfcompare.Adam (TF1-exact), or keras.optimizers.Adam(learning_rate, epsilon=1e-8) (close, not equal)",
-    "train.GradientDescentOptimizer": "keras.optimizers.SGD(learning_rate), or tfcompare.SGD (TF1-exact)",
-    "train.MomentumOptimizer": "keras.optimizers.SGD(learning_rate, momentum=m), or tfcompare.Momentum (TF1-exact)",
-    "train.RMSPropOptimizer": "tfcompare.RMSProp (TF1-exact), or keras.optimizers.RMSprop(learning_rate, rho=0.9, epsilon=1e-10)",
-    "train.AdagradOptimizer": "tfcompare.Adagrad (TF1-exact), or keras.optimizers.Adagrad(learning_rate, initial_accumulator_value=0.1)",
-    "train.Saver": "tf.train.Checkpoint(model=..., optimizer=...).save / .restore",
-    "train.MonitoredTrainingSession": "a custom loop over a tf.data.Dataset with tf.train.CheckpointManager",
-    "train.start_queue_runners": "tf.data.Dataset pipelines (no queue runners in TF2)",
-    "train.Coordinator": "tf.data.Dataset pipelines (no queue runners in TF2)",
-    "layers.dense": "keras.layers.Dense(units, activation=...)",
-    "layers.conv2d": "keras.layers.Conv2D(filters, kernel_size, ...)",
-    "layers.dropout": "keras.layers.Dropout(rate) (called with training=True/False)",
-    "layers.batch_normalization": "keras.layers.BatchNormalization() (momentum 0.99, epsilon 1e-3 as TF1's)",
-    "layers": "the keras.layers class of the same name",
-    "nn.rnn_cell": "keras.layers.LSTMCell / GRUCell inside keras.layers.RNN (weights: kernel + recurrent_kernel)",
-    "nn.dynamic_rnn": "keras.layers.RNN(cell, return_sequences=True) or keras.layers.LSTM",
-    "nn.dropout": "tf.nn.dropout(x, rate=1 - keep_prob)",
-    "losses": "keras.losses.<Name>() (reduction: mean over the batch) or tf.nn.*_with_logits + tf.reduce_mean",
-    "summary.FileWriter": "tf.summary.create_file_writer(logdir)",
-    "summary.merge_all": "write each summary inside `with writer.as_default():`",
-    "summary": "tf.summary.scalar/histogram/... inside `with writer.as_default():`, with step=",
-    "app.flags": "absl.flags (from absl import flags)",
-    "app.run": "absl.app.run(main)",
-    "logging": "absl.logging, or tf.get_logger()",
-    "set_random_seed": "tf.random.set_seed(seed) (graph-level and op seeds combine differently in TF2)",
-    "random_normal": "tf.random.normal",
-    "contrib.slim": "tf_slim (pip install tf-slim), or keras.layers",
-    "contrib.rnn": "keras.layers.LSTMCell / GRUCell / RNN",
-    "contrib.layers": "keras.layers (fully_connected -> Dense, conv2d -> Conv2D)",
-    "contrib": "its TF2 replacement (Keras, TensorFlow Addons, or a maintained package)",
-    "estimator": "a keras.Model with fit(), or a custom training loop with tf.function",
-    "keras": "Keras 3 (import keras); TF1's tf.keras graph-mode behaviour is gone",
-    "Print": "tf.print(...)",
-    "python": "the public tf.* API (tensorflow.python.* is private and changes without notice)",
-}
 
 # known default changes that silently move numbers: relative name (prefix) -> what differs
 _BEHAVIOUR = {
@@ -102,12 +56,7 @@ def relative(path: str) -> str:
 
 
 def _lookup(table: dict, rel: str) -> str | None:
-    parts = rel.split(".")
-    for n in range(len(parts), 0, -1):
-        hit = table.get(".".join(parts[:n]))
-        if hit:
-            return hit
-    return None
+    return lookup(rel, table)
 
 
 def idiom(path: str) -> str:

@@ -13,14 +13,17 @@ import dataclasses
 import time
 from pathlib import Path
 
+from tfcompare.core.legacy.coverage import is_provided
 from tfcompare.report.format import grid
-from tfcompare.tools.migrate.classify import (BEHAVIOUR, CLASSES, RUNS, UNPARSABLE, behaviour_note, classify,
-                                              idiom)
+from tfcompare.tools.migrate.classify import (BEHAVIOUR, CLASSES, NEEDS_EXTRA, REMOVED, RUNS, UNPARSABLE,
+                                              behaviour_note, classify, idiom)
 from tfcompare.tools.migrate.references import Reference, aliases, references, resolve
 from tfcompare.tools.migrate.upgrade_v2 import UpgradeResult, run_upgrade
 
 __all__ = ["Finding", "FileReport", "MigrationReport", "MigrateError", "collect_files", "migrate"]
 
+_RUNTIME_HINT = ("the file still runs unchanged under `tfcompare run-tf1 FILE` and `tfcompare pair` (tfcompare's legacy "
+                 "runtime: TF 1.15's definitions on tf.compat.v1)")
 _CHECK_HINT = "pair this file with its TF2 rewrite: tfcompare migrate --scaffold cases.py, then tfcompare run --cases-file cases.py"
 
 
@@ -195,6 +198,8 @@ def _scan_file(path: Path, upgrade: UpgradeResult | None) -> FileReport:
         finding = Finding(ref.line, ref.col, ref.written, res.resolved_to, klass, status, idiom(ref.path), why, new)
         if status == "broke":
             finding.note += f"; tf_upgrade_v2 rewrites it to {new}, which does not resolve on this TensorFlow either"
+        if klass in (REMOVED, NEEDS_EXTRA) and is_provided(ref.path):
+            finding.note += f"; {_RUNTIME_HINT}"
         report.findings.append(finding)
         note = behaviour_note(ref.path)
         if note and not ref.is_import:

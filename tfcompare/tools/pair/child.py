@@ -53,8 +53,10 @@ def main(argv: list[str]) -> int:
     install(record.notes)
     started = time.perf_counter()
     if side == "tf1":
+        from tfcompare.core.legacy import install as install_legacy
         from tfcompare.tools.pair.probe_tf1 import Stop, TF1Probe
 
+        install_legacy(script, record.notes)  # tf.contrib, tf.estimator: in this child only
         probe = TF1Probe(record, steps, script)
         probe.install()
         run = lambda: run_script(script, args, {}, lambda tree: record.notes.extend(as_tf1(tree)))  # noqa: E731
