@@ -26,9 +26,11 @@ class Group:
 
     @property
     def stem(self) -> str:
-        return "drop" if self.kind == "dropout" else "xent"
+        return {"dropout": "drop", "lstm": "lstm"}.get(self.kind, "xent")
 
-    def translate(self, tr) -> str:
+    def translate(self, tr, t) -> str:
+        if self.kind == "lstm":
+            return self._lstm(tr, t)
         if self.kind == "dropout":
             x, keep = self.inputs
             keep_text = tr._rhs(keep)
@@ -39,6 +41,23 @@ class Group:
             call = f"tf.nn.{_XENT[self.kind]}(labels={tr.value(labels)}, logits={tr.value(logits)})"
             return f"tf.reduce_mean({call})" if self.params.get("mean") else call
         raise ValueError(self.kind)
+
+    def _lstm(self, tr, t) -> str:
+        """`outputs, (c, h) = basic_lstm(steps, kernel, bias, forget_bias)`, written once; `t` is one of them."""
+        steps = self.inputs
+        unpack = steps[0].op
+        if unpack.type == "Unpack" and [x.op for x in steps] == [unpack] * len(steps) and \
+                [x.value_index for x in steps] == list(range(len(steps))) and len(steps) == len(unpack.outputs):
+            sequence = (f"tf.unstack({tr.value(unpack.inputs[0])}, num={unpack.get_attr('num')}, "
+                        f"axis={unpack.get_attr('axis')})")
+        else:
+            sequence = f"[{', '.join(tr.value(x) for x in steps)}]"
+        p = self.params
+        kernel, bias = (f"self.{tr.variables[v.op.name]}" for v in (p["kernel"], p["bias"]))
+        tr.helpers.add("lstm")
+        base = tr._multi(self.op, f"basic_lstm({sequence}, {kernel}, {bias}, forget_bias={p['forget_bias']!r})",
+                         "rnn")
+        return f"{base}{p['index'][t.name]}"
 
 
 def install(groups: dict, decays: dict) -> None:
@@ -59,6 +78,10 @@ def install(groups: dict, decays: dict) -> None:
         _wrap(v1.losses, "sparse_softmax_cross_entropy", functools.partial(_losses, groups, "sparse_xent"))
         _wrap(v1.losses, "sigmoid_cross_entropy", functools.partial(_losses, groups, "sigmoid_xent"))
         _wrap(v1.train, "exponential_decay", functools.partial(_decay, decays))
+        _wrap(v1.nn, "static_rnn", functools.partial(_static_rnn, groups))
+    from tfcompare.core.legacy import rnn
+
+    _wrap(rnn, "static_rnn", functools.partial(_static_rnn, groups))  # what tf.contrib.rnn.static_rnn serves
     del tf
 
 
@@ -135,3 +158,30 @@ def _decay(decays, out, original, learning_rate, global_step, decay_steps, decay
 
     decays[getattr(out, "name", str(out))] = {"learning_rate": value(learning_rate), "decay_steps": value(decay_steps),
                                               "decay_rate": value(decay_rate), "staircase": bool(staircase)}
+
+
+def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=None, sequence_length=None,
+                scope=None):
+    """A BasicLSTMCell / plain LSTMCell (no peepholes, projection or clipping) from a zero state."""
+    import tensorflow as tf
+
+    if initial_state is not None or sequence_length is not None:
+        return
+    if type(cell).__name__ not in ("BasicLSTMCell", "LSTMCell") or not getattr(cell, "_state_is_tuple", False):
+        return
+    if getattr(cell, "_use_peepholes", False) or getattr(cell, "_num_proj", None) is not None or \
+            getattr(cell, "_cell_clip", None) is not None or getattr(cell, "_activation", None) not in (tf.tanh,
+                                                                                                    tf.math.tanh):
+        return
+    outputs, state = out
+    index = {o.name: f"[0][{i}]" for i, o in enumerate(outputs)}
+    index.setdefault(state[0].name, "[1][0]")
+    index.setdefault(state[1].name, "[1][1]")
+    inputs = [_tensor(x) for x in inputs]
+    inside = set()
+    for o in [*outputs, *state]:
+        inside |= _inside(o, inputs)
+    group = Group("lstm", outputs[-1].op, inputs, inside, {"kernel": cell._kernel, "bias": cell._bias,
+                                                           "forget_bias": float(cell._forget_bias), "index": index})
+    for name in index:
+        groups[name] = group

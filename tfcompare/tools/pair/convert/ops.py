@@ -22,6 +22,7 @@ _VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
 _OWN_LINE = {"Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "MaxPool", "AvgPool",
              "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "Conv2D", "Reshape", "Mean"}
 _BINARY = {"Add": "+", "AddV2": "+", "Sub": "-", "Mul": "*", "RealDiv": "/", "Div": "/", "FloorDiv": "//"}
+_LEVEL = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2}  # Python's precedence of the operators written; 0: an atom
 _UNARY = {"Relu": "tf.nn.relu", "Relu6": "tf.nn.relu6", "Elu": "tf.nn.elu", "Selu": "tf.nn.selu",
           "Sigmoid": "tf.sigmoid", "Tanh": "tf.tanh", "Softmax": "tf.nn.softmax", "LogSoftmax": "tf.nn.log_softmax",
           "Exp": "tf.exp", "Log": "tf.math.log", "Log1p": "tf.math.log1p", "Sqrt": "tf.sqrt", "Rsqrt": "tf.math.rsqrt",
@@ -83,6 +84,7 @@ class Translator:
         self.arguments = arguments  # placeholder op name -> argument name
         self.groups = groups  # output tensor name -> calls.Group
         self.todos: list[str] = []
+        self.helpers: set[str] = set()  # functions the written code calls (basic_lstm)
         self._reset()
 
     def _reset(self):
@@ -137,7 +139,7 @@ class Translator:
             return result
         group = self.groups.get(t.name)
         if group is not None:
-            code, compound = group.translate(self), False
+            code, compound = group.translate(self, t), False
         else:
             code, compound = self._op(t)
         own = (t.name in self.names or top or (group is None and op.type in _OWN_LINE)
@@ -151,10 +153,13 @@ class Translator:
         self._memo[t.name] = result
         return result
 
-    def operand(self, t) -> str:
-        """`t` as an operand of an operator: parenthesised when it is itself an operation."""
-        code, compound = self._expr(t)
-        return f"({code})" if compound else code
+    def operand(self, t, level: int = 3, right: bool = False) -> str:
+        """`t` as an operand of an operator of precedence `level`: parenthesised where Python needs it."""
+        code, own = self._expr(t)
+        own = int(own)
+        if own and (own < level or (right and own == level)):
+            return f"({code})"
+        return code
 
     def value(self, t) -> str:
         return self._expr(t)[0]
@@ -207,9 +212,11 @@ class Translator:
         if kind in _BINARY:
             if kind in ("Add", "AddV2") and self.constant(ins[0]) is not None and self.constant(ins[1]) is None:
                 ins = ins[::-1]
-            return f"{self.operand(ins[0])} {_BINARY[kind]} {self._rhs(ins[1])}", True
+            symbol = _BINARY[kind]
+            level = _LEVEL[symbol]
+            return f"{self.operand(ins[0], level)} {symbol} {self._rhs(ins[1], level, True)}", level
         if kind == "Neg":
-            return f"-{self.operand(ins[0])}", True
+            return f"-{self.operand(ins[0])}", 3
         if kind in _UNARY:
             return f"{_UNARY[kind]}({self.value(ins[0])})", False
         if kind == "MatMul":
@@ -254,7 +261,7 @@ class Translator:
             fn = {"Equal": "tf.equal", "NotEqual": "tf.not_equal", "Greater": "tf.greater", "Less": "tf.less",
                   "GreaterEqual": "tf.greater_equal", "LessEqual": "tf.less_equal", "Maximum": "tf.maximum",
                   "Minimum": "tf.minimum", "Pow": "tf.pow", "SquaredDifference": "tf.math.squared_difference"}[kind]
-            return f"{fn}({self._rhs(ins[0])}, {self._rhs(ins[1])})", False
+            return f"{fn}({self._rhs(ins[0], 0)}, {self._rhs(ins[1], 0)})", False
         if kind == "ConcatV2":
             parts = ", ".join(self.value(x) for x in ins[:-1])
             return f"tf.concat([{parts}], {self._const_text(ins[-1])})", False
@@ -282,13 +289,15 @@ class Translator:
             return self._todo(op, "a placeholder the step is not fed"), False
         return self._todo(op, "no TF2 translation written for this op"), False
 
-    def _rhs(self, t) -> str:
+    def _rhs(self, t, level: int = 3, right: bool = False) -> str:
         value = self.constant(t)
         if value is not None and value.ndim == 0:
-            return number(value)
-        return self.operand(t)
+            text = number(value)
+            return f"({text})" if text.startswith("-") and level else text
+        return self.operand(t, level, right)
 
     def _multi(self, op, code: str, stem: str) -> str:
+        """Bind a call with several outputs to one name, once; its outputs are indexed from it."""
         key = op.name + ":*"
         if key not in self._memo:
             name = self._fresh(stem)

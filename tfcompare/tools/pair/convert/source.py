@@ -31,6 +31,7 @@ class Plan:
     step_args: list  # placeholder names train_step takes, in order
     loss: str | None  # the loss's global name, when it has one
     tf_names: set  # names bound to the tensorflow module
+    placeholders: set = dataclasses.field(default_factory=set)  # names bound to placeholders
 
 
 @dataclasses.dataclass
@@ -49,6 +50,7 @@ class _Rewriter:
         self.loader = False
         self.tainted = set(plan.graph)
         self.sessions: set = set()
+        self.feed_vars: dict = {}  # name bound to a feed dict literal -> its keys (which become strings)
         self.model_parts = 0  # graph statements dropped before the first step: the generated model replaces them
 
     # -- helpers ------------------------------------------------------------------------------------------------
@@ -78,6 +80,9 @@ class _Rewriter:
             feed = call.args[position]
         if feed is None:
             return {}
+        if isinstance(feed, ast.Name) and feed.id in self.feed_vars:
+            return {p: ast.Subscript(ast.Name(feed.id, ast.Load()), ast.Constant(p), ast.Load())
+                    for p in self.feed_vars[feed.id]}
         if not isinstance(feed, ast.Dict) or not all(isinstance(k, ast.Name) for k in feed.keys):
             return None
         return {k.id: v for k, v in zip(feed.keys, feed.values)}
@@ -227,6 +232,13 @@ class _Rewriter:
         return False
 
     def _simple(self, s, before_step: bool) -> list:
+        if isinstance(s, ast.Assign) and isinstance(s.value, ast.Dict) and s.value.keys and len(s.targets) == 1 and \
+                isinstance(s.targets[0], ast.Name) and \
+                all(isinstance(k, ast.Name) and k.id in self.plan.placeholders for k in s.value.keys):
+            self.feed_vars[s.targets[0].id] = [k.id for k in s.value.keys]  # feed = {x: ..., y: ...} -> {'x': ..., 'y': ...}
+            self.tainted.discard(s.targets[0].id)
+            s.value.keys = [ast.Constant(k.id) for k in s.value.keys]
+            return [s]
         if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and self._is_session(s.value.func):
             self.sessions |= self._stores(s)
             return []

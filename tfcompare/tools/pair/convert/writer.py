@@ -103,11 +103,11 @@ def _initializer(v, sess, attr: str, tr: Translator) -> str:
 
 _OPTIMIZER_CLASSES = {
     "momentum": '''
-class TF1Momentum(tf.keras.optimizers.Optimizer):
-    """TF1's MomentumOptimizer: accumulation = momentum * accumulation + gradient; variable -= lr * accumulation
+class Momentum(tf.keras.optimizers.Optimizer):
+    """TF1's MomentumOptimizer as a Keras optimizer: accumulation = momentum * accumulation + gradient; variable -= lr * accumulation
     (Keras's SGD folds the learning rate into the velocity, which differs once the learning rate changes)."""
 
-    def __init__(self, learning_rate, momentum, use_nesterov=False, name="TF1Momentum", **kwargs):
+    def __init__(self, learning_rate, momentum, use_nesterov=False, name="Momentum", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.momentum, self.use_nesterov = momentum, use_nesterov
 
@@ -116,6 +116,9 @@ class TF1Momentum(tf.keras.optimizers.Optimizer):
             return
         super().build(variables)
         self.accumulations = [self.add_variable_from_reference(v, "momentum") for v in variables]
+
+    def get_config(self):
+        return {**super().get_config(), "momentum": self.momentum, "nesterov": self.use_nesterov}
 
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
@@ -127,11 +130,11 @@ class TF1Momentum(tf.keras.optimizers.Optimizer):
             variable.assign_sub(lr * accumulation)
 ''',
     "rmsprop": '''
-class TF1RMSProp(tf.keras.optimizers.Optimizer):
-    """TF1's RMSPropOptimizer: the mean-square slot starts at 1.0 and epsilon is added inside the root
+class RMSProp(tf.keras.optimizers.Optimizer):
+    """TF1's RMSPropOptimizer as a Keras optimizer: the mean-square slot starts at 1.0 and epsilon is added inside the root
     (Keras's RMSprop starts it at 0 and adds epsilon outside the root)."""
 
-    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, name="TF1RMSProp", **kwargs):
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, name="RMSProp", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.decay, self.momentum, self.epsilon = decay, momentum, epsilon
 
@@ -142,6 +145,10 @@ class TF1RMSProp(tf.keras.optimizers.Optimizer):
         self.mean_squares = [self.add_variable_from_reference(v, "rms", initializer="ones") for v in variables]
         self.moments = [self.add_variable_from_reference(v, "momentum") for v in variables]
 
+    def get_config(self):
+        return {**super().get_config(), "rho": self.decay, "momentum": self.momentum, "epsilon": self.epsilon,
+                "centered": False}
+
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
         i = self._get_variable_index(variable)
@@ -151,11 +158,11 @@ class TF1RMSProp(tf.keras.optimizers.Optimizer):
         variable.assign_sub(moment)
 ''',
     "adagrad": '''
-class TF1Adagrad(tf.keras.optimizers.Optimizer):
-    """TF1's AdagradOptimizer: the accumulator starts at initial_accumulator_value, no epsilon
+class Adagrad(tf.keras.optimizers.Optimizer):
+    """TF1's AdagradOptimizer as a Keras optimizer: the accumulator starts at initial_accumulator_value, no epsilon
     (Keras's Adagrad adds one)."""
 
-    def __init__(self, learning_rate, initial_accumulator_value=0.1, name="TF1Adagrad", **kwargs):
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, name="Adagrad", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.initial_accumulator_value = initial_accumulator_value
 
@@ -166,6 +173,9 @@ class TF1Adagrad(tf.keras.optimizers.Optimizer):
         init = tf.keras.initializers.Constant(self.initial_accumulator_value)
         self.accumulators = [self.add_variable_from_reference(v, "accumulator", initializer=init) for v in variables]
 
+    def get_config(self):
+        return {**super().get_config(), "initial_accumulator_value": self.initial_accumulator_value}
+
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
         accumulator = self.accumulators[self._get_variable_index(variable)]
@@ -173,6 +183,21 @@ class TF1Adagrad(tf.keras.optimizers.Optimizer):
         variable.assign_sub(lr * gradient * tf.math.rsqrt(accumulator))
 ''',
 }
+
+_LSTM = '''
+def basic_lstm(inputs, kernel, bias, forget_bias=1.0):
+    """TF1's BasicLSTMCell unrolled over `inputs` as static_rnn did, from a zero state: gates i, j, f, o =
+    split([x, h] @ kernel + bias, 4); c = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j); h = tanh(c) *
+    sigmoid(o). Returns (outputs, (c, h))."""
+    c = h = tf.zeros([tf.shape(inputs[0])[0], kernel.shape[1] // 4], dtype=kernel.dtype)
+    outputs = []
+    for x in inputs:
+        i, j, f, o = tf.split(tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), kernel), bias), 4, axis=1)
+        c = c * tf.sigmoid(f + forget_bias) + tf.sigmoid(i) * tf.tanh(j)
+        h = tf.tanh(c) * tf.sigmoid(o)
+        outputs.append(h)
+    return outputs, (c, h)
+'''
 
 _LOADER = '''
 class _DataSet:
@@ -233,15 +258,15 @@ def _optimizer(graph, sess, train_op, decays: dict, notes: list, todos: list, li
     if side.kind == "momentum":
         nesterov = ", use_nesterov=True" if s.get("nesterov") else ""
         return _OPTIMIZER_CLASSES["momentum"], \
-            f"TF1Momentum(learning_rate={lr}, momentum={number(np.float32(s['momentum']))}{nesterov})"
+            f"Momentum(learning_rate={lr}, momentum={number(np.float32(s['momentum']))}{nesterov})"
     if side.kind == "rmsprop":
         if s.get("centered"):
             todos.append(f"a centered RMSProp from {line}")
             return "", "None  # TODO(tfcompare): centered RMSProp is not translated"
-        return _OPTIMIZER_CLASSES["rmsprop"], (f"TF1RMSProp(learning_rate={lr}, decay={number(np.float32(s['decay']))}, "
+        return _OPTIMIZER_CLASSES["rmsprop"], (f"RMSProp(learning_rate={lr}, decay={number(np.float32(s['decay']))}, "
                                                f"momentum={number(np.float32(s['momentum']))}, "
                                                f"epsilon={number(np.float32(s['epsilon']))})")
-    return _OPTIMIZER_CLASSES["adagrad"], (f"TF1Adagrad(learning_rate={lr}, initial_accumulator_value="
+    return _OPTIMIZER_CLASSES["adagrad"], (f"Adagrad(learning_rate={lr}, initial_accumulator_value="
                                            f"{number(np.float32(s['initial_accumulator']))})")
 
 
@@ -340,7 +365,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
 
     plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods,
                         step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
-                        tf_names=tf_names)
+                        tf_names=tf_names, placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
+                                                         and v.op.type in ("Placeholder", "PlaceholderWithDefault")})
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
     if os.environ.get("TFCOMPARE_CONVERT_DEBUG"):
@@ -371,6 +397,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                 f'{_INDENT}raise NotImplementedError(f"tfcompare convert could not translate {{what}}")', ""]
     if opt_class:
         out += [opt_class.strip("\n"), "", ""]
+    if "lstm" in tr.helpers:
+        out += [_LSTM.strip("\n"), "", ""]
     out += ["class Model(tf.Module):",
             f'{_INDENT}"""The TF1 graph of {Path(script).name}: its trained variables, and one method per tensor the '
             'script fetches."""', "",
