@@ -228,6 +228,9 @@ class Translator:
             extra = "" if fmt == "NHWC" else f", data_format={fmt!r}"
             return f"tf.nn.bias_add({self.value(ins[0])}, {self.value(ins[1])}{extra})", False
         if kind in _REDUCE:
+            if self.constant(ins[1]) is None and ins[1].op.type == "Range":  # range(rank): every axis
+                return f"{_REDUCE[kind]}({self.value(ins[0])}{', keepdims=True' if op.get_attr('keep_dims') else ''})", \
+                    False
             axis = self._const_text(ins[1])
             keep = ", keepdims=True" if op.get_attr("keep_dims") else ""
             rank = len(ins[0].shape) if ins[0].shape.rank is not None else None
