@@ -71,7 +71,7 @@ def test_written_optimizers_carry_tf1_settings(converted):
     assert "basic_lstm(tf.unstack(X, num=6, axis=1)" in text["lstm_static_rnn"]
     assert "tf.nn.l2_loss(self.w1)" in text["decay_momentum"]
     # the script's own loop, batch size and logging are carried over
-    assert "batch_size = 40" in text["decay_momentum"] and "print('step %d: loss %.4f'" in text["decay_momentum"]
+    assert "batch_size = 40" in text["decay_momentum"] and 'print("step %d: loss %.4f"' in text["decay_momentum"]
     assert "loss = model.loss_op(batch_x, batch_y, 1.0).numpy()" in text["cnn_dropout"]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import textwrap
 
 __all__ = ["Plan", "Carried", "rewrite", "TODO_MARK"]
 
@@ -51,7 +52,8 @@ class _Rewriter:
         self.tainted = set(plan.graph)
         self.sessions: set = set()
         self.feed_vars: dict = {}  # name bound to a feed dict literal -> its keys (which become strings)
-        self.model_parts = 0  # graph statements dropped before the first step: the generated model replaces them
+        self.model_parts = 0
+        self.tf_imported = False  # graph statements dropped before the first step: the generated model replaces them
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def _todo(self, node, what: str) -> ast.stmt:
@@ -198,10 +200,15 @@ class _Rewriter:
             test = getattr(s, "test", None) or getattr(s, "iter", None)
             if test is not None and (self._loads(test) & self.tainted or self._uses_tf(test)):
                 return [self._todo(s, "a loop or condition on TF1 graph values")]
+            parts = self.model_parts
+            emptied = []
             for field in ("body", "orelse", "finalbody"):
                 if hasattr(s, field) and getattr(s, field):
                     new = self.body(getattr(s, field), before_step)
+                    emptied.append(not new)
                     setattr(s, field, new or [ast.Pass()])
+            if before_step and all(emptied) and self.model_parts > parts and not isinstance(s, ast.Try):
+                return []  # e.g. a loop that stacks layers: the generated model has them
             if isinstance(s, ast.Try):
                 for h in s.handlers:
                     h.body = self.body(h.body, before_step) or [ast.Pass()]
@@ -279,7 +286,9 @@ class _Rewriter:
             kept = [a for a in s.names if not a.name.startswith("tensorflow")]
             if len(kept) == len(s.names):
                 return [s]
-            return [ast.Import(kept)] if kept else []
+            tf2 = [] if self.tf_imported else [ast.Import([ast.alias("tensorflow", "tf")])]
+            self.tf_imported = True
+            return tf2 + ([ast.Import(kept)] if kept else [])
         module = s.module or ""
         if module.startswith("tensorflow") or module == "tensorflow":
             if any(a.name == "input_data" for a in s.names):
@@ -289,9 +298,11 @@ class _Rewriter:
 
 
 def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
-    """Carry the script's statements over; the generated model goes where its graph code was."""
+    """Carry the script's statements over; the generated model goes where its graph code was. A statement that
+    comes through unchanged keeps its own text (comments inside it, line breaks); a rewritten one is unparsed."""
     tree = ast.parse(source)
     lines = source.splitlines()
+    original = {id(n): ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.stmt)}
     rewriter = _Rewriter(plan, lines)
     head, tail, imports = [], [], []
     placed = False
@@ -299,6 +310,28 @@ def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) and \
             isinstance(body[0].value.value, str):
         body = body[1:]  # the TF1 docstring: the writer gives the TF2 script its own
+
+    starts = {id(n): n.body[0].lineno for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.If))}
+    headers = {id(n): ast.dump(n.target if isinstance(n, ast.For) else n.test) for n in ast.walk(tree)
+               if isinstance(n, (ast.For, ast.While, ast.If))}
+    iters = {id(n): ast.dump(n.iter) for n in ast.walk(tree) if isinstance(n, ast.For)}
+
+    def text(node) -> str:
+        line = getattr(node, "lineno", 0)  # 0: a statement this rewrite made
+        gap = "\n" if line >= 2 and not lines[line - 2].strip() else ""
+        if id(node) in original and ast.dump(node) == original[id(node)]:
+            segment = ast.get_source_segment(source, node)
+            if segment is not None:
+                return gap + textwrap.dedent(" " * node.col_offset + segment)
+        if id(node) in starts and not node.orelse and \
+                headers[id(node)] == ast.dump(node.target if isinstance(node, ast.For) else node.test) and \
+                (not isinstance(node, ast.For) or iters[id(node)] == ast.dump(node.iter)):
+            header = textwrap.dedent("\n".join(" " * node.col_offset + lines[i].lstrip() if i == node.lineno - 1
+                                               else lines[i] for i in range(node.lineno - 1, starts[id(node)] - 1)))
+            inner = "\n".join(text(child) for child in node.body)
+            return gap + header + "\n" + textwrap.indent(inner, "    ")
+        return gap + ast.unparse(node)
+
     for s in body:
         before = s.lineno <= first_step_line and not (s.lineno <= first_step_line <= s.end_lineno)
         new = rewriter.statement(s, before)
@@ -308,5 +341,5 @@ def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
         if not placed and (rewriter.model_parts or not before):
             placed = True  # the first graph statement: the model goes here
         (tail if placed else head).extend(new)
-    return Carried([ast.unparse(x) for x in head], [ast.unparse(x) for x in tail], [ast.unparse(x) for x in imports],
+    return Carried([text(x) for x in head], [text(x) for x in tail], [ast.unparse(x) for x in imports],
                    rewriter.todos, rewriter.loader)

@@ -378,7 +378,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
            "The model is a tf.Module with the TF1 variables (same shapes and initializers); its methods are the",
            "TF1 forward pass and loss, op by op, each line naming the TF1 line it came from. Training runs in a",
            '@tf.function step with a Keras optimizer carrying TF1\'s settings."""', ""]
-    imports = ["import tensorflow as tf"] + [i for i in kept.imports if i != "import tensorflow as tf"]
+    imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
     if kept.loader:
         for extra in ("import types", "import numpy as np"):
             if extra not in imports:
@@ -388,9 +388,9 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         out += [_LOADER.strip("\n"), "", ""]
         notes.append("input_data.read_data_sets (gone from TF 2) is written into the script on "
                      "tf.keras.datasets.mnist, without a validation split or shuffling")
-    out += kept.head
+    out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
     if kept.head:
-        out.append("")
+        out += ["", ""]
     all_todos = tr.todos + kept.todos
     if any("TODO_tfcompare(" in c for c in method_code):
         out += ["", "def TODO_tfcompare(what):",
@@ -414,7 +414,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             f"{_INDENT}gradients = tape.gradient(loss_value, model.trainable_variables)",
             f"{_INDENT}optimizer.apply_gradients(zip(gradients, model.trainable_variables))",
             f"{_INDENT}return loss_value", "", ""]
-    out += kept.tail
+    out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
     body = "\n".join(out).rstrip() + "\n"
     body = re.sub(r"^(\s*)(['\"])" + carried.TODO_MARK + r"(.*)\2$", r"\1pass  # TODO(tfcompare): \3", body,
                   flags=re.M)
