@@ -203,7 +203,7 @@ def test_session_code_is_carried_and_graph_code_after_the_first_step_is_a_todo()
     plan = carried.Plan(graph={"x", "loss", "train"}, train={"train"}, methods={"loss": ("model.loss", ["x"])},
                         step_args=["x"], loss="loss", tf_names={"tf"}, placeholders={"x"})
     kept = carried.rewrite(source, plan, first_step_line=10)
-    assert kept.imports == ["import numpy as np"]
+    assert kept.imports == ["import tensorflow as tf", "import numpy as np"]
     assert kept.head == ["data = np.ones((10, 2))"]
     assert "    _, value = (None, train_step(data).numpy())" in "\n".join(kept.tail)
     assert [t.split(" from ")[1] for t in kept.todos] == ["TF1 line 12: total = tf.reduce_mean(x)",
