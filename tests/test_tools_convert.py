@@ -69,6 +69,7 @@ def test_written_optimizers_carry_tf1_settings(converted):
             "decay_rate=0.5, staircase=True), momentum=0.9)") in text["decay_momentum"]
     assert "tf.nn.dropout(h2, rate=1 - keep_prob)" in text["cnn_dropout"]
     assert "basic_lstm(tf.unstack(X, num=6, axis=1)" in text["lstm_static_rnn"]
+    assert "h1 = tf.nn.relu(conv1 + self.biases_bc1)" in text["cnn_dropout"]
     assert "tf.nn.l2_loss(self.w1)" in text["decay_momentum"]
     # the script's own loop, batch size and logging are carried over
     assert "batch_size = 40" in text["decay_momentum"] and 'print("step %d: loss %.4f"' in text["decay_momentum"]
@@ -132,7 +133,7 @@ def test_dense_layer_is_one_line_and_exact():
         return tf.reduce_sum(h, 1), {x: "x"}
 
     lines, tf1, tf2 = _translate_and_compare(build, {"x": rng.rand(5, 4).astype(np.float32)})
-    assert lines == ["h1 = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, self.w), self.b))", "t1 = tf.reduce_sum(h1, axis=1)"]
+    assert lines == ["h1 = tf.nn.relu(tf.matmul(x, self.w) + self.b)", "t1 = tf.reduce_sum(h1, axis=1)"]
     np.testing.assert_array_equal(tf1, tf2)
 
 

@@ -225,8 +225,9 @@ class Translator:
             return f"tf.matmul({self.value(ins[0])}, {self.value(ins[1])}{extra})", False
         if kind == "BiasAdd":
             fmt = op.get_attr("data_format").decode()
-            extra = "" if fmt == "NHWC" else f", data_format={fmt!r}"
-            return f"tf.nn.bias_add({self.value(ins[0])}, {self.value(ins[1])}{extra})", False
+            if fmt == "NHWC":  # the bias is on the last axis: `+` broadcasts it there, as TF2 code writes it
+                return f"{self.operand(ins[0], 1)} + {self.operand(ins[1], 1, True)}", 1
+            return f"tf.nn.bias_add({self.value(ins[0])}, {self.value(ins[1])}, data_format={fmt!r})", False
         if kind in _REDUCE:
             if self.constant(ins[1]) is None and ins[1].op.type == "Range":  # range(rank): every axis
                 return f"{_REDUCE[kind]}({self.value(ins[0])}{', keepdims=True' if op.get_attr('keep_dims') else ''})", \

@@ -273,7 +273,8 @@ class _Rewriter:
                 self.model_parts += 1
                 return []
             self.tainted |= stores
-            return [self._todo(s, "TF1 graph code run after the first training step")]
+            return [self._todo(s, "TF1 code with no TF2 translation" if before_step else
+                               "TF1 graph code run after the first training step")]
         new, _, _ = self._calls(s)  # input_data.read_data_sets -> read_data_sets
         return [new]
 
