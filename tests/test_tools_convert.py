@@ -24,7 +24,9 @@ from tfcompare.cli import cli
 from tfcompare.tools.pair.convert import WRITTEN_AGREES, ConvertOptions, convert_script
 from tfcompare.tools.pair.convert import source as carried
 from tfcompare.tools.pair.convert.calls import Group
+from tfcompare.tools.pair.convert.calls import _dynamic_rnn
 from tfcompare.tools.pair.convert.ops import Translator
+from tfcompare.tools.pair.convert.writer import LSTM_HELPER
 
 DATA = Path(__file__).parent / "data" / "convert"
 SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
@@ -118,6 +120,7 @@ def _translate_and_compare(build, feeds: dict, groups=None):
     for name, attr in attrs.items():
         setattr(model, attr, tf.Variable(values[name]))
     scope = {"tf": tf, "self": model, **{a: tf.constant(feeds[a]) for a in args.values()}}
+    exec(LSTM_HELPER, scope)
     exec(compile(code, "<written>", "exec"), scope)
     return [line.code for line in lines], expected, scope["result"].numpy()
 
@@ -183,6 +186,24 @@ def test_fed_dropout_becomes_rate():
                                                      "keep_prob": np.float32(1.0)}, groups={})
     assert lines[0] == "drop1 = tf.nn.dropout(x, rate=1 - keep_prob)"
     assert tf1 == tf2 == 6.0
+
+
+def test_dynamic_rnn_lstm_is_one_call_and_matches_the_while_loop():
+    from tfcompare.core.legacy.rnn import BasicLSTMCell
+
+    rng = np.random.RandomState(3)
+
+    def build(v1, groups):
+        x = v1.placeholder(tf.float32, [None, 5, 4])
+        cell = BasicLSTMCell(6)
+        outputs, state = v1.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        _dynamic_rnn(groups, (outputs, state), None, cell, x, dtype=tf.float32)
+        return tf.reduce_sum(outputs, axis=[1, 2]) + tf.reduce_sum(state.c, axis=1), {x: "x"}
+
+    lines, tf1, tf2 = _translate_and_compare(build, {"x": rng.rand(3, 5, 4).astype(np.float32)}, groups={})
+    assert lines[0].startswith("outputs1, state1 = basic_lstm(tf.unstack(x, axis=1), self.rnn_basic_lstm_cell_kernel")
+    assert "tf.stack(outputs1, axis=1)" in "\n".join(lines) and "state1[0]" in "\n".join(lines)
+    np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
 
 
 def test_session_code_is_carried_and_graph_code_after_the_first_step_is_a_todo():

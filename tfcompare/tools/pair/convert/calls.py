@@ -54,10 +54,15 @@ class Group:
             sequence = f"[{', '.join(tr.value(x) for x in steps)}]"
         p = self.params
         kernel, bias = (f"self.{tr.variables[v.op.name]}" for v in (p["kernel"], p["bias"]))
+        if p.get("dynamic"):  # one [batch, time, features] tensor, batch-major
+            sequence = f"tf.unstack({tr.value(steps[0])}, axis=1)"
         tr.helpers.add("lstm")
-        base = tr._multi(self.op, f"basic_lstm({sequence}, {kernel}, {bias}, forget_bias={p['forget_bias']!r})",
-                         "rnn")
-        return f"{base}{p['index'][t.name]}"
+        outputs, state = tr.bind_pair(self.op, f"basic_lstm({sequence}, {kernel}, {bias}, "
+                                               f"forget_bias={p['forget_bias']!r})", ("outputs", "state"))
+        where, i = p["index"][t.name]
+        if where == 2:
+            return f"tf.stack({outputs}, axis=1)"
+        return f"{outputs if where == 0 else state}[{i}]"
 
 
 def install(groups: dict, decays: dict) -> None:
@@ -79,9 +84,11 @@ def install(groups: dict, decays: dict) -> None:
         _wrap(v1.losses, "sigmoid_cross_entropy", functools.partial(_losses, groups, "sigmoid_xent"))
         _wrap(v1.train, "exponential_decay", functools.partial(_decay, decays))
         _wrap(v1.nn, "static_rnn", functools.partial(_static_rnn, groups))
+        _wrap(v1.nn, "dynamic_rnn", functools.partial(_dynamic_rnn, groups))
     from tfcompare.core.legacy import rnn
 
     _wrap(rnn, "static_rnn", functools.partial(_static_rnn, groups))  # what tf.contrib.rnn.static_rnn serves
+    _wrap(rnn, "dynamic_rnn", functools.partial(_dynamic_rnn, groups))
     del tf
 
 
@@ -160,23 +167,48 @@ def _decay(decays, out, original, learning_rate, global_step, decay_steps, decay
                                               "decay_rate": value(decay_rate), "staircase": bool(staircase)}
 
 
-def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=None, sequence_length=None,
-                scope=None):
-    """A BasicLSTMCell / plain LSTMCell (no peepholes, projection or clipping) from a zero state."""
+def _plain_lstm(cell) -> bool:
+    """A BasicLSTMCell / plain LSTMCell: no peepholes, projection or clipping, tanh, state as a tuple."""
     import tensorflow as tf
 
-    if initial_state is not None or sequence_length is not None:
-        return
     if type(cell).__name__ not in ("BasicLSTMCell", "LSTMCell") or not getattr(cell, "_state_is_tuple", False):
-        return
-    if getattr(cell, "_use_peepholes", False) or getattr(cell, "_num_proj", None) is not None or \
-            getattr(cell, "_cell_clip", None) is not None or getattr(cell, "_activation", None) not in (tf.tanh,
-                                                                                                    tf.math.tanh):
+        return False
+    return not (getattr(cell, "_use_peepholes", False) or getattr(cell, "_num_proj", None) is not None or
+                getattr(cell, "_cell_clip", None) is not None or
+                getattr(cell, "_activation", None) not in (tf.tanh, tf.math.tanh))
+
+
+def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, initial_state=None, dtype=None,
+                 parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
+    """dynamic_rnn of a plain LSTM over batch-major inputs with a known number of steps, from a zero state."""
+    inputs = _tensor(inputs)
+    if initial_state is not None or sequence_length is not None or time_major or not _plain_lstm(cell) or \
+            inputs.shape.rank != 3 or inputs.shape[1] is None:
         return
     outputs, state = out
-    index = {o.name: f"[0][{i}]" for i, o in enumerate(outputs)}
-    index.setdefault(state[0].name, "[1][0]")
-    index.setdefault(state[1].name, "[1][1]")
+    index = {outputs.name: (2, 0)}
+    index.setdefault(state[0].name, (1, 0))
+    index.setdefault(state[1].name, (1, 1))
+    inside = set()
+    for o in [outputs, *state]:
+        inside |= _inside(o, [inputs])
+    group = Group("lstm", outputs.op, [inputs], inside, {"kernel": cell._kernel, "bias": cell._bias, "dynamic": True,
+                                                         "forget_bias": float(cell._forget_bias), "index": index})
+    for name in index:
+        groups[name] = group
+
+
+def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=None, sequence_length=None,
+                scope=None):
+    """A plain LSTM cell unrolled over a list of inputs from a zero state."""
+    if initial_state is not None or sequence_length is not None:
+        return
+    if not _plain_lstm(cell):
+        return
+    outputs, state = out
+    index = {o.name: (0, i - len(outputs) if i == len(outputs) - 1 else i) for i, o in enumerate(outputs)}
+    index.setdefault(state[0].name, (1, 0))
+    index.setdefault(state[1].name, (1, 1))
     inputs = [_tensor(x) for x in inputs]
     inside = set()
     for o in [*outputs, *state]:

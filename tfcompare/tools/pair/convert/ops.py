@@ -124,7 +124,8 @@ class Translator:
         if t.name in self._memo:
             return self._memo[t.name]
         op = t.op
-        if op.type in _PASS and op.inputs:
+        group = self.groups.get(t.name)
+        if op.type in _PASS and op.inputs and group is None:
             result = self._expr(op.inputs[0])
             self._memo[t.name] = result
             return result
@@ -137,7 +138,6 @@ class Translator:
             result = (self.arguments[op.name], False)
             self._memo[t.name] = result
             return result
-        group = self.groups.get(t.name)
         if group is not None:
             code, compound = group.translate(self, t), False
         else:
@@ -299,6 +299,17 @@ class Translator:
             text = number(value)
             return f"({text})" if text.startswith("-") and level else text
         return self.operand(t, level, right)
+
+    def bind_pair(self, op, code: str, stems: tuple[str, str]) -> tuple[str, str]:
+        """`a1, b1 = code` (a call returning two things), written once."""
+        key = op.name + ":pair"
+        if key not in self._memo:
+            names = tuple(self._fresh(stem) for stem in stems)
+            line = source_line(op, self.script, self.source)
+            self.lines.append(Line(f"{', '.join(names)} = {code}", f"TF1 line {line[0]}: {_short(line[1])}" if line
+                                   else ""))
+            self._memo[key] = names
+        return self._memo[key]
 
     def _multi(self, op, code: str, stem: str) -> str:
         """Bind a call with several outputs to one name, once; its outputs are indexed from it."""

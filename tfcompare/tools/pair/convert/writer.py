@@ -23,7 +23,7 @@ from tfcompare.tools.pair import initialisation
 from tfcompare.tools.pair.convert import source as carried
 from tfcompare.tools.pair.convert.ops import Line, Translator, number, source_line
 
-__all__ = ["Written", "write"]
+__all__ = ["Written", "write", "LSTM_HELPER"]
 
 _INDENT = "    "
 
@@ -184,7 +184,7 @@ class Adagrad(tf.keras.optimizers.Optimizer):
 ''',
 }
 
-_LSTM = '''
+LSTM_HELPER = '''
 def basic_lstm(inputs, kernel, bias, forget_bias=1.0):
     """TF1's BasicLSTMCell unrolled over `inputs` as static_rnn did, from a zero state: gates i, j, f, o =
     split([x, h] @ kernel + bias, 4); c = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j); h = tanh(c) *
@@ -398,7 +398,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     if opt_class:
         out += [opt_class.strip("\n"), "", ""]
     if "lstm" in tr.helpers:
-        out += [_LSTM.strip("\n"), "", ""]
+        out += [LSTM_HELPER.strip("\n"), "", ""]
     out += ["class Model(tf.Module):",
             f'{_INDENT}"""The TF1 graph of {Path(script).name}: its trained variables, and one method per tensor the '
             'script fetches."""', "",
