@@ -195,8 +195,9 @@ class _Rewriter:
         if isinstance(s, (ast.For, ast.While, ast.If, ast.With, ast.Try)):
             if isinstance(s, ast.If) and not self._has_run(s) and self._stores(s) and \
                     self._stores(s) <= self.plan.graph:
-                self.model_parts += 1
-                return []  # e.g. the choice of optimizer: the generated model has the one the script ran
+                self.model_parts += 1  # e.g. the choice of optimizer: the generated model has the one the script ran
+                return [self._todo(s, "a choice between TF1 graph alternatives (the TF2 script has the branch this "
+                                      "run took)")]
             test = getattr(s, "test", None) or getattr(s, "iter", None)
             if test is not None and (self._loads(test) & self.tainted or self._uses_tf(test)):
                 return [self._todo(s, "a loop or condition on TF1 graph values")]
