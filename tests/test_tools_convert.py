@@ -213,7 +213,10 @@ def test_session_code_is_carried_and_graph_code_after_the_first_step_is_a_todo()
         data = np.ones((10, 2))
         x = tf.placeholder(tf.float32, [None, 2])
         loss = tf.reduce_sum(x)
-        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        if data.shape[0] > 5:
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        else:
+            train = tf.train.AdamOptimizer(0.1).minimize(loss)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             for i in range(3):
@@ -224,12 +227,17 @@ def test_session_code_is_carried_and_graph_code_after_the_first_step_is_a_todo()
     """)
     plan = carried.Plan(graph={"x", "loss", "train"}, train={"train"}, methods={"loss": ("model.loss", ["x"])},
                         step_args=["x"], loss="loss", tf_names={"tf"}, placeholders={"x"})
-    kept = carried.rewrite(source, plan, first_step_line=10)
+    kept = carried.rewrite(source, plan, first_step_line=13)
     assert kept.imports == ["import tensorflow as tf", "import numpy as np"]
     assert kept.head == ["data = np.ones((10, 2))"]
     assert "    _, value = (None, train_step(data).numpy())" in "\n".join(kept.tail)
-    assert [t.split(" from ")[1] for t in kept.todos] == ["TF1 line 12: total = tf.reduce_mean(x)",
-                                                        "TF1 line 13: print(sess.run(total, feed_dict={x: data}))"]
+    assert kept.todos == [
+        "a choice between TF1 graph alternatives (the TF2 script has the branch this run took) from TF1 line 6: "
+        "if data.shape[0] > 5:",
+        "TF1 graph code run after the first training step from TF1 line 15: total = tf.reduce_mean(x)",
+        "a Session.run whose fetches or feed_dict tfcompare cannot map from TF1 line 16: "
+        "print(sess.run(total, feed_dict={x: data}))"]
+    assert "        print(i, value)" in "\n".join(kept.tail)
 
 
 def test_cli_usage_errors_exit_2(tmp_path):
