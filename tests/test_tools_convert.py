@@ -237,7 +237,7 @@ def test_session_code_is_carried_and_graph_code_after_the_first_step_is_a_todo()
         "TF1 graph code run after the first training step from TF1 line 15: total = tf.reduce_mean(x)",
         "a Session.run whose fetches or feed_dict tfcompare cannot map from TF1 line 16: "
         "print(sess.run(total, feed_dict={x: data}))"]
-    assert "        print(i, value)" in "\n".join(kept.tail)
+    assert "\n    print(i, value)" in "\n".join(kept.tail)
 
 
 def test_cli_usage_errors_exit_2(tmp_path):
