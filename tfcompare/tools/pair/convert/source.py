@@ -33,6 +33,7 @@ class Plan:
     loss: str | None  # the loss's global name, when it has one
     tf_names: set  # names bound to the tensorflow module
     placeholders: set = dataclasses.field(default_factory=set)  # names bound to placeholders
+    untranslated: set = dataclasses.field(default_factory=set)  # fetched tensors with no translation (None)
 
 
 @dataclasses.dataclass
@@ -53,7 +54,8 @@ class _Rewriter:
         self.sessions: set = set()
         self.feed_vars: dict = {}  # name bound to a feed dict literal -> its keys (which become strings)
         self.model_parts = 0
-        self.tf_imported = False  # graph statements dropped before the first step: the generated model replaces them
+        self.tf_imported = False
+        self.first_step_line = 10**9  # graph statements dropped before the first step: the generated model replaces them
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def _todo(self, node, what: str) -> ast.stmt:
@@ -104,10 +106,15 @@ class _Rewriter:
         if not all(isinstance(i, ast.Name) for i in items):
             return None
         names = [i.id for i in items]
-        if any(n not in self.plan.train and n not in self.plan.methods for n in names):
+        known = self.plan.train | set(self.plan.methods) | self.plan.untranslated
+        if any(n not in known for n in names):
             return None
+        for n in names:
+            if n in self.plan.untranslated:
+                self.todos.append(f"the fetch {n} has no TF2 translation (None in its place) from TF1 line "
+                                  f"{call.lineno}: {self.lines[call.lineno - 1].strip()}"[:150])
         if not any(n in self.plan.train for n in names):
-            parts = [self._fetch(n, feed) for n in names]
+            parts = [ast.Constant(None) if n in self.plan.untranslated else self._fetch(n, feed) for n in names]
             if any(p is None for p in parts):
                 return None
             return parts[0] if single else ast.List(parts, ast.Load())
@@ -116,15 +123,18 @@ class _Rewriter:
         step = f"train_step({', '.join(ast.unparse(feed[a]) for a in self.plan.step_args)})"
         if single:
             return ast.parse(step, mode="eval").body
-        extras = [n for n in names if n not in self.plan.train and n != self.plan.loss]
+        extras = [n for n in names if n not in self.plan.train and n != self.plan.loss and
+                  n not in self.plan.untranslated]
         if not extras:  # one call: the tuple's order is TF1's
-            values = ", ".join("None" if n in self.plan.train else f"{step}.numpy()" for n in names)
+            values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else f"{step}.numpy()"
+                               for n in names)
             return ast.parse(f"({values})" if len(names) > 1 else step, mode="eval").body
         fetched = [self._fetch(n, feed) for n in extras]
         if any(p is None for p in fetched):
             return None
         params = [f"value_{i}" for i in range(len(extras))]
-        values = ", ".join("None" if n in self.plan.train else "loss_value" if n == self.plan.loss else
+        values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
+                           "loss_value" if n == self.plan.loss else
                            params[extras.index(n)] for n in names)
         code = (f"(lambda {', '.join(params)}, loss_value: ({values}))"
                 f"({', '.join(ast.unparse(f) for f in fetched)}, {step}.numpy())")
@@ -274,7 +284,7 @@ class _Rewriter:
                 self.model_parts += 1
                 return []
             self.tainted |= stores
-            return [self._todo(s, "TF1 code with no TF2 translation" if before_step else
+            return [self._todo(s, "TF1 code with no TF2 translation" if s.lineno < self.first_step_line else
                                "TF1 graph code run after the first training step")]
         new, _, _ = self._calls(s)  # input_data.read_data_sets -> read_data_sets
         return [new]
@@ -306,6 +316,7 @@ def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
     lines = source.splitlines()
     original = {id(n): ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.stmt)}
     rewriter = _Rewriter(plan, lines)
+    rewriter.first_step_line = first_step_line
     head, tail, imports = [], [], []
     placed = False
     body = tree.body

@@ -330,12 +330,16 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         if isinstance(value, tf.Tensor) and value is not loss and value.op.type != "Placeholder":
             targets.append(value)
 
-    methods, method_code, plan_methods = [], [], {}
+    methods, method_code, plan_methods, untranslated = [], [], {}, set()
     method_taken = set(variables.values()) | taken
     for target in targets:
         own = names.get(target.name)
-        method = _identifier(own or "loss", method_taken)
+        todos_before = list(tr.todos)
         body, expr = tr.function(target)
+        if target is not loss and len(tr.todos) > len(todos_before):
+            untranslated.add(own)  # a fetch (a merged summary) with no translation: None where it was fetched
+            continue
+        method = _identifier(own or "loss", method_taken)
         reach = {op.name for op in ancestors([target])}
         args = [arguments[t.op.name] for t in feed_tensors if t.op.name in reach]
         method_code.append(f"{_INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
@@ -365,7 +369,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
 
     plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods,
                         step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
-                        tf_names=tf_names, placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
+                        tf_names=tf_names, untranslated=untranslated, placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
                                                          and v.op.type in ("Placeholder", "PlaceholderWithDefault")})
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
