@@ -254,3 +254,12 @@ def test_cli_usage_errors_exit_2(tmp_path):
     assert result.exit_code == 2 and "'keras' is not 'module'" in result.output
     result = runner.invoke(cli, ["convert", str(tmp_path / "missing.py"), "-o", str(tmp_path / "y.py")])
     assert result.exit_code == 2 and "missing.py" in result.output
+
+
+def test_a_tf2_script_is_named_as_such(tmp_path):
+    """A TF2 script given as OLD.py fails under TF1 semantics: the message says it reads like a TF2 script."""
+    script = Path(__file__).parent / "data" / "pairs" / "tf2_logreg.py"
+    result = CliRunner().invoke(cli, ["convert", str(script), "-o", str(tmp_path / "new.py")])
+    assert result.exit_code == 3, result.output
+    assert "it reads like a TF2 script already (convert takes a TF1 script)" in result.output
+    assert not (tmp_path / "new.py").exists()

@@ -113,6 +113,10 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
                                                 "of an optimizer's train op): there is no graph to convert")
         if report["status"] == "crashed":
             result.error = f"the TF1 script failed before its first training step: {result.error}"
+        source = old.read_text(errors="replace")
+        if "GradientTape" in source and "Session" not in source:
+            result.error += ("; this script uses tf.GradientTape and no Session: it reads like a TF2 script already "
+                             "(convert takes a TF1 script)")
         result.traceback = report.get("traceback", "")
         result.wall_s = time.perf_counter() - started
         return result
