@@ -91,8 +91,8 @@ def _read_tf1(old: Path, new: Path, options: ConvertOptions, folder: Path) -> di
         _kill(proc)
     if not report.exists():
         return {"status": "failed", "traceback": output_tail(folder, "tf1"),
-                "error": (f"the TF1 script reached no training step within {options.timeout_s:g} s" if ended == "timeout"
-                          else f"tfcompare convert's child ended ({ended}) without a report")}
+                "error": (f"the TF1 script reached no training step within {options.timeout_s:g} s"
+                          if ended == "timeout" else f"tfcompare convert's child ended ({ended}) without a report")}
     return json.loads(report.read_text())
 
 

@@ -130,8 +130,8 @@ class Translator:
             self._memo[t.name] = result
             return result
         if op.type in _VARIABLE_OPS:
-            result = (f"self.{self.variables.get(op.name) or self._todo(op, 'a variable the optimizer does not train')}",
-                      False)
+            attr = self.variables.get(op.name) or self._todo(op, "a variable the optimizer does not train")
+            result = (f"self.{attr}", False)
             self._memo[t.name] = result
             return result
         if op.type in ("Placeholder", "PlaceholderWithDefault") and op.name in self.arguments:
@@ -230,8 +230,8 @@ class Translator:
             return f"tf.nn.bias_add({self.value(ins[0])}, {self.value(ins[1])}, data_format={fmt!r})", False
         if kind in _REDUCE:
             if self.constant(ins[1]) is None and ins[1].op.type == "Range":  # range(rank): every axis
-                return f"{_REDUCE[kind]}({self.value(ins[0])}{', keepdims=True' if op.get_attr('keep_dims') else ''})", \
-                    False
+                keep = ", keepdims=True" if op.get_attr("keep_dims") else ""
+                return f"{_REDUCE[kind]}({self.value(ins[0])}{keep})", False
             axis = self._const_text(ins[1])
             keep = ", keepdims=True" if op.get_attr("keep_dims") else ""
             rank = len(ins[0].shape) if ins[0].shape.rank is not None else None

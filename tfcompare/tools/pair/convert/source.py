@@ -53,9 +53,9 @@ class _Rewriter:
         self.tainted = set(plan.graph)
         self.sessions: set = set()
         self.feed_vars: dict = {}  # name bound to a feed dict literal -> its keys (which become strings)
-        self.model_parts = 0
+        self.model_parts = 0  # graph statements dropped before the first step: the generated model replaces them
         self.tf_imported = False
-        self.first_step_line = 10**9  # graph statements dropped before the first step: the generated model replaces them
+        self.first_step_line = 10**9
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def _todo(self, node, what: str) -> ast.stmt:
@@ -253,7 +253,8 @@ class _Rewriter:
         if isinstance(s, ast.Assign) and isinstance(s.value, ast.Dict) and s.value.keys and len(s.targets) == 1 and \
                 isinstance(s.targets[0], ast.Name) and \
                 all(isinstance(k, ast.Name) and k.id in self.plan.placeholders for k in s.value.keys):
-            self.feed_vars[s.targets[0].id] = [k.id for k in s.value.keys]  # feed = {x: ..., y: ...} -> {'x': ..., 'y': ...}
+            # feed = {x: ..., y: ...} -> {'x': ..., 'y': ...}
+            self.feed_vars[s.targets[0].id] = [k.id for k in s.value.keys]
             self.tainted.discard(s.targets[0].id)
             s.value.keys = [ast.Constant(k.id) for k in s.value.keys]
             return [s]

@@ -8,8 +8,6 @@ script's globals at that moment.
 from __future__ import annotations
 
 import dataclasses
-import os
-import sys
 import keyword
 import re
 import types
@@ -21,7 +19,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.tools.pair import initialisation
 from tfcompare.tools.pair.convert import source as carried
-from tfcompare.tools.pair.convert.ops import Line, Translator, number, source_line
+from tfcompare.tools.pair.convert.ops import Translator, number, source_line
 
 __all__ = ["Written", "write", "LSTM_HELPER"]
 
@@ -87,7 +85,8 @@ def _initializer(v, sess, attr: str, tr: Translator) -> str:
         mean = f", mean={number(np.float32(scheme['mean']))}" if scheme["mean"] else ""
         return f"{fn}({shape}{mean}, stddev={number(np.float32(scheme['stddev']))}{dt})"
     if kind == "uniform":
-        return f"tf.random.uniform({shape}, {number(np.float32(scheme['low']))}, {number(np.float32(scheme['high']))}{dt})"
+        low, high = (number(np.float32(scheme[k])) for k in ("low", "high"))
+        return f"tf.random.uniform({shape}, {low}, {high}{dt})"
     if kind == "constant":
         value = float(scheme["value"])
         if value == 0:
@@ -104,8 +103,9 @@ def _initializer(v, sess, attr: str, tr: Translator) -> str:
 _OPTIMIZER_CLASSES = {
     "momentum": '''
 class Momentum(tf.keras.optimizers.Optimizer):
-    """TF1's MomentumOptimizer as a Keras optimizer: accumulation = momentum * accumulation + gradient; variable -= lr * accumulation
-    (Keras's SGD folds the learning rate into the velocity, which differs once the learning rate changes)."""
+    """TF1's MomentumOptimizer as a Keras optimizer: accumulation = momentum * accumulation + gradient;
+    variable -= lr * accumulation (Keras's SGD folds the learning rate into the velocity, which differs once
+    the learning rate changes)."""
 
     def __init__(self, learning_rate, momentum, use_nesterov=False, name="Momentum", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
@@ -131,8 +131,8 @@ class Momentum(tf.keras.optimizers.Optimizer):
 ''',
     "rmsprop": '''
 class RMSProp(tf.keras.optimizers.Optimizer):
-    """TF1's RMSPropOptimizer as a Keras optimizer: the mean-square slot starts at 1.0 and epsilon is added inside the root
-    (Keras's RMSprop starts it at 0 and adds epsilon outside the root)."""
+    """TF1's RMSPropOptimizer as a Keras optimizer: the mean-square slot starts at 1.0 and epsilon is added
+    inside the root (Keras's RMSprop starts it at 0 and adds epsilon outside the root)."""
 
     def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, name="RMSProp", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
@@ -369,15 +369,15 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
 
     plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods,
                         step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
-                        tf_names=tf_names, untranslated=untranslated, placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
-                                                         and v.op.type in ("Placeholder", "PlaceholderWithDefault")})
+                        tf_names=tf_names, untranslated=untranslated,
+                        placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
+                                      and v.op.type in ("Placeholder", "PlaceholderWithDefault")})
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
-    if os.environ.get("TFCOMPARE_CONVERT_DEBUG"):
-        print("PLAN", plan, file=sys.stderr)
     kept = carried.rewrite(text, plan, first_step_line)
 
-    out = [f'"""TF2 rewrite of {Path(script).name}, written by `tfcompare convert` from the graph the TF1 script built.',
+    out = [f'"""TF2 rewrite of {Path(script).name}, written by `tfcompare convert` from the graph the TF1 script '
+           'built.',
            "",
            "The model is a tf.Module with the TF1 variables (same shapes and initializers); its methods are the",
            "TF1 forward pass and loss, op by op, each line naming the TF1 line it came from. Training runs in a",
