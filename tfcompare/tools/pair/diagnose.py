@@ -170,7 +170,8 @@ def _optimizer(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     out = []
     for key, value in one["settings"].items():
         other = two["settings"].get(key)
-        if other is None or value == other or (isinstance(value, float) and math.isclose(value, other, rel_tol=1e-6)):
+        if other is None or not isinstance(other, (int, float)) or value == other or \
+                (isinstance(value, float) and math.isclose(value, other, rel_tol=1e-6)):  # a schedule: steps tell
             continue
         kind = "learning_rate" if key == "learning_rate" else "setting"
         out.append(Finding(kind, f"{key}: {_fmt(value)} in TF1, {_fmt(other)} in TF2 (both {one['kind']}) {fits}",

@@ -1,0 +1,130 @@
+"""`tfcompare convert OLD.py -o NEW.py`: a TF2 rewrite of a TF1 training script, proven by `pair` to train the same.
+
+The TF1 script runs (in pair's TF1 child setting) to its first training step; the graph it built there is
+translated op by op into a `tf.Module`, a Keras optimizer with TF1's settings and a `@tf.function` step, and
+the script's own code around it is carried over (`writer`, `ops`, `source`). Then `pair OLD NEW` runs and its
+verdict is the verdict of the conversion. Part of `pair` because it is pair's TF1 side and pair's proof.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tfcompare.core.children import die_with_parent
+from tfcompare.tools.pair import AGREE, PairOptions, PairResult, pair_scripts
+from tfcompare.tools.pair.processes import _kill, output_tail
+
+__all__ = ["ConvertOptions", "ConvertResult", "convert_script", "WRITTEN_AGREES", "WRITTEN_DIFFERS", "FAILED"]
+
+WRITTEN_AGREES, WRITTEN_DIFFERS, FAILED = "agree", "differ", "failed"
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvertOptions:
+    """ARGS both scripts get; the time limit of the TF1 run and of each side of the pair; steps pair compares."""
+
+    args: tuple[str, ...] = ()
+    timeout_s: float = 120.0
+    steps: int = 3
+    check: bool = True  # run pair on the result
+
+
+@dataclasses.dataclass
+class ConvertResult:
+    tf1_script: str
+    tf2_script: str
+    status: str = FAILED
+    error: str = ""
+    traceback: str = ""
+    todos: list[str] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    pair: PairResult | None = None
+    wall_s: float = 0.0
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def json_text(self) -> str:
+        return json.dumps(self.to_json(), indent=2, default=str)
+
+    def lines(self) -> list[str]:
+        out = [f"convert {self.tf1_script} (TF1) -> {self.tf2_script} (TF2)"]
+        if self.status == FAILED and self.pair is None:
+            out.append(f"FAILED: {self.error}")
+            if self.traceback:
+                out += ["", self.traceback.rstrip()]
+            return out + [f"note: {n}" for n in self.notes]
+        out.append(f"wrote {self.tf2_script}" + (f" with {len(self.todos)} TODO(tfcompare) mark(s):" if self.todos
+                                                 else " (nothing left to do by hand)"))
+        out += [f"  TODO: {t}" for t in self.todos]
+        out += [f"note: {n}" for n in self.notes]
+        if self.pair is not None:
+            out += ["", *self.pair.lines(), ""]
+            out.append("CONVERTED: the TF2 script trains as the TF1 script does (pair agrees)"
+                       if self.status == WRITTEN_AGREES else
+                       f"NOT PROVEN: pair says {self.pair.status}; the TF2 script is written, check it by hand")
+        return out
+
+
+def _read_tf1(old: Path, new: Path, options: ConvertOptions, folder: Path) -> dict:
+    report = folder / "convert.json"
+    env = dict(os.environ)
+    env.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
+    with open(folder / "tf1.out", "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "tfcompare.tools.pair.convert.child", str(old), str(new),
+                                 str(report), *options.args], stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, cwd=old.parent, env=env, start_new_session=True,
+                                preexec_fn=die_with_parent)
+    try:
+        ended = proc.wait(timeout=options.timeout_s)
+    except subprocess.TimeoutExpired:
+        ended = "timeout"
+    finally:
+        _kill(proc)
+    if not report.exists():
+        return {"status": "failed", "traceback": output_tail(folder, "tf1"),
+                "error": (f"the TF1 script reached no training step within {options.timeout_s:g} s"
+                          if ended == "timeout" else f"tfcompare convert's child ended ({ended}) without a report")}
+    return json.loads(report.read_text())
+
+
+def convert_script(tf1_script: str | Path, tf2_script: str | Path,
+                   options: ConvertOptions = ConvertOptions()) -> ConvertResult:
+    """Write the TF2 rewrite of `tf1_script` to `tf2_script`, then pair them; `status` is pair's verdict."""
+    started = time.perf_counter()
+    old, new = Path(tf1_script).resolve(), Path(tf2_script).resolve()
+    result = ConvertResult(str(tf1_script), str(tf2_script))
+    folder = Path(tempfile.mkdtemp(prefix="tfcompare-convert-"))
+    try:
+        report = _read_tf1(old, new, options, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    result.todos, result.notes = list(report.get("todos", [])), list(dict.fromkeys(report.get("notes", [])))
+    if report["status"] != "ok":
+        result.error = report.get("error") or ("the TF1 script ran to its end without a training step (a Session.run "
+                                                "of an optimizer's train op): there is no graph to convert")
+        if report["status"] == "crashed":
+            result.error = f"the TF1 script failed before its first training step: {result.error}"
+        source = old.read_text(errors="replace")
+        if "GradientTape" in source and "Session" not in source:
+            result.error += ("; this script uses tf.GradientTape and no Session: it reads like a TF2 script already "
+                             "(convert takes a TF1 script)")
+        result.traceback = report.get("traceback", "")
+        result.wall_s = time.perf_counter() - started
+        return result
+    if options.check:
+        result.pair = pair_scripts(old, new, PairOptions(steps=options.steps, timeout_s=options.timeout_s,
+                                                         args=options.args))
+        result.status = WRITTEN_AGREES if result.pair.status == AGREE else WRITTEN_DIFFERS
+    else:
+        result.status = WRITTEN_DIFFERS
+    result.wall_s = time.perf_counter() - started
+    return result

@@ -1,0 +1,342 @@
+"""TF1 graph ops -> TF2 API calls, one readable line per layer-like group, each with the TF1 line it came from.
+
+The translator walks back from a target tensor (the loss, or another tensor the script fetches) to the
+placeholders and variables. An op whose value is used once is written inline into its consumer (so
+`MatMul` + `BiasAdd` + `Relu` is one line); an activation, a pooling, a named tensor of the script, a value
+used twice and every group the script built with one call (`calls`: dropout, sigmoid cross-entropy,
+learning-rate decay) gets its own line. An op without a translation becomes a `TODO(tfcompare)` naming it and
+its TF1 line, never a silent change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+
+__all__ = ["Line", "Translator", "number", "dtype_text", "source_line"]
+
+_PASS = {"Identity", "ReadVariableOp", "Snapshot"}
+_VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
+_OWN_LINE = {"Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "MaxPool", "AvgPool",
+             "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "Conv2D", "Reshape", "Mean"}
+_BINARY = {"Add": "+", "AddV2": "+", "Sub": "-", "Mul": "*", "RealDiv": "/", "Div": "/", "FloorDiv": "//"}
+_LEVEL = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2}  # Python's precedence of the operators written; 0: an atom
+_UNARY = {"Relu": "tf.nn.relu", "Relu6": "tf.nn.relu6", "Elu": "tf.nn.elu", "Selu": "tf.nn.selu",
+          "Sigmoid": "tf.sigmoid", "Tanh": "tf.tanh", "Softmax": "tf.nn.softmax", "LogSoftmax": "tf.nn.log_softmax",
+          "Exp": "tf.exp", "Log": "tf.math.log", "Log1p": "tf.math.log1p", "Sqrt": "tf.sqrt", "Rsqrt": "tf.math.rsqrt",
+          "Square": "tf.square", "Abs": "tf.abs", "L2Loss": "tf.nn.l2_loss", "StopGradient": "tf.stop_gradient",
+          "Floor": "tf.floor", "Softplus": "tf.nn.softplus", "Reciprocal": "tf.math.reciprocal"}
+_REDUCE = {"Mean": "tf.reduce_mean", "Sum": "tf.reduce_sum", "Max": "tf.reduce_max", "Min": "tf.reduce_min",
+           "Prod": "tf.reduce_prod"}
+_NAMED = {"Relu": "h", "Relu6": "h", "Elu": "h", "Selu": "h", "Sigmoid": "h", "Tanh": "h", "Softmax": "probs",
+          "LogSoftmax": "log_probs", "MaxPool": "pool", "AvgPool": "pool", "Conv2D": "conv", "Reshape": "flat",
+          "Mean": "mean", "SoftmaxCrossEntropyWithLogits": "xent", "SparseSoftmaxCrossEntropyWithLogits": "xent"}
+
+
+@dataclasses.dataclass
+class Line:
+    code: str
+    comment: str = ""
+
+    def text(self, indent: str) -> str:
+        return f"{indent}{self.code}" + (f"  # {self.comment}" if self.comment else "")
+
+
+def number(value) -> str:
+    """A float32/int constant as the shortest literal that reads back the same."""
+    value = np.asarray(value)
+    if value.dtype.kind == "b":
+        return repr(bool(value))
+    if value.dtype.kind in "iu":
+        return repr(int(value))
+    text = str(np.float32(value)) if value.dtype == np.float32 else repr(float(value))
+    return text
+
+
+def dtype_text(dtype) -> str:
+    return f"tf.{dtype.base_dtype.name}"
+
+
+def source_line(op, script: str, lines: list[str]) -> tuple[int, str] | None:
+    """(line number, source text) of the script line that created `op`."""
+    frames = [f for f in (op.traceback or []) if f.filename == script]
+    if not frames:
+        return None
+    n = frames[-1].lineno
+    text = lines[n - 1].strip() if 0 < n <= len(lines) else ""
+    return n, text
+
+
+def _short(text: str, width: int = 64) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+class Translator:
+    """Translate tensors of one TF1 graph; `lines` collects the statements of the function being written."""
+
+    def __init__(self, script: str, source: list[str], sess, names: dict[str, str], variables: dict[str, str],
+                 arguments: dict[str, str], groups: dict[str, "object"]):
+        self.script, self.source, self.sess = script, source, sess
+        self.names = names  # tensor name -> the script's own global name for it
+        self.variables = variables  # variable op name -> attribute name on the model
+        self.arguments = arguments  # placeholder op name -> argument name
+        self.groups = groups  # output tensor name -> calls.Group
+        self.todos: list[str] = []
+        self.helpers: set[str] = set()  # functions the written code calls (basic_lstm)
+        self._reset()
+
+    def _reset(self):
+        self.lines: list[Line] = []
+        self._memo: dict[str, tuple[str, bool]] = {}  # tensor name -> (expression, compound)
+        self._used: set[str] = set()
+        self._consumers: dict[str, int] = {}
+
+    # -- one function -------------------------------------------------------------------------------------------
+    def function(self, target) -> tuple[list[Line], str]:
+        """The statements that compute `target` from the arguments and variables, and its expression."""
+        self._reset()
+        self._count(target)
+        expr, _ = self._expr(target, top=True)
+        return self.lines, expr
+
+    def _count(self, target) -> None:
+        seen, stack = set(), [target.op]
+        while stack:
+            op = stack.pop()
+            if op.name in seen:
+                continue
+            seen.add(op.name)
+            if op.type in _VARIABLE_OPS or op.type == "Placeholder":
+                continue
+            inputs = self._inputs(op)
+            for t in inputs:
+                self._consumers[t.name] = self._consumers.get(t.name, 0) + 1
+                stack.append(t.op)
+
+    def _inputs(self, op) -> list:
+        group = next((g for g in self.groups.values() if op.name in g.outputs_ops), None)
+        return list(group.inputs) if group is not None else list(op.inputs)
+
+    # -- expressions --------------------------------------------------------------------------------------------
+    def _expr(self, t, top: bool = False) -> tuple[str, bool]:
+        if t.name in self._memo:
+            return self._memo[t.name]
+        op = t.op
+        group = self.groups.get(t.name)
+        if op.type in _PASS and op.inputs and group is None:
+            result = self._expr(op.inputs[0])
+            self._memo[t.name] = result
+            return result
+        if op.type in _VARIABLE_OPS:
+            attr = self.variables.get(op.name) or self._todo(op, "a variable the optimizer does not train")
+            result = (f"self.{attr}", False)
+            self._memo[t.name] = result
+            return result
+        if op.type in ("Placeholder", "PlaceholderWithDefault") and op.name in self.arguments:
+            result = (self.arguments[op.name], False)
+            self._memo[t.name] = result
+            return result
+        if group is not None:
+            code, compound = group.translate(self, t), False
+        else:
+            code, compound = self._op(t)
+        own = (t.name in self.names or top or (group is None and op.type in _OWN_LINE)
+               or getattr(group, "kind", "") == "dropout"
+               or self._consumers.get(t.name, 0) > 1 or len(code) > 90)
+        if own and not (code.isidentifier() or _is_literal(code)):
+            name = self._bind(t, code, group)
+            result = (name, False)
+        else:
+            result = (code, compound)
+        self._memo[t.name] = result
+        return result
+
+    def operand(self, t, level: int = 3, right: bool = False) -> str:
+        """`t` as an operand of an operator of precedence `level`: parenthesised where Python needs it."""
+        code, own = self._expr(t)
+        own = int(own)
+        if own and (own < level or (right and own == level)):
+            return f"({code})"
+        return code
+
+    def value(self, t) -> str:
+        return self._expr(t)[0]
+
+    def _bind(self, t, code: str, group) -> str:
+        name = self.names.get(t.name) or self._fresh(_NAMED.get(t.op.type, "t") if group is None else group.stem)
+        line = source_line(group.op if group is not None else t.op, self.script, self.source)
+        comment = f"TF1 line {line[0]}: {_short(line[1])}" if line else ""
+        self.lines.append(Line(f"{name} = {code}", comment))
+        self._used.add(name)
+        return name
+
+    def _fresh(self, stem: str) -> str:
+        taken = self._used | set(self.arguments.values())
+        n = 1
+        while f"{stem}{n}" in taken:
+            n += 1
+        self._used.add(f"{stem}{n}")
+        return f"{stem}{n}"
+
+    def constant(self, t):
+        """The value of a tensor computed from constants alone, or None."""
+        op = t.op
+        if op.type == "Const":
+            return tf_make_ndarray(op.get_attr("value"))
+        if op.type in _PASS and op.inputs:
+            return self.constant(op.inputs[0])
+        return None
+
+    def _const_text(self, t) -> str:
+        value = self.constant(t)
+        if value is None:
+            return self.value(t)
+        if value.ndim == 0:
+            return number(value)
+        if value.size <= 16:
+            return repr(value.tolist())
+        return self._todo(t.op, f"a constant of {value.size} values")
+
+    def _todo(self, op, what: str) -> str:
+        line = source_line(op, self.script, self.source)
+        where = f"TF1 line {line[0]}" if line else "the TF1 graph"
+        text = f"{op.type} ({what}) from {where}"
+        self.todos.append(text)
+        return f"TODO_tfcompare({text!r})"
+
+    def _op(self, t) -> tuple[str, bool]:
+        op, ins = t.op, list(t.op.inputs)
+        kind = op.type
+        if kind in _BINARY:
+            if kind in ("Add", "AddV2") and self.constant(ins[0]) is not None and self.constant(ins[1]) is None:
+                ins = ins[::-1]
+            symbol = _BINARY[kind]
+            level = _LEVEL[symbol]
+            return f"{self.operand(ins[0], level)} {symbol} {self._rhs(ins[1], level, True)}", level
+        if kind == "Neg":
+            return f"-{self.operand(ins[0])}", 3
+        if kind in _UNARY:
+            return f"{_UNARY[kind]}({self.value(ins[0])})", False
+        if kind == "MatMul":
+            extra = "".join(f", {k}=True" for k, a in (("transpose_a", "transpose_a"), ("transpose_b", "transpose_b"))
+                            if op.get_attr(a))
+            return f"tf.matmul({self.value(ins[0])}, {self.value(ins[1])}{extra})", False
+        if kind == "BiasAdd":
+            fmt = op.get_attr("data_format").decode()
+            if fmt == "NHWC":  # the bias is on the last axis: `+` broadcasts it there, as TF2 code writes it
+                return f"{self.operand(ins[0], 1)} + {self.operand(ins[1], 1, True)}", 1
+            return f"tf.nn.bias_add({self.value(ins[0])}, {self.value(ins[1])}, data_format={fmt!r})", False
+        if kind in _REDUCE:
+            if self.constant(ins[1]) is None and ins[1].op.type == "Range":  # range(rank): every axis
+                keep = ", keepdims=True" if op.get_attr("keep_dims") else ""
+                return f"{_REDUCE[kind]}({self.value(ins[0])}{keep})", False
+            axis = self._const_text(ins[1])
+            keep = ", keepdims=True" if op.get_attr("keep_dims") else ""
+            rank = len(ins[0].shape) if ins[0].shape.rank is not None else None
+            axes = self.constant(ins[1])
+            if axes is not None and rank is not None and sorted(np.atleast_1d(axes).tolist()) == list(range(rank)) \
+                    and not keep:
+                return f"{_REDUCE[kind]}({self.value(ins[0])})", False
+            return f"{_REDUCE[kind]}({self.value(ins[0])}, axis={axis}{keep})", False
+        if kind in ("SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"):
+            if t.value_index != 0:
+                return self._todo(op, "its backprop output"), False
+            fn = "sparse_softmax" if kind.startswith("Sparse") else "softmax"
+            return f"tf.nn.{fn}_cross_entropy_with_logits(labels={self.value(ins[1])}, logits={self.value(ins[0])})", \
+                False
+        if kind == "Reshape":
+            return f"tf.reshape({self.value(ins[0])}, {self._const_text(ins[1])})", False
+        if kind == "Conv2D":
+            return (f"tf.nn.conv2d({self.value(ins[0])}, {self.value(ins[1])}, strides={op.get_attr('strides')}, "
+                    f"padding={op.get_attr('padding').decode()!r}{_format(op)}{_dilations(op)})"), False
+        if kind in ("MaxPool", "AvgPool"):
+            fn = "max_pool2d" if kind == "MaxPool" else "avg_pool2d"
+            return (f"tf.nn.{fn}({self.value(ins[0])}, ksize={op.get_attr('ksize')}, "
+                    f"strides={op.get_attr('strides')}, padding={op.get_attr('padding').decode()!r}{_format(op)})"), \
+                False
+        if kind == "Cast":
+            return f"tf.cast({self.value(ins[0])}, {dtype_text(op.get_attr('DstT'))})", False
+        if kind in ("ArgMax", "ArgMin"):
+            return f"tf.{kind.lower()}({self.value(ins[0])}, {self._const_text(ins[1])})", False
+        if kind in ("Equal", "NotEqual", "Greater", "Less", "GreaterEqual", "LessEqual", "Maximum", "Minimum", "Pow",
+                    "SquaredDifference"):
+            fn = {"Equal": "tf.equal", "NotEqual": "tf.not_equal", "Greater": "tf.greater", "Less": "tf.less",
+                  "GreaterEqual": "tf.greater_equal", "LessEqual": "tf.less_equal", "Maximum": "tf.maximum",
+                  "Minimum": "tf.minimum", "Pow": "tf.pow", "SquaredDifference": "tf.math.squared_difference"}[kind]
+            return f"{fn}({self._rhs(ins[0], 0)}, {self._rhs(ins[1], 0)})", False
+        if kind == "ConcatV2":
+            parts = ", ".join(self.value(x) for x in ins[:-1])
+            return f"tf.concat([{parts}], {self._const_text(ins[-1])})", False
+        if kind == "Pack":
+            parts = ", ".join(self.value(x) for x in ins)
+            return f"tf.stack([{parts}], axis={op.get_attr('axis')})", False
+        if kind == "Unpack":
+            base = self._multi(op, f"tf.unstack({self.value(ins[0])}, num={op.get_attr('num')}, "
+                                   f"axis={op.get_attr('axis')})", "steps")
+            return f"{base}[{t.value_index}]", False
+        if kind == "Split":
+            base = self._multi(op, f"tf.split({self.value(ins[1])}, {op.get_attr('num_split')}, "
+                                   f"axis={self._const_text(ins[0])})", "parts")
+            return f"{base}[{t.value_index}]", False
+        if kind == "Transpose":
+            return f"tf.transpose({self.value(ins[0])}, {self._const_text(ins[1])})", False
+        if kind == "Squeeze":
+            dims = op.get_attr("squeeze_dims")
+            return f"tf.squeeze({self.value(ins[0])}{f', axis={dims}' if dims else ''})", False
+        if kind == "ExpandDims":
+            return f"tf.expand_dims({self.value(ins[0])}, {self._const_text(ins[1])})", False
+        if kind == "Const":
+            return self._const_text(t), False
+        if kind == "Placeholder":
+            return self._todo(op, "a placeholder the step is not fed"), False
+        return self._todo(op, "no TF2 translation written for this op"), False
+
+    def _rhs(self, t, level: int = 3, right: bool = False) -> str:
+        value = self.constant(t)
+        if value is not None and value.ndim == 0:
+            text = number(value)
+            return f"({text})" if text.startswith("-") and level else text
+        return self.operand(t, level, right)
+
+    def bind_pair(self, op, code: str, stems: tuple[str, str]) -> tuple[str, str]:
+        """`a1, b1 = code` (a call returning two things), written once."""
+        key = op.name + ":pair"
+        if key not in self._memo:
+            names = tuple(self._fresh(stem) for stem in stems)
+            line = source_line(op, self.script, self.source)
+            self.lines.append(Line(f"{', '.join(names)} = {code}", f"TF1 line {line[0]}: {_short(line[1])}" if line
+                                   else ""))
+            self._memo[key] = names
+        return self._memo[key]
+
+    def _multi(self, op, code: str, stem: str) -> str:
+        """Bind a call with several outputs to one name, once; its outputs are indexed from it."""
+        key = op.name + ":*"
+        if key not in self._memo:
+            name = self._fresh(stem)
+            line = source_line(op, self.script, self.source)
+            self.lines.append(Line(f"{name} = {code}", f"TF1 line {line[0]}: {_short(line[1])}" if line else ""))
+            self._memo[key] = (name, False)
+        return self._memo[key][0]
+
+
+def _format(op) -> str:
+    fmt = op.get_attr("data_format").decode()
+    return "" if fmt == "NHWC" else f", data_format={fmt!r}"
+
+
+def _dilations(op) -> str:
+    d = op.get_attr("dilations")
+    return "" if all(x == 1 for x in d) else f", dilations={d}"
+
+
+def _is_literal(code: str) -> bool:
+    return bool(re.fullmatch(r"-?[0-9.e+-]+|True|False", code))
+
+
+def tf_make_ndarray(proto) -> np.ndarray:
+    import tensorflow as tf
+
+    return tf.make_ndarray(proto)

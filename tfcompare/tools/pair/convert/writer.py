@@ -1,0 +1,425 @@
+"""Write the TF2 script: the TF1 graph as a `tf.Module`, a Keras optimizer with TF1's settings (TF1's update
+written out where Keras's formula differs), a `@tf.function` train step, and the script's own code around them.
+
+Called in the child that ran the TF1 script, at its first training step, with the graph, the session and the
+script's globals at that moment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import keyword
+import re
+import types
+from pathlib import Path
+
+import numpy as np
+
+from tfcompare.core.graphs import ancestors
+from tfcompare.core.optimizer_replay import tf1_optimizer
+from tfcompare.tools.pair import initialisation
+from tfcompare.tools.pair.convert import source as carried
+from tfcompare.tools.pair.convert.ops import Translator, number, source_line
+
+__all__ = ["Written", "write", "LSTM_HELPER"]
+
+_INDENT = "    "
+
+
+@dataclasses.dataclass
+class Written:
+    text: str
+    todos: list[str]
+    notes: list[str]
+
+
+def _identifier(text: str, taken: set) -> str:
+    name = re.sub(r"\W", "_", text).strip("_") or "v"
+    if name[0].isdigit() or keyword.iskeyword(name):
+        name = f"v_{name}"
+    base, n = name, 1
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    taken.add(name)
+    return name
+
+
+def _is_graph_value(value, tf) -> bool:
+    if isinstance(value, (tf.Tensor, tf.Operation, tf.Variable, tf.compat.v1.train.Optimizer)):
+        return True
+    if isinstance(value, tf.compat.v1.Session) or type(value).__name__ in ("Session", "InteractiveSession"):
+        return True
+    if isinstance(value, dict):
+        return any(_is_graph_value(v, tf) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_is_graph_value(v, tf) for v in value[:50])
+    module = type(value).__module__ or ""
+    return module.startswith(("tensorflow.python", "tfcompare.core.legacy")) and not isinstance(value, types.ModuleType)
+
+
+def _fetched_names(tree) -> set:
+    """Global names the script passes to `Session.run` or calls `.eval()` on."""
+    import ast
+
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "run" and node.args:
+                fetch = node.args[0]
+                items = fetch.elts if isinstance(fetch, (ast.List, ast.Tuple)) else [fetch]
+                names |= {i.id for i in items if isinstance(i, ast.Name)}
+            elif node.func.attr == "eval" and isinstance(node.func.value, ast.Name):
+                names.add(node.func.value.id)
+    return names
+
+
+def _initializer(v, sess, attr: str, tr: Translator) -> str:
+    shape = list(v.shape.as_list())
+    dtype = v.dtype.base_dtype
+    dt = "" if dtype.name == "float32" else f", dtype=tf.{dtype.name}"
+    scheme = initialisation.tf1_scheme(v, sess)
+    kind = (scheme or {}).get("scheme")
+    if kind in ("normal", "truncated_normal"):
+        fn = "tf.random.normal" if kind == "normal" else "tf.random.truncated_normal"
+        mean = f", mean={number(np.float32(scheme['mean']))}" if scheme["mean"] else ""
+        return f"{fn}({shape}{mean}, stddev={number(np.float32(scheme['stddev']))}{dt})"
+    if kind == "uniform":
+        low, high = (number(np.float32(scheme[k])) for k in ("low", "high"))
+        return f"tf.random.uniform({shape}, {low}, {high}{dt})"
+    if kind == "constant":
+        value = float(scheme["value"])
+        if value == 0:
+            return f"tf.zeros({shape}{dt})"
+        if value == 1:
+            return f"tf.ones({shape}{dt})"
+        return f"tf.fill({shape}, tf.constant({number(np.asarray(value, dtype.as_numpy_dtype))}{dt}))"
+    line = source_line(v.op, tr.script, tr.source)
+    where = f"TF1 line {line[0]}" if line else "the TF1 graph"
+    tr.todos.append(f"the initializer of {attr} ({v.initial_value.op.type}) from {where}")
+    return f"tf.zeros({shape}{dt})  # TODO(tfcompare): initializer {v.initial_value.op.type} from {where}"
+
+
+_OPTIMIZER_CLASSES = {
+    "momentum": '''
+class Momentum(tf.keras.optimizers.Optimizer):
+    """TF1's MomentumOptimizer as a Keras optimizer: accumulation = momentum * accumulation + gradient;
+    variable -= lr * accumulation (Keras's SGD folds the learning rate into the velocity, which differs once
+    the learning rate changes)."""
+
+    def __init__(self, learning_rate, momentum, use_nesterov=False, name="Momentum", **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.momentum, self.use_nesterov = momentum, use_nesterov
+
+    def build(self, variables):
+        if self.built:
+            return
+        super().build(variables)
+        self.accumulations = [self.add_variable_from_reference(v, "momentum") for v in variables]
+
+    def get_config(self):
+        return {**super().get_config(), "momentum": self.momentum, "nesterov": self.use_nesterov}
+
+    def update_step(self, gradient, variable, learning_rate):
+        lr = tf.cast(learning_rate, variable.dtype)
+        accumulation = self.accumulations[self._get_variable_index(variable)]
+        accumulation.assign(accumulation * self.momentum + gradient)
+        if self.use_nesterov:
+            variable.assign_sub(gradient * lr + accumulation * self.momentum * lr)
+        else:
+            variable.assign_sub(lr * accumulation)
+''',
+    "rmsprop": '''
+class RMSProp(tf.keras.optimizers.Optimizer):
+    """TF1's RMSPropOptimizer as a Keras optimizer: the mean-square slot starts at 1.0 and epsilon is added
+    inside the root (Keras's RMSprop starts it at 0 and adds epsilon outside the root)."""
+
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, name="RMSProp", **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.decay, self.momentum, self.epsilon = decay, momentum, epsilon
+
+    def build(self, variables):
+        if self.built:
+            return
+        super().build(variables)
+        self.mean_squares = [self.add_variable_from_reference(v, "rms", initializer="ones") for v in variables]
+        self.moments = [self.add_variable_from_reference(v, "momentum") for v in variables]
+
+    def get_config(self):
+        return {**super().get_config(), "rho": self.decay, "momentum": self.momentum, "epsilon": self.epsilon,
+                "centered": False}
+
+    def update_step(self, gradient, variable, learning_rate):
+        lr = tf.cast(learning_rate, variable.dtype)
+        i = self._get_variable_index(variable)
+        ms, moment = self.mean_squares[i], self.moments[i]
+        ms.assign_add((tf.square(gradient) - ms) * (1 - self.decay))
+        moment.assign(moment * self.momentum + lr * gradient * tf.math.rsqrt(ms + self.epsilon))
+        variable.assign_sub(moment)
+''',
+    "adagrad": '''
+class Adagrad(tf.keras.optimizers.Optimizer):
+    """TF1's AdagradOptimizer as a Keras optimizer: the accumulator starts at initial_accumulator_value, no epsilon
+    (Keras's Adagrad adds one)."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, name="Adagrad", **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.initial_accumulator_value = initial_accumulator_value
+
+    def build(self, variables):
+        if self.built:
+            return
+        super().build(variables)
+        init = tf.keras.initializers.Constant(self.initial_accumulator_value)
+        self.accumulators = [self.add_variable_from_reference(v, "accumulator", initializer=init) for v in variables]
+
+    def get_config(self):
+        return {**super().get_config(), "initial_accumulator_value": self.initial_accumulator_value}
+
+    def update_step(self, gradient, variable, learning_rate):
+        lr = tf.cast(learning_rate, variable.dtype)
+        accumulator = self.accumulators[self._get_variable_index(variable)]
+        accumulator.assign_add(tf.square(gradient))
+        variable.assign_sub(lr * gradient * tf.math.rsqrt(accumulator))
+''',
+}
+
+LSTM_HELPER = '''
+def basic_lstm(inputs, kernel, bias, forget_bias=1.0):
+    """TF1's BasicLSTMCell unrolled over `inputs` as static_rnn did, from a zero state: gates i, j, f, o =
+    split([x, h] @ kernel + bias, 4); c = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j); h = tanh(c) *
+    sigmoid(o). Returns (outputs, (c, h))."""
+    c = h = tf.zeros([tf.shape(inputs[0])[0], kernel.shape[1] // 4], dtype=kernel.dtype)
+    outputs = []
+    for x in inputs:
+        i, j, f, o = tf.split(tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), kernel), bias), 4, axis=1)
+        c = c * tf.sigmoid(f + forget_bias) + tf.sigmoid(i) * tf.tanh(j)
+        h = tf.tanh(c) * tf.sigmoid(o)
+        outputs.append(h)
+    return outputs, (c, h)
+'''
+
+_LOADER = '''
+class _DataSet:
+    """One split as TF1's input_data.DataSet gave it: images float32 in [0, 1] (flattened unless reshape=False),
+    labels one-hot on request; next_batch hands out batches in order."""
+
+    def __init__(self, images, labels, one_hot, reshape):
+        images = images.astype(np.float32) / 255.0
+        self.images = images.reshape(len(images), -1) if reshape else images[..., np.newaxis]
+        self.labels = np.eye(10, dtype=np.float32)[labels] if one_hot else labels.astype(np.uint8)
+        self.num_examples = len(images)
+        self.epochs_completed = 0
+        self._index = 0
+
+    def next_batch(self, batch_size, fake_data=False, shuffle=True):
+        if self._index + batch_size > self.num_examples:
+            self.epochs_completed += 1
+            self._index = 0
+        start, self._index = self._index, self._index + batch_size
+        return self.images[start:self._index], self.labels[start:self._index]
+
+
+def read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True, validation_size=0,
+                   seed=None, source_url=None):
+    """TF1's tensorflow.examples.tutorials.mnist.input_data.read_data_sets (gone from TF 2), on
+    tf.keras.datasets.mnist: no validation split is held out and batches are not shuffled."""
+    (x, y), (test_x, test_y) = tf.keras.datasets.mnist.load_data()
+    test = _DataSet(test_x, test_y, one_hot, reshape)
+    return types.SimpleNamespace(train=_DataSet(x, y, one_hot, reshape), test=test, validation=test)
+'''
+
+
+def _optimizer(graph, sess, train_op, decays: dict, notes: list, todos: list, line: str) -> tuple[str, str]:
+    """(class source or "", the expression that makes the optimizer)."""
+    side = tf1_optimizer(graph, sess)
+    if side is None:
+        todos.append("the optimizer (no TF1 Apply op tfcompare knows)")
+        return "", "tf.keras.optimizers.SGD()  # TODO(tfcompare): the TF1 optimizer is not one tfcompare knows"
+    s = side.settings
+    lr = number(np.float32(s["learning_rate"]))
+    train_ancestors = {op.name for op in ancestors([train_op])}
+    for name, decay in decays.items():
+        if name.split(":")[0] in train_ancestors and None not in decay.values():
+            increments = any(op.type in ("AssignAdd", "AssignAddVariableOp") for op in graph.get_operations()
+                             if op.name in train_ancestors or train_op in op.control_inputs)
+            if increments:
+                lr = (f"tf.keras.optimizers.schedules.ExponentialDecay({number(np.float32(decay['learning_rate']))}, "
+                      f"decay_steps={number(np.float32(decay['decay_steps']))}, "
+                      f"decay_rate={number(np.float32(decay['decay_rate']))}, staircase={decay['staircase']})")
+                notes.append("TF1's exponential_decay on the global step became a Keras ExponentialDecay schedule on "
+                             "the optimizer's iteration count (both start at 0 and count the steps)")
+            break
+    if side.kind == "sgd":
+        return "", f"tf.keras.optimizers.SGD(learning_rate={lr})"
+    if side.kind == "adam":
+        return "", (f"tf.keras.optimizers.Adam(learning_rate={lr}, beta_1={number(np.float32(s['beta1']))}, "
+                    f"beta_2={number(np.float32(s['beta2']))}, epsilon={number(np.float32(s['epsilon']))})")
+    if side.kind == "momentum":
+        nesterov = ", use_nesterov=True" if s.get("nesterov") else ""
+        return _OPTIMIZER_CLASSES["momentum"], \
+            f"Momentum(learning_rate={lr}, momentum={number(np.float32(s['momentum']))}{nesterov})"
+    if side.kind == "rmsprop":
+        if s.get("centered"):
+            todos.append(f"a centered RMSProp from {line}")
+            return "", "None  # TODO(tfcompare): centered RMSProp is not translated"
+        return _OPTIMIZER_CLASSES["rmsprop"], (f"RMSProp(learning_rate={lr}, decay={number(np.float32(s['decay']))}, "
+                                               f"momentum={number(np.float32(s['momentum']))}, "
+                                               f"epsilon={number(np.float32(s['epsilon']))})")
+    return _OPTIMIZER_CLASSES["adagrad"], (f"Adagrad(learning_rate={lr}, initial_accumulator_value="
+                                           f"{number(np.float32(s['initial_accumulator']))})")
+
+
+def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
+          first_step_line: int) -> Written:
+    """The TF2 script for the TF1 `script`, stopped at its first training step."""
+    import ast
+
+    import tensorflow as tf
+
+    text = Path(script).read_text()
+    lines = text.splitlines()
+    graph, loss, train_op = sess.graph, found["loss"], found["train_op"]
+    trained = sorted((v for _, v in found["grads_and_vars"]), key=lambda v: v.op._id)
+    notes: list[str] = []
+
+    names: dict[str, str] = {}  # tensor name -> global name
+    var_globals: dict[str, str] = {}
+    graph_names, train_names, tf_names = set(), set(), set()
+    for key, value in module_dict.items():
+        if key.startswith("__"):
+            continue
+        if isinstance(value, types.ModuleType):
+            if value.__name__.startswith("tensorflow") and "tutorials" not in value.__name__:
+                tf_names.add(key)
+            continue
+        if isinstance(value, tf.Variable):
+            var_globals.setdefault(value.op.name, key)
+        elif isinstance(value, tf.Tensor):
+            names.setdefault(value.name, key)
+        elif isinstance(value, tf.Operation) and value is train_op:
+            train_names.add(key)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(v, tf.Variable) and isinstance(k, str):
+                    var_globals.setdefault(v.op.name, f"{key}_{k}")
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value[:50]):
+                if isinstance(v, tf.Variable):
+                    var_globals.setdefault(v.op.name, f"{key}_{i}")
+        if _is_graph_value(value, tf):
+            graph_names.add(key)
+
+    taken = {"name", "variables", "trainable_variables", "submodules", "name_scope", "non_trainable_variables"}
+    variables = {v.op.name: _identifier(var_globals.get(v.op.name, v.op.name), taken) for v in trained}
+
+    feed_tensors = []
+    for key in feed:
+        t = graph.get_tensor_by_name(key if ":" in key else key + ":0") if isinstance(key, str) else key
+        feed_tensors.append(t)
+    feed_tensors.sort(key=lambda t: t.op._id)
+    arg_taken = set(variables.values())
+    arguments = {t.op.name: _identifier(names.get(t.name, t.op.name), arg_taken) for t in feed_tensors}
+    placeholder_global = {arguments[t.op.name]: names.get(t.name) for t in feed_tensors}
+
+    tr = Translator(script, lines, sess, names, variables, arguments, groups)
+    tree = ast.parse(text)
+    targets = [loss]
+    for name in sorted(_fetched_names(tree)):
+        value = module_dict.get(name)
+        if isinstance(value, tf.Tensor) and value is not loss and value.op.type != "Placeholder":
+            targets.append(value)
+
+    methods, method_code, plan_methods, untranslated = [], [], {}, set()
+    method_taken = set(variables.values()) | taken
+    for target in targets:
+        own = names.get(target.name)
+        todos_before = list(tr.todos)
+        body, expr = tr.function(target)
+        if target is not loss and len(tr.todos) > len(todos_before):
+            untranslated.add(own)  # a fetch (a merged summary) with no translation: None where it was fetched
+            continue
+        method = _identifier(own or "loss", method_taken)
+        reach = {op.name for op in ancestors([target])}
+        args = [arguments[t.op.name] for t in feed_tensors if t.op.name in reach]
+        method_code.append(f"{_INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
+        method_code += [line.text(_INDENT * 2) for line in body]
+        method_code.append(f"{_INDENT * 2}return {expr}")
+        method_code.append("")
+        methods.append((target, method, args))
+        if own:
+            plan_methods[own] = (f"model.{method}", [placeholder_global[a] for a in args])
+    loss_method, loss_args = methods[0][1], methods[0][2]
+
+    init_lines = []
+    by_attr = {variables[v.op.name]: v for v in trained}
+    for attr, v in by_attr.items():
+        line = source_line(v.op, script, lines)
+        comment = f"  # TF1 line {line[0]}: {line[1][:60]}" if line else ""
+        init = _initializer(v, sess, attr, tr)
+        if "#" in init:
+            init_lines.append(f"{_INDENT * 2}self.{attr} = tf.Variable({init.split('  #')[0]}, name={attr!r})"
+                              f"  #{init.split('  #', 1)[1]}")
+        else:
+            init_lines.append(f"{_INDENT * 2}self.{attr} = tf.Variable({init}, name={attr!r}){comment}")
+
+    opt_line = source_line(train_op, script, lines)
+    opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
+    opt_class, opt_expr = _optimizer(graph, sess, train_op, decays, notes, tr.todos, opt_where)
+
+    plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods,
+                        step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
+                        tf_names=tf_names, untranslated=untranslated,
+                        placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
+                                      and v.op.type in ("Placeholder", "PlaceholderWithDefault")})
+    if any(g is None for g in plan.step_args):
+        tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
+    kept = carried.rewrite(text, plan, first_step_line)
+
+    out = [f'"""TF2 rewrite of {Path(script).name}, written by `tfcompare convert` from the graph the TF1 script '
+           'built.',
+           "",
+           "The model is a tf.Module with the TF1 variables (same shapes and initializers); its methods are the",
+           "TF1 forward pass and loss, op by op, each line naming the TF1 line it came from. Training runs in a",
+           '@tf.function step with a Keras optimizer carrying TF1\'s settings."""', ""]
+    imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
+    if kept.loader:
+        for extra in ("import types", "import numpy as np"):
+            if extra not in imports:
+                imports.append(extra)
+    out += sorted(set(imports), key=imports.index) + [""]
+    if kept.loader:
+        out += [_LOADER.strip("\n"), "", ""]
+        notes.append("input_data.read_data_sets (gone from TF 2) is written into the script on "
+                     "tf.keras.datasets.mnist, without a validation split or shuffling")
+    out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
+    if kept.head:
+        out += ["", ""]
+    all_todos = tr.todos + kept.todos
+    if any("TODO_tfcompare(" in c for c in method_code):
+        out += ["", "def TODO_tfcompare(what):",
+                f'{_INDENT}raise NotImplementedError(f"tfcompare convert could not translate {{what}}")', ""]
+    if opt_class:
+        out += [opt_class.strip("\n"), "", ""]
+    if "lstm" in tr.helpers:
+        out += [LSTM_HELPER.strip("\n"), "", ""]
+    out += ["class Model(tf.Module):",
+            f'{_INDENT}"""The TF1 graph of {Path(script).name}: its trained variables, and one method per tensor the '
+            'script fetches."""', "",
+            f"{_INDENT}def __init__(self):", f"{_INDENT * 2}super().__init__(name=\"model\")", *init_lines, "",
+            *method_code, "",
+            "model = Model()",
+            f"optimizer = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
+            "", "",
+            "@tf.function",
+            f"def train_step({', '.join(loss_args)}):",
+            f"{_INDENT}with tf.GradientTape() as tape:",
+            f"{_INDENT * 2}loss_value = model.{loss_method}({', '.join(loss_args)})",
+            f"{_INDENT}gradients = tape.gradient(loss_value, model.trainable_variables)",
+            f"{_INDENT}optimizer.apply_gradients(zip(gradients, model.trainable_variables))",
+            f"{_INDENT}return loss_value", "", ""]
+    out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
+    body = "\n".join(out).rstrip() + "\n"
+    body = re.sub(r"^(\s*)(['\"])" + carried.TODO_MARK + r"(.*)\2$", r"\1pass  # TODO(tfcompare): \3", body,
+                  flags=re.M)
+    return Written(body, all_todos, notes)
