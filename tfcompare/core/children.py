@@ -149,6 +149,8 @@ class Descendants:
             time.sleep(0.01)
 
     def _reap(self) -> None:
+        if not os.path.isdir("/proc"):
+            return
         for pid, (ppid, _, _) in _processes().items():
             if ppid == self._me and pid in self._owner and pid not in self._roots:
                 with contextlib.suppress(ChildProcessError):
