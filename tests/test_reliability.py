@@ -602,15 +602,19 @@ def test_a_killed_pair_leaves_no_process_and_the_next_command_removes_its_folder
     tmp.mkdir()
     env = dict(os.environ, TMPDIR=str(tmp), TF_CPP_MIN_LOG_LEVEL="3")
     script = tmp_path / "tf1_waits.py"
-    script.write_text("import time\nwhile True:\n    time.sleep(0.1)\n")
+    tag = f"tfcompare-test-stray-{os.getpid()}"
+    script.write_text("import os, subprocess, sys, time\n"  # a detached child outlives even a SIGKILLed tfcompare
+                      f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', {tag!r}], "
+                      "start_new_session=True)\nwhile True:\n    time.sleep(0.1)\n")
     proc = subprocess.Popen([sys.executable, "-m", "tfcompare", "pair", str(script), str(PAIRS / "tf2_logreg.py"),
                              "--logdir", str(tmp_path / "logs")], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=env)
     assert _started(tmp, "tfcompare-*/tfcompare-pair-*/tf1.out", proc)
-    time.sleep(1)
+    assert _wait(lambda: _tagged(tag) != [], proc, 120)
     proc.kill()
     proc.wait(timeout=30)
     assert _wait(lambda: _tagged(str(script)) == [], proc, 10)  # the children die with their parent
+    assert len(_tagged(tag)) == 1  # what it detached: re-parented to init
     assert len(list(tmp.glob("tfcompare-*/tfcompare-pair-*"))) == 1  # left by the kill
     mine = tmp / "tfcompare-999999-mine"  # the user's own folder, named like one of ours
     mine.mkdir()
@@ -618,6 +622,7 @@ def test_a_killed_pair_leaves_no_process_and_the_next_command_removes_its_folder
                             capture_output=True, timeout=60)
     assert listed.returncode == 2
     assert [p.name for p in tmp.iterdir()] == [mine.name]
+    assert _wait(lambda: _tagged(tag) == [], proc, 5)  # stopped by the next command
 
 
 # --- a verdict must be true ---------------------------------------------------------------------------------
