@@ -98,7 +98,8 @@ BAD_INPUTS = [
     _bad(["run", "--case", "mlp", "--logdir", ""], "the folder name is empty"),
     _bad(["run", "--case", "mlp", "--logdir", " "], "the folder name is empty"),
     _bad(["run", "--case", "mlp", "--logdir", "blocker"], "'blocker' is a file, not a folder"),
-    _bad(["run", "--case", "mlp", "--logdir", "blocker/sub"], "cannot write to 'blocker/sub': 'blocker' is a file, not a folder"),
+    _bad(["run", "--case", "mlp", "--logdir", "blocker/sub"],
+         "cannot write to 'blocker/sub': 'blocker' is a file, not a folder"),
     _bad(["run", "--case", "mlp", "--run-name", ""], "'' must be a plain folder name"),
     _bad(["run", "--case", "mlp", "--run-name", " "], "' ' must be a plain folder name"),
     _bad(["run", "--case", "mlp", "--run-name", "a/b"], "'a/b' must be a plain folder name"),
@@ -142,8 +143,8 @@ BAD_INPUTS = [
     _bad(["run", "--case", "rnn", "--seq-lens", "-1,5"], "'-1,5' must be comma-separated positive integers"),
     _bad(["run", "--case", "rnn", "--seq-lens", "7,,9"], "'7,,9' must be comma-separated positive integers"),
     _bad(["run", "--case", "linear", "--seq-lens", "7"], "none of the chosen cases has a varying dim"),
-    _bad(["run", "--case", "rnn", "--seq-lens", "100000000"], "Invalid value for '--seq-lens': case 'rnn' at batch "
-                                                               "size 16 with 5 steps and lengths up to 100000000 needs"),
+    _bad(["run", "--case", "rnn", "--seq-lens", "100000000"],
+         "Invalid value for '--seq-lens': case 'rnn' at batch size 16 with 5 steps and lengths up to 100000000 needs"),
     # autograph, inspect
     _bad(["autograph", "nope"], "unknown case 'nope'"),
     _bad(["autograph", ""], "unknown case ''"),
@@ -553,7 +554,7 @@ def test_pair_kills_what_a_script_forked_or_detached_and_leaves_no_temporary_fil
     killed = tmp / f"tfcompare-pair-{int(dead.stdout)}-abcd1234"  # what a SIGKILLed pair left
     killed.mkdir()
     (killed / ".tfcompare-temp").write_text(f"{int(dead.stdout)} 1\n")
-    code = ("import sys, tempfile; from pathlib import Path; from tfcompare.tools.pair import pair_scripts, PairOptions;"
+    code = ("from tfcompare.tools.pair import pair_scripts, PairOptions;"
             f"r = pair_scripts({str(script)!r}, {str(PAIRS / 'tf2_logreg.py')!r}, PairOptions(steps=1));"
             "print(r.status, r.error)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180)
