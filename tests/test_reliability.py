@@ -98,7 +98,8 @@ BAD_INPUTS = [
     _bad(["run", "--case", "mlp", "--logdir", ""], "the folder name is empty"),
     _bad(["run", "--case", "mlp", "--logdir", " "], "the folder name is empty"),
     _bad(["run", "--case", "mlp", "--logdir", "blocker"], "'blocker' is a file, not a folder"),
-    _bad(["run", "--case", "mlp", "--logdir", "blocker/sub"], "cannot write to 'blocker/sub': 'blocker' is a file, not a folder"),
+    _bad(["run", "--case", "mlp", "--logdir", "blocker/sub"],
+         "cannot write to 'blocker/sub': 'blocker' is a file, not a folder"),
     _bad(["run", "--case", "mlp", "--run-name", ""], "'' must be a plain folder name"),
     _bad(["run", "--case", "mlp", "--run-name", " "], "' ' must be a plain folder name"),
     _bad(["run", "--case", "mlp", "--run-name", "a/b"], "'a/b' must be a plain folder name"),
@@ -142,8 +143,8 @@ BAD_INPUTS = [
     _bad(["run", "--case", "rnn", "--seq-lens", "-1,5"], "'-1,5' must be comma-separated positive integers"),
     _bad(["run", "--case", "rnn", "--seq-lens", "7,,9"], "'7,,9' must be comma-separated positive integers"),
     _bad(["run", "--case", "linear", "--seq-lens", "7"], "none of the chosen cases has a varying dim"),
-    _bad(["run", "--case", "rnn", "--seq-lens", "100000000"], "Invalid value for '--seq-lens': case 'rnn' at batch "
-                                                               "size 16 with 5 steps and lengths up to 100000000 needs"),
+    _bad(["run", "--case", "rnn", "--seq-lens", "100000000"],
+         "Invalid value for '--seq-lens': case 'rnn' at batch size 16 with 5 steps and lengths up to 100000000 needs"),
     # autograph, inspect
     _bad(["autograph", "nope"], "unknown case 'nope'"),
     _bad(["autograph", ""], "unknown case ''"),
@@ -554,7 +555,7 @@ def test_pair_kills_what_a_script_forked_or_detached_and_leaves_no_temporary_fil
     killed = tmp / f"tfcompare-pair-{int(dead.stdout)}-abcd1234"  # what a SIGKILLed pair left
     killed.mkdir()
     (killed / ".tfcompare-temp").write_text(f"{int(dead.stdout)} 1\n")
-    code = ("import sys, tempfile; from pathlib import Path; from tfcompare.tools.pair import pair_scripts, PairOptions;"
+    code = ("from tfcompare.tools.pair import pair_scripts, PairOptions;"
             f"r = pair_scripts({str(script)!r}, {str(PAIRS / 'tf2_logreg.py')!r}, PairOptions(steps=1));"
             "print(r.status, r.error)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180)
@@ -595,7 +596,7 @@ def test_sigterm_of_a_distributed_run_stops_it_as_ctrl_c_does_and_leaves_no_temp
     assert proc.returncode == 128 + signal.SIGTERM, err[-2000:]
     doc = _results(tmp_path / "logs" / "d" / "results.json")
     assert doc["interrupted"] is True and doc["complete"] is False
-    assert list(tmp.iterdir()) == [] and _tagged("tfcompare.worker") == []
+    assert list(tmp.iterdir()) == [] and _tagged(str(tmp)) == []  # no worker of this run (others may be running)
 
 
 def test_a_killed_pair_leaves_no_process_and_the_next_command_removes_its_folder(tmp_path):
@@ -603,15 +604,19 @@ def test_a_killed_pair_leaves_no_process_and_the_next_command_removes_its_folder
     tmp.mkdir()
     env = dict(os.environ, TMPDIR=str(tmp), TF_CPP_MIN_LOG_LEVEL="3")
     script = tmp_path / "tf1_waits.py"
-    script.write_text("import time\nwhile True:\n    time.sleep(0.1)\n")
+    tag = f"tfcompare-test-stray-{os.getpid()}"
+    script.write_text("import os, subprocess, sys, time\n"  # a detached child outlives even a SIGKILLed tfcompare
+                      f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', {tag!r}], "
+                      "start_new_session=True)\nwhile True:\n    time.sleep(0.1)\n")
     proc = subprocess.Popen([sys.executable, "-m", "tfcompare", "pair", str(script), str(PAIRS / "tf2_logreg.py"),
                              "--logdir", str(tmp_path / "logs")], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=env)
     assert _started(tmp, "tfcompare-*/tfcompare-pair-*/tf1.out", proc)
-    time.sleep(1)
+    assert _wait(lambda: _tagged(tag) != [], proc, 120)
     proc.kill()
     proc.wait(timeout=30)
     assert _wait(lambda: _tagged(str(script)) == [], proc, 10)  # the children die with their parent
+    assert len(_tagged(tag)) == 1  # what it detached: re-parented to init
     assert len(list(tmp.glob("tfcompare-*/tfcompare-pair-*"))) == 1  # left by the kill
     mine = tmp / "tfcompare-999999-mine"  # the user's own folder, named like one of ours
     mine.mkdir()
@@ -619,6 +624,7 @@ def test_a_killed_pair_leaves_no_process_and_the_next_command_removes_its_folder
                             capture_output=True, timeout=60)
     assert listed.returncode == 2
     assert [p.name for p in tmp.iterdir()] == [mine.name]
+    assert _wait(lambda: _tagged(tag) == [], proc, 5)  # stopped by the next command
 
 
 # --- a verdict must be true ---------------------------------------------------------------------------------

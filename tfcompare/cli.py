@@ -804,12 +804,15 @@ def _stop_as_interrupt(signum, frame):
 def main():
     """The console script: click's own handling, except that Ctrl-C anywhere (even while TensorFlow is
     still importing) exits 130 as interrupted, not 1 as click's "Aborted!"; SIGTERM and SIGHUP stop it the
-    same way. Its temporary files go into a folder of its own (see `files.private_tempdir`)."""
+    same way. Its temporary files go into a folder of its own (see `files.private_tempdir`); processes a killed
+    tfcompare left are stopped (see `children.kill_strays`)."""
     global _ENTRY_POINT, _REMOVE_TEMP
+    from tfcompare.core.children import kill_strays
     from tfcompare.core.files import private_tempdir
 
     _ENTRY_POINT = True
     _REMOVE_TEMP = private_tempdir()
+    kill_strays()  # what the scripts of a tfcompare killed by SIGKILL detached and left running
     for sig in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(sig) == signal.SIG_DFL:  # under nohup, SIGHUP stays ignored
             signal.signal(sig, _stop_as_interrupt)

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-__all__ = ["die_with_parent", "sub_reaper", "Descendants", "spawning"]
+__all__ = ["die_with_parent", "sub_reaper", "Descendants", "spawning", "kill_strays", "OWNER"]
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -181,7 +181,39 @@ class Descendants:
             time.sleep(0.01)
 
     def _reap(self) -> None:
+        if not os.path.isdir("/proc"):
+            return
         for pid, (ppid, _, _) in _processes().items():
             if ppid == self._me and pid in self._owner and pid not in self._roots:
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, os.WNOHANG)
+
+
+OWNER = "TFCOMPARE_OWNER"  # in a child's environment: the `process_stamp` of the tfcompare that started its tree
+
+
+def kill_strays(variable: str = OWNER) -> list[int]:
+    """Kill this user's processes whose environment has `variable` set to the `process_stamp` of a process that
+    has ended: what a tfcompare killed by SIGKILL left of its tree (a child its script detached outlives it,
+    re-parented to init, but keeps the environment it was started with). Returns their pids."""
+    from tfcompare.core.files import stamp_alive
+
+    if not os.path.isdir("/proc"):
+        return []
+    killed, key, me = [], variable.encode() + b"=", os.getuid()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            if os.stat(f"/proc/{name}").st_uid != me:
+                continue
+            with open(f"/proc/{name}/environ", "rb") as f:
+                entries = f.read().split(b"\0")
+        except OSError:
+            continue
+        stamp = next((e[len(key):].decode(errors="replace") for e in entries if e.startswith(key)), None)
+        if stamp is not None and not stamp_alive(stamp):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(name), signal.SIGKILL)
+                killed.append(int(name))
+    return killed

@@ -20,7 +20,7 @@ from typing import Callable
 
 __all__ = ["write_atomic", "shared_permissions", "pid_temp_dir", "remove_dead_temp_dirs", "pid_alive", "claim_folder",
            "FolderTaken", "RUN_MARKER", "TEMP_MARKER", "private_tempdir",
-           "check_claimable"]
+           "check_claimable", "process_stamp", "stamp_alive"]
 
 RUN_MARKER = ".tfcompare-run"  # in every folder claim_folder makes: --overwrite replaces only a folder that has it
 TEMP_MARKER = ".tfcompare-temp"  # in every temporary folder: "<pid> <start time>" of the process that made it
@@ -69,6 +69,18 @@ def _start_time(pid: int) -> str:
     return stat[stat.rindex(")") + 2:].split()[19]
 
 
+def process_stamp(pid: int | None = None) -> str:
+    """"<pid> <start time>": one process, even after its pid is given to another (see `pid_alive`)."""
+    pid = os.getpid() if pid is None else pid
+    return f"{pid} {_start_time(pid)}"
+
+
+def stamp_alive(stamp: str) -> bool:
+    """Whether the process a `process_stamp` names still runs."""
+    pid, _, start = stamp.strip().partition(" ")
+    return not pid.isdigit() or pid_alive(int(pid), start)
+
+
 def pid_alive(pid: int, start: str = "") -> bool:
     """Whether process `pid` runs (and, when `start` is given and known, is the same process that started then)."""
     try:
@@ -86,7 +98,7 @@ def pid_temp_dir(parent: Path, prefix: str) -> Path:
     so `remove_dead_temp_dirs` later removes it only once that process has ended, and never a folder of the
     user's that happens to have a similar name."""
     path = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=parent))
-    (path / TEMP_MARKER).write_text(f"{os.getpid()} {_start_time(os.getpid())}\n")
+    (path / TEMP_MARKER).write_text(process_stamp() + "\n")
     return path
 
 

@@ -559,6 +559,7 @@ class _CaseRun:
             runner.close()
 
 
+_ACTIVATION_RATIO = 1000  # largest activation / input batches, per example, that the memory check assumes at most
 _PROBE_BATCH = 7  # a batch no weight dimension is likely to share: a tensor that leads with it is per example
 
 
@@ -598,6 +599,8 @@ def check_budget(config: RunConfig, cases: list[Case]) -> None:
         blame = ("'--seq-lens'" if lengths and floor(()) <= available < floor(lengths) else
                  "'--batch-size' / '--steps' / '--loop-steps'")
         check_fits(what, floor(lengths), available, options=blame)
+        if floor(lengths) * _ACTIVATION_RATIO < available:  # tracing the model (a script case runs its script) is
+            continue  # skipped when even an activation a thousand times the inputs would fit
         activation = largest_activation(case, batch_size, config.mode_timeout_s)
         check_fits(what, floor(lengths) + activation, available, options="'--batch-size'",
                    of=f"its batches and its largest activation ({activation / 2**30:.3g} GiB)")

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 from tfcompare.core.budget import available_bytes
-from tfcompare.core.children import Descendants, die_with_parent, spawning, sub_reaper
-from tfcompare.core.files import pid_temp_dir, remove_dead_temp_dirs
+from tfcompare.core.children import OWNER, Descendants, die_with_parent, kill_strays, spawning, sub_reaper
+from tfcompare.core.files import pid_temp_dir, process_stamp, remove_dead_temp_dirs
 
 __all__ = ["run_sides", "run_tf1_side", "output_tail", "OverLimit", "pair_folder", "memory_limit"]
 
@@ -48,6 +48,7 @@ def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, .
     env.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
     if side == "tf2" and tfcompare.LEGACY_KERAS_SET_HERE:
         env["TF_USE_LEGACY_KERAS"] = "0"  # tf.keras is Keras 3 for a TF2 script, as when its author runs it
+    env[OWNER] = process_stamp()  # inherited by all it starts: found again if tfcompare is killed (kill_strays)
     # AutoGraph's generated files and the script's own temporary files go with the pair's folder
     env["TMPDIR"] = str(folder / "tmp")
     (folder / "tmp").mkdir(exist_ok=True)
@@ -72,6 +73,7 @@ def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, .
     whose processes together hold more than `memory_limit_bytes` resident (default `memory_limit()`) is killed.
     """
     limit = memory_limit_bytes or memory_limit()
+    kill_strays()  # what a pair killed by SIGKILL left running
     with sub_reaper():
         with spawning():
             procs = {"tf1": _start("tf1", tf1, folder, steps, args), "tf2": _start("tf2", tf2, folder, steps, args)}
@@ -90,6 +92,7 @@ def run_tf1_side(script: Path, folder: Path, steps: int, args: tuple[str, ...], 
     OverLimit | exit code. At its time limit the script gets Ctrl-C first (its child then saves the steps so far
     and where the script was), `grace_s` to write that, then everything it started is killed."""
     limit = memory_limit_bytes or available_bytes()
+    kill_strays()
     with sub_reaper():
         with spawning():
             proc = _start("tf1", script, folder, steps, args)
