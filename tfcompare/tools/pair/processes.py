@@ -16,7 +16,7 @@ from tfcompare.core.budget import available_bytes
 from tfcompare.core.children import OWNER, Descendants, die_with_parent, kill_strays, spawning, sub_reaper
 from tfcompare.core.files import pid_temp_dir, process_stamp, remove_dead_temp_dirs
 
-__all__ = ["run_sides", "run_tf1_side", "output_tail", "OverLimit", "pair_folder", "memory_limit"]
+__all__ = ["run_sides", "run_child", "output_tail", "OverLimit", "pair_folder", "memory_limit"]
 
 _POLL_S = 0.05
 _SCAN_EVERY = 2  # polls between walks of the process tree (memory, new descendants): ~1 ms each
@@ -41,6 +41,11 @@ def pair_folder(prefix: str = _TEMP_PREFIX) -> Path:
 
 
 def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...]) -> subprocess.Popen:
+    return _popen(side, ["-m", "tfcompare.tools.pair.child", side, str(script), str(folder), str(steps), *args],
+                  script.parent, folder)
+
+
+def _popen(side: str, argv: list[str], cwd: Path, folder: Path) -> subprocess.Popen:
     import tfcompare
 
     env = dict(os.environ)
@@ -54,9 +59,8 @@ def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, .
     (folder / "tmp").mkdir(exist_ok=True)
     out = open(folder / f"{side}.out", "wb")
     try:
-        return subprocess.Popen([sys.executable, "-m", "tfcompare.tools.pair.child", side, str(script), str(folder),
-                                 str(steps), *args], stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                cwd=script.parent, env=env, start_new_session=True, preexec_fn=die_with_parent)
+        return subprocess.Popen([sys.executable, *argv], stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                cwd=cwd, env=env, start_new_session=True, preexec_fn=die_with_parent)
     finally:
         out.close()
 
@@ -86,16 +90,17 @@ def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, .
                 proc.wait()
 
 
-def run_tf1_side(script: Path, folder: Path, steps: int, args: tuple[str, ...], timeout_s: float,
-                 grace_s: float = 10.0, memory_limit_bytes: int | None = None) -> object:
-    """`run-tf1`'s one child, under the same limits and tree-kill as a pair's: returns None | "timeout" |
-    OverLimit | exit code. At its time limit the script gets Ctrl-C first (its child then saves the steps so far
-    and where the script was), `grace_s` to write that, then everything it started is killed."""
+def run_child(argv: list[str], cwd: Path, folder: Path, timeout_s: float, grace_s: float | None = 10.0,
+              memory_limit_bytes: int | None = None) -> object:
+    """One TF1 child (`run-tf1`'s, `convert`'s: `python ARGV` in `cwd`, its output in FOLDER/tf1.out), under the
+    same limits and tree-kill as a pair's: returns None | "timeout" | OverLimit | exit code. At its time limit the
+    script gets Ctrl-C first (its child then saves the steps so far and where the script was), `grace_s` to write
+    that (None: no Ctrl-C), then everything it started is killed."""
     limit = memory_limit_bytes or available_bytes()
     kill_strays()
     with sub_reaper():
         with spawning():
-            proc = _start("tf1", script, folder, steps, args)
+            proc = _popen("tf1", argv, cwd, folder)
             tree = Descendants({"tf1": proc.pid})
         try:
             deadline, polls = time.monotonic() + timeout_s, 0
@@ -107,6 +112,8 @@ def run_tf1_side(script: Path, folder: Path, steps: int, args: tuple[str, ...], 
                                      "resident in its processes): stopped")
                 if time.monotonic() > deadline:
                     try:
+                        if grace_s is None:
+                            return "timeout"
                         proc.send_signal(signal.SIGINT)
                         proc.wait(timeout=grace_s)
                     except (ProcessLookupError, subprocess.TimeoutExpired):

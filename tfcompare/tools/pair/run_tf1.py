@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from tfcompare.core.errors import legacy_hint
-from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_tf1_side
+from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_child
 from tfcompare.tools.pair.record import load
 
 __all__ = ["RunTF1Result", "run_tf1", "TRAINED", "RAN", "FAILED"]
@@ -84,7 +84,8 @@ def run_tf1(script: str | Path, steps: int = 5, timeout_s: float = 120.0, args: 
     result = RunTF1Result(str(script), steps, list(args))
     folder = pair_folder("tfcompare-run-tf1-")
     try:
-        ended = run_tf1_side(path, folder, steps, tuple(args), timeout_s)
+        ended = run_child(["-m", "tfcompare.tools.pair.child", "tf1", str(path), str(folder), str(steps), *args],
+                          path.parent, folder, timeout_s)
         if isinstance(ended, OverLimit):
             result.error = str(ended)
             result.traceback = output_tail(folder, "tf1")

@@ -10,17 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-from tfcompare.core.children import die_with_parent
 from tfcompare.tools.pair import AGREE, PairOptions, PairResult, pair_scripts
-from tfcompare.tools.pair.processes import _kill, output_tail
+from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_child
 
 __all__ = ["ConvertOptions", "ConvertResult", "convert_script", "WRITTEN_AGREES", "WRITTEN_DIFFERS", "FAILED"]
 
@@ -76,19 +71,10 @@ class ConvertResult:
 
 def _read_tf1(old: Path, new: Path, options: ConvertOptions, folder: Path) -> dict:
     report = folder / "convert.json"
-    env = dict(os.environ)
-    env.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
-    with open(folder / "tf1.out", "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "tfcompare.tools.pair.convert.child", str(old), str(new),
-                                 str(report), *options.args], stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, cwd=old.parent, env=env, start_new_session=True,
-                                preexec_fn=die_with_parent)
-    try:
-        ended = proc.wait(timeout=options.timeout_s)
-    except subprocess.TimeoutExpired:
-        ended = "timeout"
-    finally:
-        _kill(proc)
+    ended = run_child(["-m", "tfcompare.tools.pair.convert.child", str(old), str(new), str(report), *options.args],
+                      old.parent, folder, options.timeout_s, grace_s=None)
+    if isinstance(ended, OverLimit):
+        return {"status": "failed", "traceback": output_tail(folder, "tf1"), "error": str(ended)}
     if not report.exists():
         return {"status": "failed", "traceback": output_tail(folder, "tf1"),
                 "error": (f"the TF1 script reached no training step within {options.timeout_s:g} s"
@@ -102,7 +88,7 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
     started = time.perf_counter()
     old, new = Path(tf1_script).resolve(), Path(tf2_script).resolve()
     result = ConvertResult(str(tf1_script), str(tf2_script))
-    folder = Path(tempfile.mkdtemp(prefix="tfcompare-convert-"))
+    folder = pair_folder("tfcompare-convert-")
     try:
         report = _read_tf1(old, new, options, folder)
     finally:
