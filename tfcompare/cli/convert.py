@@ -1,0 +1,46 @@
+"""`tfcompare convert`: a TF1 training script rewritten as TF2, then proven by `pair`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from tfcompare.cli._params import _seconds
+
+__all__ = ["convert"]
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("tf1_script", metavar="OLD.py", type=click.Path(exists=True, dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), metavar="NEW.py",
+              help="The TF2 script to write (refuses an existing file unless --force).")
+@click.option("--style", type=click.Choice(["module"]), default="module", show_default=True,
+              help="The model as a tf.Module (a Keras 3 Model style is not written yet).")
+@click.option("--force", is_flag=True, help="Overwrite NEW.py if it exists.")
+@click.option("--steps", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="Training steps `pair` compares to prove the rewrite.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1, max=3600), default=120, show_default=True,
+              callback=_seconds, help="Seconds the TF1 script (and each side of the pair) may take to reach its steps.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def convert(tf1_script, args, output, style, force, steps, timeout_s, as_json):
+    """Write a TF2 rewrite of the TF1 training script OLD.py to NEW.py, then prove it with `pair OLD.py NEW.py`.
+    OLD.py runs to its first training step (ARGS after `--`), as pair's TF1 side runs it; its graph becomes a
+    tf.Module, a Keras optimizer with TF1's settings and a @tf.function step; the script's own code is carried
+    over; what cannot be translated is marked TODO(tfcompare). Exit codes: 0 written and pair agrees, 1 written
+    and pair differs, 2 usage error, 3 not written or not compared (the message says why)."""
+    from tfcompare.tools.pair.convert import FAILED, WRITTEN_AGREES, ConvertOptions, convert_script
+
+    target = Path(output)
+    if target.resolve() == Path(tf1_script).resolve():
+        raise click.BadParameter(f"{output} is OLD.py itself: write the TF2 script to another file", param_hint="'-o'")
+    if target.exists() and not force:
+        raise click.BadParameter(f"{output} exists (use --force to overwrite it)", param_hint="'-o'")
+    if not target.parent.resolve().is_dir():
+        raise click.BadParameter(f"{target.parent} is not a folder", param_hint="'-o'")
+    result = convert_script(tf1_script, target, ConvertOptions(args=tuple(args), timeout_s=timeout_s, steps=steps))
+    click.echo(result.json_text() if as_json else "\n".join(result.lines()))
+    failed = result.status == FAILED or (result.pair is not None and result.pair.status == "failed")
+    sys.exit(0 if result.status == WRITTEN_AGREES else 3 if failed else 1)

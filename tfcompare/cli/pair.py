@@ -1,0 +1,123 @@
+"""`tfcompare pair` and `tfcompare run-tf1`: users' scripts run unchanged, each in its own process."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import click
+
+from tfcompare.cli._params import _LOGDIR, _run_name, _seconds
+
+__all__ = ["pair", "run_tf1"]
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("tf1_script", metavar="TF1_SCRIPT", type=click.Path(exists=True, dir_okay=False))
+@click.argument("tf2_script", metavar="TF2_SCRIPT", type=click.Path(exists=True, dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--steps", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="Training steps compared (each script is stopped after them).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1, max=3600), default=120, show_default=True,
+              callback=_seconds, help="Seconds each script may take to reach its steps.")
+@click.option("--emit-case", "emit_case", type=click.Path(dir_okay=False), metavar="OUT.py",
+              help="When the pair agrees, write a cases file for `tfcompare run --cases-file OUT.py` "
+                   "(refuses an existing file).")
+@click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
+@click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: pair-<tf2 script>-<time>.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_name, as_json):
+    """Does TF2_SCRIPT train like TF1_SCRIPT? Each runs unchanged in its own process (ARGS after `--` go to both);
+    TF2 gets TF1's initial weights and batches; the first steps' losses, gradients and weights are compared and
+    each known cause of a difference is named (optimizer, learning rate, loss reduction, extra ops, initialisation).
+    Exit codes: 0 agree, 1 differ, 2 usage error, 3 could not compare (a script failed, did not train in time, or
+    its variables cannot be paired; the message says which)."""
+    import importlib
+    import threading
+
+    from tfcompare.core.files import FolderTaken, check_claimable, claim_folder
+    from tfcompare.tools.pair import AGREE, FAILED, PairOptions, pair_scripts
+    from tfcompare.tools.pair.emit import check_target, emit
+
+    if emit_case is not None:
+        try:
+            check_target(Path(emit_case))
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--emit-case'") from None
+    try:  # before both scripts run, not after
+        check_claimable(Path(logdir).absolute(), run_name)
+    except FolderTaken as exc:
+        raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
+    # TensorFlow (for the TensorBoard run) is imported here while the two scripts run in their own processes
+    importer = threading.Thread(target=importlib.import_module, args=("tfcompare.report.tensorboard",), daemon=True)
+    importer.start()
+    result = pair_scripts(tf1_script, tf2_script, PairOptions(steps=steps, timeout_s=timeout_s, args=tuple(args)))
+    importer.join()  # never exit with TensorFlow half imported
+    folder = None
+    if result.status != FAILED or result.findings:  # a run that could not compare keeps what it learned
+        from tfcompare.report.tensorboard import write_pair
+        from tfcompare.run.harness import default_run_name
+
+        try:
+            default = f"pair-{Path(tf2_script).stem}-{default_run_name()}"
+            folder = claim_folder(Path(logdir).absolute(), run_name, default)
+        except FolderTaken as exc:
+            raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
+        result.tensorboard = str(folder)
+        write_pair(folder, [dataclasses.asdict(c) for c in result.checks], result.lines())
+    if emit_case is not None:
+        if result.status == AGREE:
+            try:
+                emit(Path(emit_case), result)
+                result.notes.append(f"cases file written: {emit_case} (tfcompare run --cases-file {emit_case})")
+            except (ValueError, OSError) as exc:
+                result.notes.append(f"no cases file written: {exc}")
+        else:
+            result.notes.append(f"no cases file written: the pair does not agree ({emit_case} not created)")
+    if as_json:
+        click.echo(result.json_text())
+    else:
+        click.echo("\n".join(result.lines()))
+        if folder is not None:
+            click.echo(f"\nTensorBoard: tensorboard --logdir {folder}")
+    sys.exit({AGREE: 0, FAILED: 3}.get(result.status, 1))
+
+
+@click.command("run-tf1", context_settings={"ignore_unknown_options": True})
+@click.argument("script", metavar="SCRIPT", type=click.Path(exists=True, dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--steps", type=click.IntRange(1, 20), default=5, show_default=True,
+              help="Training steps observed before the script is stopped.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1, max=3600), default=120, show_default=True,
+              callback=_seconds, help="Seconds the script may take.")
+@click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
+@click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: run-tf1-<script>-<time>.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def run_tf1(script, args, steps, timeout_s, logdir, run_name, as_json):
+    """Does the TF1 SCRIPT run here, unchanged? It runs as `pair` runs its TF1 side (ARGS after `--`): `import
+    tensorflow` as tensorflow.compat.v1, tf.contrib and tf.estimator from tfcompare's legacy runtime (TF 1.15's
+    definitions), known dataset loaders replaced by seeded synthetic data; each training step's loss is printed
+    and written to TensorBoard. Exit codes: 0 it trained (or ran to its end), 2 usage error, 3 it failed or ran
+    out of time (the reason is printed)."""
+    from tfcompare.core.files import FolderTaken, claim_folder
+    from tfcompare.tools.pair.run_tf1 import FAILED, run_tf1 as run
+
+    result = run(script, steps=steps, timeout_s=timeout_s, args=tuple(args))
+    folder = None
+    if result.losses:
+        from tfcompare.report.tensorboard import write_run_tf1
+        from tfcompare.run.harness import default_run_name
+
+        try:
+            folder = claim_folder(Path(logdir).absolute(), run_name, f"run-tf1-{Path(script).stem}-{default_run_name()}")
+        except FolderTaken as exc:
+            raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
+        write_run_tf1(folder, result.losses, result.lines())
+    if as_json:
+        click.echo(result.json_text())
+    else:
+        click.echo("\n".join(result.lines()))
+        if folder is not None:
+            click.echo(f"\nTensorBoard: tensorboard --logdir {folder}")
+    sys.exit(3 if result.status == FAILED else 0)
