@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "repeat", "measure"]
+__all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "repeat", "measure", "dense"]
 
 FACTOR = 10.0
 MIN_FLOOR = float(np.finfo(np.float32).eps)  # a floor measured as 0 (bit-identical replays) counts as one ulp
@@ -80,7 +80,6 @@ def _permuted(feed: dict, rng) -> dict:
 
 def measure(probe, sess) -> None:
     """Replay the recorded steps twice (permuted, perturbed) and store the floor in the record."""
-    from tfcompare.tools.pair.probe_tf1 import _dense
 
     rec = probe.record
     if probe._start is None:
@@ -105,7 +104,7 @@ def measure(probe, sess) -> None:
                 probe._run(sess, probe.train_op, fed)
                 after = probe._run(sess, variables)
                 gaps.append({"loss": relative(rec.losses[k], float(np.asarray(loss).sum())),
-                             "gradients": {key: relative(rec.arrays[f"grad/{k}/{key}"], _dense(g))
+                             "gradients": {key: relative(rec.arrays[f"grad/{k}/{key}"], dense(g))
                                            for key, g in zip(keys, grad_values)},
                              "weights": {key: relative(rec.arrays[f"after/{k}/{key}"], a)
                                          for key, a in zip(keys, after)}})
@@ -131,3 +130,12 @@ def _larger(a: dict, b: dict) -> dict:
 
 def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
+
+
+def dense(value) -> np.ndarray:
+    """An IndexedSlicesValue (embedding gradients) as the dense array it stands for."""
+    if hasattr(value, "indices") and hasattr(value, "dense_shape"):
+        out = np.zeros(value.dense_shape, dtype=value.values.dtype)
+        np.add.at(out, value.indices, value.values)
+        return out
+    return np.asarray(value)

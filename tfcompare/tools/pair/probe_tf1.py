@@ -136,7 +136,7 @@ class TF1Probe:
         result = self._run(sess, fetches, feed_dict, options, run_metadata)
         after = self._run(sess, variables)
         for v, g, b, a in zip(rec.variables, grad_values, before, after):
-            rec.arrays[f"grad/{step}/{v.key}"] = _dense(g)
+            rec.arrays[f"grad/{step}/{v.key}"] = noise.dense(g)
             rec.arrays[f"before/{step}/{v.key}"] = np.asarray(b)
             rec.arrays[f"after/{step}/{v.key}"] = np.asarray(a)
         for name, value in self._feeds(feed).items():
@@ -228,12 +228,3 @@ class TF1Probe:
             return
         once = float(loss.sum())
         rec.reduction_ratio = float(twice.sum()) / once if once else None
-
-
-def _dense(value) -> np.ndarray:
-    """An IndexedSlicesValue (embedding gradients) as the dense array it stands for."""
-    if hasattr(value, "indices") and hasattr(value, "dense_shape"):
-        out = np.zeros(value.dense_shape, dtype=value.values.dtype)
-        np.add.at(out, value.indices, value.values)
-        return out
-    return np.asarray(value)
