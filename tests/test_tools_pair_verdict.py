@@ -50,6 +50,25 @@ def test_a_gap_beyond_the_element_wise_tolerance_differs_only_outside_ten_times_
     assert _pair(_side("tf1", after, floor=0.0), _side("tf2", tiny)).status == AGREE
 
 
+def test_gradients_decide_at_the_first_step_and_the_weights_after_it_decide_later():
+    """From step 2 on, a gradient taken at weights that differ within the noise may jump (a ReLU's kink)."""
+    after = np.full((50, 50), 0.5, np.float32)
+    tf1, tf2 = _side("tf1", after, floor=1e-7), _side("tf2", after)
+    tf2.arrays["grad/0/v0"] = tf2.arrays["grad/0/v0"] * np.float32(1.01)
+    tf2.pairing = [["w", "v0", "the only variable of its shape"]]
+    first = step_checks(tf1, tf2, [("w", "v0", "")])
+    assert not first[0].gradients_ok and first[0].worst == "gradient of w"
+    for rec in (tf1, tf2):  # the same numbers as a second step
+        rec.losses.insert(0, rec.losses[0])
+        for kind in ("grad", "before", "after"):
+            rec.arrays[f"{kind}/1/{rec.variables[0].key}"] = rec.arrays[f"{kind}/0/{rec.variables[0].key}"]
+        rec.arrays[f"grad/0/{rec.variables[0].key}"] = np.ones((50, 50), np.float32)
+    tf1.floor = tf1.floor * 2
+    later = step_checks(tf1, tf2, [("w", "v0", "")])
+    assert [c.gradients_ok for c in later] == [True, True]
+    assert later[1].gradients_rel_err == pytest.approx(0.01, rel=1e-3)  # still shown
+
+
 def test_the_floor_is_printed_beside_each_steps_errors_and_in_json():
     after = np.full((50, 50), 0.5, np.float32)
     result = _pair(_side("tf1", after, floor=3e-7), _side("tf2", after))

@@ -197,7 +197,7 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
                        "tf2_site": tf2.var(b).site, "how": how} for a, b, how in pairs]
     result.checks = step_checks(tf1, tf2, pairs)
     result.noise_floor = (f"TF1's {tf1.steps} steps replayed from the same initial weights with {tf1.floor_how}; the "
-                          "larger gap to the original run, per step and tensor" if tf1.floor else
+                          "largest gap to the original run, per step and tensor" if tf1.floor else
                           f"not measured: {tf1.floor_note or 'TF1 stopped before its steps were replayed'}; the "
                           "element-wise tolerance alone is used")
     result.findings = findings(tf1, tf2, pairs, result.checks)
