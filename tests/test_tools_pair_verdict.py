@@ -188,3 +188,21 @@ def test_inputs_other_examples_are_compared_by_statistics_and_said_once():
                                  "augmentation?), so they were compared by statistics only, which agree")
     [wider] = inputs.compare_batches(one, "features", rng.random((64, 50)) * 3, {"convert": "same", "shape": [50]})
     assert wider.decisive and wider.text.startswith("their values differ in distribution: ")
+
+
+def test_the_settings_replays_find_every_scalar_input_of_the_optimizers_update_ops():
+    import tensorflow as tf
+
+    counts = {}
+    for name, make in [("adam", lambda: tf.compat.v1.train.AdamOptimizer(0.1)),
+                       ("momentum", lambda: tf.compat.v1.train.MomentumOptimizer(0.1, 0.9)),
+                       ("sgd", lambda: tf.compat.v1.train.GradientDescentOptimizer(0.1))]:
+        with tf.compat.v1.Graph().as_default():
+            w = tf.compat.v1.get_variable("w", [3, 2])
+            b = tf.compat.v1.get_variable("b", [2])
+            loss = tf.reduce_sum(tf.square(tf.matmul(tf.ones([4, 3]), w) + b))
+            step = tf.compat.v1.train.get_or_create_global_step()
+            counts[name] = len(noise._settings(make().minimize(loss, global_step=step)))
+    # Adam: lr, beta1, beta2, epsilon (shared) and beta1_power, beta2_power read once per variable (resource
+    # variables here); Momentum: lr, momentum; SGD: lr. Found through the global step's AssignAdd as well.
+    assert counts == {"adam": 8, "momentum": 2, "sgd": 1}

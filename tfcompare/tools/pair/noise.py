@@ -3,9 +3,14 @@
 Two float32 programs that compute the same thing in another order differ by rounding; a step that divides a
 gradient by its own root mean square (Adam, RMSprop) turns that rounding into visible weight differences. A
 fixed element-wise tolerance alone calls such a pair different. So the TF1 side, the reference, is run again
-from the same initial weights through its real optimizer for the same K steps, four times: twice with each
-batch's examples permuted (a mean or sum over examples is unchanged, every reduction is reordered) and twice
-with the initial weights moved by one float32 ulp, each time with other random draws. The largest of the gaps to
+from the same initial weights through its real optimizer for the same K steps, five times: twice with each
+batch's examples permuted (a mean or sum over examples is unchanged, every reduction is reordered), twice
+with the initial weights moved by one float32 ulp, each time with other random draws, and once with the
+optimizer's scalar settings (learning rate, betas, epsilon, momentum, decay, Adam's beta powers) moved by one
+float32 ulp (twice, each setting up or down by a seeded draw). That last one is how two faithful optimizers differ: Keras's Adam computes 1 - beta_2 in float64
+and rounds it once, TF1's ApplyAdam subtracts in float32 (0.001 against 0.00099998713): a systematic gap of
+1e-5 in every second moment, which no reordering reproduces and which, at a loss of 1e4 with weights drawn with
+std 1, grows into the loss of the next steps. The largest of the gaps to
 the original run, per step and per tensor, relative to the tensor's norm (||a - b|| / ||a||), is the floor. TF1
 and TF2 differ on a tensor only when its element-wise tolerance fails AND its relative error is more than
 `FACTOR` times the floor.
@@ -22,8 +27,9 @@ MIN_FLOOR = float(np.finfo(np.float32).eps)  # a floor measured as 0 (bit-identi
 _SEED = 20261201
 # a replay whose first loss moved more than this is not rounding: the loss depends on the order of the examples
 # (permuted) or on the weights' last bit (perturbed: it cannot); that replay is left out of the floor
-_VALID = {"permuted": 1e-4, "perturbed": 1e-3}
-_REPLAYS = [("permuted", 0), ("perturbed", 0), ("permuted", 1), ("perturbed", 1)]  # the floor: the largest gap
+_VALID = {"permuted": 1e-4, "perturbed": 1e-3, "constants": 1e-3}
+_REPLAYS = [("permuted", 0), ("perturbed", 0), ("permuted", 1), ("perturbed", 1),
+            ("constants", 0), ("constants", 1)]  # the floor: the largest gap
 
 
 def relative(a, b) -> float:
@@ -80,6 +86,37 @@ def _permuted(feed: dict, rng) -> dict:
     return {k: (np.asarray(v)[order] if np.ndim(v) >= 1 and np.shape(v)[0] == batch else v) for k, v in feed.items()}
 
 
+def _settings(train_op) -> list:
+    """The scalar float inputs of the optimizer's update ops (`Apply*` / `ResourceApply*`) below `train_op`:
+    learning rate, betas, epsilon, momentum, decay, beta powers: what a faithful rewrite may round otherwise."""
+    seen, todo, out = set(), [getattr(train_op, "op", train_op)], []
+    while todo:
+        op = todo.pop()
+        if op is None or op.name in seen:
+            continue
+        seen.add(op.name)
+        todo.extend(op.control_inputs)
+        todo.extend(t.op for t in op.inputs)  # the train op's ancestors hold only its own optimizer's updates
+        if op.type.startswith(("Apply", "ResourceApply")):
+            for t in op.inputs:
+                if t.dtype.is_floating and not t.dtype._is_ref_dtype and t.shape.rank == 0 \
+                        and op.graph.is_feedable(t) and all(t is not o for o in out):
+                    out.append(t)
+    return out
+
+
+def _nudged(sess, probe, settings: list, fed: dict, signs) -> dict:
+    """`fed` plus each optimizer setting's value this step, moved by one float32 ulp (up or down by `signs`)."""
+    if not settings:
+        return fed
+    values = probe._run(sess, settings, fed)
+    out = dict(fed)
+    for t, value, sign in zip(settings, values, signs):
+        value = np.asarray(value)
+        out[t] = np.nextafter(value, np.asarray(sign * np.inf, value.dtype)).astype(value.dtype)
+    return out
+
+
 def measure(probe, sess) -> None:
     """Replay the recorded steps twice (permuted, perturbed) and store the floor in the record."""
 
@@ -98,12 +135,16 @@ def measure(probe, sess) -> None:
     try:
         for variant, seed in _REPLAYS:
             rng = np.random.default_rng([_SEED, seed])
+            settings = _settings(probe.train_op) if variant == "constants" else []
+            if variant == "constants" and not settings:
+                continue
+            signs = rng.choice([-1.0, 1.0], size=len(settings))
             _restore(sess, probe._start, variables, rng if variant == "perturbed" else None)
             gaps = []
             for k, feed in enumerate(probe._fed):
                 fed = _permuted(feed, rng) if variant == "permuted" else feed
                 loss, grad_values = probe._run(sess, [probe.loss, grads], fed)
-                probe._run(sess, probe.train_op, fed)
+                probe._run(sess, probe.train_op, _nudged(sess, probe, settings, fed, signs))
                 after = probe._run(sess, variables)
                 gaps.append({"loss": relative(rec.losses[k], float(np.asarray(loss).sum())),
                              "gradients": {key: relative(rec.arrays[f"grad/{k}/{key}"], dense(g))
@@ -125,8 +166,10 @@ def measure(probe, sess) -> None:
                           "iterator that hands out new ones)")
         return
     rec.floor = floors
-    rec.floor_how = " and ".join({"permuted": "each batch's examples permuted (twice)",
-                                  "perturbed": "the initial weights moved by one float32 ulp (twice)"}[v] for v in used)
+    rec.floor_how = ", ".join({"permuted": "each batch's examples permuted (twice)",
+                                "perturbed": "the initial weights moved by one float32 ulp (twice)",
+                                "constants": "the optimizer's scalar settings moved by one float32 ulp (twice)"}[v]
+                               for v in used)
 
 
 def _larger(a: dict, b: dict) -> dict:
