@@ -78,6 +78,9 @@ def test_machine_load_is_the_share_other_processes_took():
                                 "time": 1010.0}, 2)
     assert busy["others_cpu_share"] == pytest.approx(0.55) and busy["busy"]
     assert "load 0.2 at the start and 3.9 at the end on 2 CPUs, other processes took 55%" in busy["warning"]
-    assert machine_load(dict(start, loadavg=[1.5, 1, 1]), dict(start, time=1010.0), 2)["busy"]  # loaded at start
+    # where /proc/stat cannot tell, a load at the start over half the CPUs is busy; where it can, the share decides
+    blind = dict(start, busy_cpu_s=None)
+    assert machine_load(dict(blind, loadavg=[1.5, 1, 1]), dict(blind, time=1010.0), 2)["busy"]
+    assert not machine_load(dict(start, loadavg=[1.5, 1, 1]), dict(start, time=1010.0), 2)["busy"]  # others 0%
     now = load_snapshot()
     assert len(now["loadavg"]) == 3 and now["busy_cpu_s"] > 0 and now["own_cpu_s"] > 0

@@ -151,8 +151,10 @@ def machine_load(start: dict, end: dict, cpu_count: int) -> dict:
     """How busy the machine was during the run: load averages at start and end, and the share of its CPU
     time that other processes took (busy CPU seconds minus ours, over wall time x CPUs).
 
-    `busy` when others took more than `BUSY_SHARE` or the 1-minute load at the start exceeded half the CPUs:
-    the run's timings then carry the other processes' noise, and its absolute times run high.
+    `busy` when others took more than `BUSY_SHARE` (where /proc/stat cannot tell, when the 1-minute load at the
+    start exceeded half the CPUs): the run's timings then carry the other processes' noise, and its absolute
+    times run high. The load average alone would blame a quiet machine for the run just before this one (it
+    decays over minutes), so the measured share decides where there is one.
     """
     wall = end["time"] - start["time"]
     others = None
@@ -160,7 +162,7 @@ def machine_load(start: dict, end: dict, cpu_count: int) -> dict:
         own = end["own_cpu_s"] - start["own_cpu_s"]
         others = max(0.0, (end["busy_cpu_s"] - start["busy_cpu_s"] - own) / (wall * cpu_count))
     load_start = (start["loadavg"] or [0.0])[0]
-    busy = (others is not None and others > BUSY_SHARE) or load_start > cpu_count / 2
+    busy = others > BUSY_SHARE if others is not None else load_start > cpu_count / 2
     warning = None
     if busy:
         warning = (f"the machine was busy: 1-minute load {load_start:.1f} at the start and "
