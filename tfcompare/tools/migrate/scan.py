@@ -26,6 +26,8 @@ __all__ = ["Finding", "FileReport", "MigrationReport", "MigrateError", "collect_
 
 _RUNTIME_HINT = ("the file still runs unchanged under `tfcompare run-tf1 FILE` and `tfcompare pair` (tfcompare's "
                  "legacy runtime: TF 1.15's definitions on tf.compat.v1)")
+_NEXT_HINT = ("a TF1 training script: tfcompare convert FILE -o NEW.py writes its TF2 rewrite and proves it with pair; "
+              "a TF2 rewrite of your own: tfcompare pair FILE NEW.py")
 _CHECK_HINT = "pair this file with its TF2 rewrite: tfcompare migrate --scaffold cases.py, then tfcompare run --cases-file cases.py"
 
 
@@ -131,6 +133,7 @@ class MigrationReport:
             lines.append("most needed TF2 idioms:")
             lines += [f"  {n}x  {text}" for text, n in top.most_common(5)]
         lines.append(f"\n{_CHECK_HINT}")
+        lines.append(_NEXT_HINT)
         return "\n".join(lines)
 
     def markdown(self) -> str:
