@@ -183,6 +183,7 @@ def test_training_batch_norm_is_tf1s_fused_kernel_exactly():
 
 def test_moving_average_updates_run_by_the_train_op_are_a_todo():
     from tfcompare.core.legacy.layers import batch_norm
+    from tfcompare.core.optimizer_replay import tf1_optimizer
     from tfcompare.tools.pair.convert.writer import _moving_average_todos
 
     v1 = tf.compat.v1
@@ -190,9 +191,12 @@ def test_moving_average_updates_run_by_the_train_op_are_a_todo():
         x = v1.placeholder(tf.float32, [None, 4])
         w = tf.Variable(tf.ones([4, 4]), name="w")
         loss = tf.reduce_sum(batch_norm(tf.matmul(x, w), is_training=True))
-        plain = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
         with tf.control_dependencies(v1.get_collection(v1.GraphKeys.UPDATE_OPS)):
-            updating = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+            updating = v1.train.GradientDescentOptimizer(0.25).minimize(loss)
+        plain = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with v1.Session() as sess:  # the settings are read without a batch, though the train op waits on one
+            sess.run(v1.global_variables_initializer())
+            assert tf1_optimizer(sess.graph, sess).settings["learning_rate"] == 0.25
         assert _moving_average_todos(plain, "<test>", [], []) == []
         todos = []
         written = _moving_average_todos(updating, "<test>", [], todos)
