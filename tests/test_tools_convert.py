@@ -31,7 +31,7 @@ from tfcompare.tools.pair.convert.writer import LSTM_HELPER
 DATA = Path(__file__).parent / "data" / "convert"
 SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
     "logreg_gd": (), "mlp_adam": (), "cnn_dropout": ("--dropout", "1.0"), "autoencoder_rmsprop": (),
-    "decay_momentum": (), "lstm_static_rnn": (),
+    "decay_momentum": (), "lstm_static_rnn": (), "mlp_batch_norm": (),
 }
 
 
@@ -73,6 +73,10 @@ def test_written_optimizers_carry_tf1_settings(converted):
     assert "basic_lstm(tf.unstack(X, num=6, axis=1)" in text["lstm_static_rnn"]
     assert "h1 = tf.nn.relu(conv1 + self.biases_bc1)" in text["cnn_dropout"]
     assert "tf.nn.l2_loss(self.w1)" in text["decay_momentum"]
+    assert ("bn1 = tf.raw_ops.FusedBatchNormV3(x=flat1, scale=self.BatchNorm_gamma, offset=self.BatchNorm_beta, "
+            "mean=[], variance=[], epsilon=0.001, data_format='NHWC', is_training=True).y") in text["mlp_batch_norm"]
+    assert "self.BatchNorm_gamma = tf.Variable(tf.ones([32])" in text["mlp_batch_norm"]
+    assert "TODO" not in text["mlp_batch_norm"]  # the script ran no moving-average updates: none to carry
     # the script's own loop, batch size and logging are carried over
     assert "batch_size = 40" in text["decay_momentum"] and 'print("step %d: loss %.4f"' in text["decay_momentum"]
     assert "loss = model.loss_op(batch_x, batch_y, 1.0).numpy()" in text["cnn_dropout"]
@@ -155,6 +159,49 @@ def test_conv_pool_and_precedence_are_exact():
     assert any(line.startswith("pool1 = tf.nn.max_pool2d(") for line in lines)
     assert lines[-1].endswith("mean1 - (mean1 * 2.0 - 1.0) / (mean1 + 3.0)")
     np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
+
+
+def test_training_batch_norm_is_tf1s_fused_kernel_exactly():
+    """contrib.layers.batch_norm(is_training=True) on a rank-2 input: the written line runs TF1's kernel, so the
+    float32 output is bit-identical (tf.nn.moments + batch_normalization differs by ~5e-7 here)."""
+    from tfcompare.core.legacy.layers import batch_norm
+
+    rng = np.random.RandomState(4)
+
+    def build(v1, groups):
+        x = v1.placeholder(tf.float32, [None, 6])
+        return tf.nn.relu(batch_norm(x * 3.0, scale=True, is_training=True)), {x: "x"}
+
+    lines, tf1, tf2 = _translate_and_compare(build, {"x": rng.rand(8, 6).astype(np.float32)})
+    assert lines[2] == ("bn1 = tf.raw_ops.FusedBatchNormV3(x=flat1, scale=self.BatchNorm_gamma, "
+                        "offset=self.BatchNorm_beta, mean=[], variance=[], epsilon=0.001, data_format='NHWC', "
+                        "is_training=True).y"), lines
+    assert lines[3] == "flat2 = tf.reshape(bn1, tf.shape(t1))", lines
+    assert tf1.dtype == tf2.dtype == np.float32
+    np.testing.assert_array_equal(tf1, tf2)
+
+
+def test_moving_average_updates_run_by_the_train_op_are_a_todo():
+    from tfcompare.core.legacy.layers import batch_norm
+    from tfcompare.core.optimizer_replay import tf1_optimizer
+    from tfcompare.tools.pair.convert.writer import _moving_average_todos
+
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        x = v1.placeholder(tf.float32, [None, 4])
+        w = tf.Variable(tf.ones([4, 4]), name="w")
+        loss = tf.reduce_sum(batch_norm(tf.matmul(x, w), is_training=True))
+        with tf.control_dependencies(v1.get_collection(v1.GraphKeys.UPDATE_OPS)):
+            updating = v1.train.GradientDescentOptimizer(0.25).minimize(loss)
+        plain = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with v1.Session() as sess:  # the settings are read without a batch, though the train op waits on one
+            sess.run(v1.global_variables_initializer())
+            assert tf1_optimizer(sess.graph, sess).settings["learning_rate"] == 0.25
+        assert _moving_average_todos(plain, "<test>", [], []) == []
+        todos = []
+        written = _moving_average_todos(updating, "<test>", [], todos)
+    assert todos == ["the moving-average update of FusedBatchNormV3 (moving mean/variance) from the TF1 graph"]
+    assert len(written) == 1 and "# TODO(tfcompare): TF1's train op also updated the moving mean" in written[0]
 
 
 def test_untranslatable_op_is_a_todo_not_a_silent_change():

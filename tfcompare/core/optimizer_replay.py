@@ -86,6 +86,15 @@ def _fmt(v) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
+def _setting(t, session) -> float:
+    """A constant setting read without running the graph: a train op built under `control_dependencies`
+    (UPDATE_OPS) gives its constants control inputs that wait on the fed batch."""
+    import tensorflow as tf
+
+    value = tf.get_static_value(t)
+    return float(session.run(t) if value is None else value)
+
+
 def tf1_optimizer(graph, session) -> OptimizerSide | None:
     """The TF1 optimizer in `graph`, its settings read from the constants its apply op is fed."""
     ops = [op for op in graph.get_operations() if op.type.removeprefix("Resource") in _TF1_OPS]
@@ -94,7 +103,7 @@ def tf1_optimizer(graph, session) -> OptimizerSide | None:
     op = ops[0]
     name = op.type.removeprefix("Resource")
     kind, inputs = _TF1_OPS[name]
-    settings = {k: float(session.run(op.inputs[i])) for k, i in inputs.items()}
+    settings = {k: _setting(op.inputs[i], session) for k, i in inputs.items()}
     if kind == "momentum":
         settings["nesterov"] = bool(op.get_attr("use_nesterov"))
     if kind == "rmsprop":

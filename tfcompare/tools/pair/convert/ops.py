@@ -20,7 +20,8 @@ __all__ = ["Line", "Translator", "number", "dtype_text", "source_line"]
 _PASS = {"Identity", "ReadVariableOp", "Snapshot"}
 _VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
 _OWN_LINE = {"Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "MaxPool", "AvgPool",
-             "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "Conv2D", "Reshape", "Mean"}
+             "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "Conv2D", "Reshape", "Mean",
+             "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}
 _BINARY = {"Add": "+", "AddV2": "+", "Sub": "-", "Mul": "*", "RealDiv": "/", "Div": "/", "FloorDiv": "//"}
 _LEVEL = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2}  # Python's precedence of the operators written; 0: an atom
 _UNARY = {"Relu": "tf.nn.relu", "Relu6": "tf.nn.relu6", "Elu": "tf.nn.elu", "Selu": "tf.nn.selu",
@@ -32,7 +33,8 @@ _REDUCE = {"Mean": "tf.reduce_mean", "Sum": "tf.reduce_sum", "Max": "tf.reduce_m
            "Prod": "tf.reduce_prod"}
 _NAMED = {"Relu": "h", "Relu6": "h", "Elu": "h", "Selu": "h", "Sigmoid": "h", "Tanh": "h", "Softmax": "probs",
           "LogSoftmax": "log_probs", "MaxPool": "pool", "AvgPool": "pool", "Conv2D": "conv", "Reshape": "flat",
-          "Mean": "mean", "SoftmaxCrossEntropyWithLogits": "xent", "SparseSoftmaxCrossEntropyWithLogits": "xent"}
+          "Mean": "mean", "SoftmaxCrossEntropyWithLogits": "xent", "SparseSoftmaxCrossEntropyWithLogits": "xent",
+          "FusedBatchNorm": "bn", "FusedBatchNormV2": "bn", "FusedBatchNormV3": "bn"}
 
 
 @dataclasses.dataclass
@@ -256,6 +258,12 @@ class Translator:
             return (f"tf.nn.{fn}({self.value(ins[0])}, ksize={op.get_attr('ksize')}, "
                     f"strides={op.get_attr('strides')}, padding={op.get_attr('padding').decode()!r}{_format(op)})"), \
                 False
+        if kind in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"):
+            return self._batch_norm(t), False
+        if kind == "Shape":
+            out = op.get_attr("out_type")
+            return f"tf.shape({self.value(ins[0])}{'' if out.name == 'int32' else ', out_type=' + dtype_text(out)})", \
+                False
         if kind == "Cast":
             return f"tf.cast({self.value(ins[0])}, {dtype_text(op.get_attr('DstT'))})", False
         if kind in ("ArgMax", "ArgMin"):
@@ -292,6 +300,21 @@ class Translator:
         if kind == "Placeholder":
             return self._todo(op, "a placeholder the step is not fed"), False
         return self._todo(op, "no TF2 translation written for this op"), False
+
+    def _batch_norm(self, t) -> str:
+        """Batch norm in training mode as TF1 ran it: the same fused kernel (TF2 has no public fused call, and
+        `tf.nn.moments` + `tf.nn.batch_normalization` differ from it by float32 rounding), normalised output only."""
+        op, ins = t.op, list(t.op.inputs)
+        if t.value_index != 0 or not op.get_attr("is_training"):
+            what = "its batch mean/variance output" if t.value_index else "inference mode (moving statistics)"
+            return self._todo(op, what)
+        x, scale, offset = (self.value(i) for i in ins[:3])
+        fmt = op.get_attr("data_format").decode()
+        factor = op.get_attr("exponential_avg_factor") if op.type == "FusedBatchNormV3" else 1.0
+        extra = "" if factor == 1.0 else f", exponential_avg_factor={number(np.float32(factor))}"
+        return (f"tf.raw_ops.{op.type}(x={x}, scale={scale}, offset={offset}, mean=[], variance=[], "
+                f"epsilon={number(np.float32(op.get_attr('epsilon')))}{extra}, data_format={fmt!r}, "
+                f"is_training=True).y")
 
     def _rhs(self, t, level: int = 3, right: bool = False) -> str:
         value = self.constant(t)

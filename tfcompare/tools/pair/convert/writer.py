@@ -270,6 +270,26 @@ def _optimizer(graph, sess, train_op, decays: dict, notes: list, todos: list, li
                                            f"{number(np.float32(s['initial_accumulator']))})")
 
 
+_FUSED_BATCH_NORM = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
+
+
+def _moving_average_todos(train_op, script: str, lines: list[str], todos: list) -> list[str]:
+    """A TODO line for each batch norm whose moving mean/variance TF1's train op updated (UPDATE_OPS run through
+    control dependencies): the TF2 step does not carry those updates yet, and says so."""
+    train = ancestors([train_op])
+    out = []
+    for op in sorted(train, key=lambda o: o._id):
+        if op.type not in _FUSED_BATCH_NORM or not op.get_attr("is_training"):
+            continue
+        if any(c in train for t in op.outputs[1:3] for c in t.consumers()):
+            line = source_line(op, script, lines)
+            where = f"TF1 line {line[0]}" if line else "the TF1 graph"
+            todos.append(f"the moving-average update of {op.type} (moving mean/variance) from {where}")
+            out.append(f"{_INDENT}# TODO(tfcompare): TF1's train op also updated the moving mean/variance of the "
+                       f"batch norm at {where}; not written")
+    return out
+
+
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
           first_step_line: int) -> Written:
     """The TF2 script for the TF1 `script`, stopped at its first training step."""
@@ -366,6 +386,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     opt_line = source_line(train_op, script, lines)
     opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
     opt_class, opt_expr = _optimizer(graph, sess, train_op, decays, notes, tr.todos, opt_where)
+    step_todos = _moving_average_todos(train_op, script, lines, tr.todos)
 
     plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods,
                         step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
@@ -417,6 +438,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             f"{_INDENT * 2}loss_value = model.{loss_method}({', '.join(loss_args)})",
             f"{_INDENT}gradients = tape.gradient(loss_value, model.trainable_variables)",
             f"{_INDENT}optimizer.apply_gradients(zip(gradients, model.trainable_variables))",
+            *step_todos,
             f"{_INDENT}return loss_value", "", ""]
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
     body = "\n".join(out).rstrip() + "\n"
