@@ -3,6 +3,7 @@ each run unchanged in pair's TF1 child with the legacy runtime; and `pair` of a 
 Keras 3 rewrite."""
 
 import concurrent.futures
+import json
 import math
 from pathlib import Path
 
@@ -136,3 +137,12 @@ def test_an_emitted_case_loads_a_contrib_script_in_process_and_leaves_tensorflow
         assert [v.op.name for _, v in found["grads_and_vars"]][:2] == ["fully_connected/weights",
                                                                        "fully_connected/biases"]
     assert not hasattr(importlib.import_module("tensorflow.compat.v1"), "contrib")
+
+
+def test_a_nan_loss_is_written_as_valid_json():
+    from tfcompare.tools.pair.run_tf1 import RunTF1Result
+
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+    doc = json.loads(RunTF1Result("s.py", 2, losses=[1.5, float("nan")]).json_text(), parse_constant=refuse)
+    assert doc["losses"] == [1.5, "nan"]

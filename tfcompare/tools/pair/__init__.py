@@ -8,13 +8,13 @@ checked on its own (`diagnose`).
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 import time
 from pathlib import Path
 
 from tfcompare.core.equivalence import TOLERANCES
 from tfcompare.core.errors import legacy_hint
+from tfcompare.core.results import json_text
 from tfcompare.tools.pair import noise
 from tfcompare.tools.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
                                             unpaired_findings)
@@ -71,7 +71,7 @@ class PairResult:
         return dataclasses.asdict(self)
 
     def json_text(self) -> str:
-        return json.dumps(self.to_json(), indent=2, default=str)
+        return json_text(self.to_json())  # NaN and inf as strings: a failing script's loss stays valid JSON
 
     def lines(self) -> list[str]:
         head = f"pair {self.tf1_script} (TF1) vs {self.tf2_script} (TF2), {self.steps} steps"

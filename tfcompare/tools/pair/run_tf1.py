@@ -8,12 +8,12 @@ seeded synthetic data, and each training `Session.run` observed; it is stopped a
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 import time
 from pathlib import Path
 
 from tfcompare.core.errors import legacy_hint
+from tfcompare.core.results import json_text
 from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_child
 from tfcompare.tools.pair.record import load
 
@@ -41,7 +41,7 @@ class RunTF1Result:
         return dataclasses.asdict(self)
 
     def json_text(self) -> str:
-        return json.dumps(self.to_json(), indent=2, default=str)
+        return json_text(self.to_json())  # NaN and inf as strings: a failing script's loss stays valid JSON
 
     def lines(self) -> list[str]:
         out = [f"run-tf1 {self.script} (up to {self.steps} training steps)"]

@@ -14,6 +14,7 @@ import shutil
 import time
 from pathlib import Path
 
+from tfcompare.core.results import json_text
 from tfcompare.tools.pair import AGREE, PairOptions, PairResult, pair_scripts
 from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_child
 
@@ -48,7 +49,7 @@ class ConvertResult:
         return dataclasses.asdict(self)
 
     def json_text(self) -> str:
-        return json.dumps(self.to_json(), indent=2, default=str)
+        return json_text(self.to_json())  # NaN and inf as strings: a failing script's loss stays valid JSON
 
     def lines(self) -> list[str]:
         out = [f"convert {self.tf1_script} (TF1) -> {self.tf2_script} (TF2)"]

@@ -8,6 +8,7 @@ script's globals at that moment.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import keyword
 import re
 import types
@@ -20,6 +21,7 @@ from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.tools.pair import initialisation
 from tfcompare.tools.pair.convert import source as carried
 from tfcompare.tools.pair.convert.ops import Translator, number, source_line
+from tfcompare.tools.pair.loaders import _DataSet
 
 __all__ = ["Written", "write", "LSTM_HELPER"]
 
@@ -199,26 +201,9 @@ def basic_lstm(inputs, kernel, bias, forget_bias=1.0):
     return outputs, (c, h)
 '''
 
-_LOADER = '''
-class _DataSet:
-    """One split as TF1's input_data.DataSet gave it: images float32 in [0, 1] (flattened unless reshape=False),
-    labels one-hot on request; next_batch hands out batches in order."""
-
-    def __init__(self, images, labels, one_hot, reshape):
-        images = images.astype(np.float32) / 255.0
-        self.images = images.reshape(len(images), -1) if reshape else images[..., np.newaxis]
-        self.labels = np.eye(10, dtype=np.float32)[labels] if one_hot else labels.astype(np.uint8)
-        self.num_examples = len(images)
-        self.epochs_completed = 0
-        self._index = 0
-
-    def next_batch(self, batch_size, fake_data=False, shuffle=True):
-        if self._index + batch_size > self.num_examples:
-            self.epochs_completed += 1
-            self._index = 0
-        start, self._index = self._index, self._index + batch_size
-        return self.images[start:self._index], self.labels[start:self._index]
-
+# written into the TF2 script (which imports no tfcompare): the DataSet pair's loader stub hands TF1, then the
+# loader on tf.keras.datasets.mnist
+_LOADER = inspect.getsource(_DataSet) + '''
 
 def read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True, validation_size=0,
                    seed=None, source_url=None):
