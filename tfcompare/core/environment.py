@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import platform
 import sys
@@ -85,8 +86,15 @@ class PeakMemory:
         self.device = device or memory_device()
         self.bytes: int | None = None
         self._base: int | None = None
+        self._gc_was_enabled = False
 
     def __enter__(self):
+        # Garbage from earlier work (a previous case's tensors in reference cycles) freed inside the block
+        # would lower the live bytes under the base and hide the block's own buffers (seen: a 4 MiB gradient
+        # read as 2 MiB): collect it first, and keep the collector off until the block ends.
+        gc.collect()
+        self._gc_was_enabled = gc.isenabled()
+        gc.disable()
         try:
             tf.config.experimental.reset_memory_stats(self.device)
             self._base = tf.config.experimental.get_memory_info(self.device)["current"]
@@ -95,6 +103,8 @@ class PeakMemory:
         return self
 
     def __exit__(self, *exc):
+        if self._gc_was_enabled:
+            gc.enable()
         if self._base is not None and exc[0] is None:
             self.bytes = int(tf.config.experimental.get_memory_info(self.device)["peak"] - self._base)
 
