@@ -144,8 +144,9 @@ def non_finite(values: Mapping[str, np.ndarray]) -> str | None:
 def snapshot(runner, batch, batches) -> dict[str, np.ndarray]:
     """Everything the equivalence check compares, from a runner reset to the initial weights."""
     runner.reset()
-    out = {"forward": np.asarray(runner.forward(batch))}
-    out.update({f"gradients[{k!r}]": np.asarray(v) for k, v in runner.gradients(batch).items()})
+    forward, gradients = runner.probe(batch)
+    out = {"forward": np.asarray(forward)}
+    out.update({f"gradients[{k!r}]": np.asarray(v) for k, v in gradients.items()})
     out["losses"] = np.asarray(runner.train(batches))
     out.update({f"weights[{k!r}]": np.asarray(v) for k, v in runner.weights().items()})
     return out

@@ -56,6 +56,12 @@ class Runner:
         return []
     def forward(self, batch: Batch) -> np.ndarray: ...
     def gradients(self, batch: Batch) -> dict[str, np.ndarray]: ...
+
+    def probe(self, batch: Batch) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The forward output and the gradients on `batch` from one call: in a graph mode one program (one
+        Grappler pass, one XLA compile) instead of two."""
+        return self.forward(batch), self.gradients(batch)
+
     def train(self, batches: list[Batch]) -> list[float]: ...
     def weights(self) -> dict[str, np.ndarray]: ...
     def timed(self, batch: Batch, loop_steps: int) -> Timed: ...
@@ -66,6 +72,10 @@ class Runner:
 
     def graph_def(self, batch: Batch):
         """The GraphDef this mode runs for `batch`, or None (eager builds no graph)."""
+        return None
+
+    def step_graph(self, batch: Batch):
+        """The traced graph of one plain training step for `batch` (already traced: no new trace), or None."""
         return None
 
     def hlo(self, batch: Batch, stage: str = "hlo") -> str | None:
@@ -134,6 +144,10 @@ class _Tf1Runner(Runner):
     def gradients(self, batch):
         return dict(zip(self._names, self.sess.run(self._grads, self._feed(batch))))
 
+    def probe(self, batch):
+        out, grads = self.sess.run([self.parts.output, self._grads], self._feed(batch))
+        return out, dict(zip(self._names, grads))
+
     def train(self, batches):
         fetches = [self.parts.train_op, self.parts.loss]
         return [float(self.sess.run(fetches, self._feed(b))[1]) for b in batches]
@@ -197,6 +211,7 @@ class _Tf2Runner(Runner):
         self._state = State(self.model)
         self._forward = self._wrap(self.model.__call__)
         self._grad = self._wrap(self._gradients)
+        self._probe = self._wrap(self._forward_and_gradients)
         self._concrete = None
         # the function that is traced (wrapped per mode), and what one step calls
         self._entry, signature = self.model.train_step, {}
@@ -246,6 +261,9 @@ class _Tf2Runner(Runner):
         with tf.GradientTape() as tape:
             loss = self.model.loss(inputs)
         return tape.gradient(loss, trainables)
+
+    def _forward_and_gradients(self, inputs):
+        return self.model(inputs), self._gradients(inputs)
 
     def _loss_and_gradients(self, inputs):
         """Partial conversion's compiled part: the forward pass, the loss and the gradients."""
@@ -298,7 +316,14 @@ class _Tf2Runner(Runner):
         return self._forward(self._tensors(batch)).numpy()
 
     def gradients(self, batch):
-        grads = {n: g.numpy() for n, g in zip(self._names, self._grad(self._tensors(batch)))}
+        return self._gradients_to_tf1(self._grad(self._tensors(batch)))
+
+    def probe(self, batch):
+        out, grads = self._probe(self._tensors(batch))
+        return out.numpy(), self._gradients_to_tf1(grads)
+
+    def _gradients_to_tf1(self, tensors) -> dict[str, np.ndarray]:
+        grads = {n: g.numpy() for n, g in zip(self._names, tensors)}
         if self.case.tf2_layout is None:
             return grads
         # the layout may be affine (a bias offset); a gradient maps through its linear part only
@@ -337,6 +362,11 @@ class _Tf2Runner(Runner):
         if not self.options.traced:
             return None
         return self._concrete_for(batch).graph.as_graph_def()
+
+    def step_graph(self, batch):
+        if not self.options.traced or self.options.loop or self.options.partial:
+            return None
+        return self._concrete_for(batch).graph
 
     def optimized_graph(self, batch):
         """The step's graph after Grappler, from run metadata of a fresh instantiation of the same step.

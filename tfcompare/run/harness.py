@@ -247,8 +247,13 @@ class _CaseRun:
         return True
 
     def count_flops(self) -> None:
-        """FLOPs and ops of one training step, from a fresh trace of the TF2 step at this batch's shapes."""
+        """FLOPs and ops of one training step, from the TF2 step traced at this batch's shapes: tf2-function's own
+        trace when that mode was built (a fresh trace costs as much again), else a fresh one."""
         def trace():
+            traced = self.runners.get("tf2-function")
+            graph = traced.step_graph(self.batch) if traced is not None else None
+            if graph is not None:
+                return step_flops(graph)
             model = self.case.tf2_model(self.weights)
             tensors = {k: tf.constant(v) for k, v in self.case.tf2_inputs(self.batch).items()}
             return step_flops(tf.function(model.train_step).get_concrete_function(tensors).graph)
@@ -705,12 +710,12 @@ def _run_cases(config, cases, run_dir, result, session_config, timer, progress, 
         try:
             progress(f"[{index + 1}/{len(config.cases)}] {name}: building and first calls")
             if case_run.prepare():
-                with _phase(phases, "set-up and FLOP count", cpu):
-                    case_run.count_flops()
                 with _phase(phases, "build, first calls, warm-up", cpu):
                     for mode in case_run.order:
                         check_interrupt()
                         case_run.start(mode)
+                with _phase(phases, "FLOP count", cpu):
+                    case_run.count_flops()
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: equivalence over {config.steps} steps")
                 with _phase(phases, "equivalence and state check", cpu):
                     case_run.check()
