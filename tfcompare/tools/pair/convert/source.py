@@ -13,13 +13,14 @@ import ast
 import dataclasses
 import textwrap
 
-__all__ = ["Plan", "Carried", "rewrite", "TODO_MARK"]
+__all__ = ["Plan", "Carried", "rewrite", "TODO_MARK", "GENERATED"]
 
 TODO_MARK = "__tfcompare_todo__"
 _SESSIONS = {"Session", "InteractiveSession", "MonitoredTrainingSession", "MonitoredSession"}
 _DROP_CALLS = {"disable_v2_behavior", "disable_eager_execution", "reset_default_graph", "set_verbosity",
                "enable_resource_variables"}
 _LOADER = "read_data_sets"
+GENERATED = ("train_step", "model", "optimizer", "Model")
 
 
 @dataclasses.dataclass
@@ -34,6 +35,8 @@ class Plan:
     tf_names: set  # names bound to the tensorflow module
     placeholders: set = dataclasses.field(default_factory=set)  # names bound to placeholders
     untranslated: set = dataclasses.field(default_factory=set)  # fetched tensors with no translation (None)
+    values: dict = dataclasses.field(default_factory=dict)  # fetched variable or step counter -> its TF2 expression
+    after: set = dataclasses.field(default_factory=set)  # of those, read after the step (TF1's global step)
 
 
 @dataclasses.dataclass
@@ -50,7 +53,9 @@ class _Rewriter:
         self.plan, self.lines = plan, source_lines
         self.todos: list[str] = []
         self.loader = False
-        self.tainted = set(plan.graph)
+        # the names the generated code binds (the step function, the model, the Keras optimizer) replace the
+        # script's graph things of those names (a train op called `train_step` or `optimizer`): no TF1 values now
+        self.tainted = set(plan.graph) - set(GENERATED)
         self.sessions: set = set()
         self.feed_vars: dict = {}  # name bound to a feed dict literal -> its keys (which become strings)
         self.model_parts = 0  # graph statements dropped before the first step: the generated model replaces them
@@ -92,6 +97,8 @@ class _Rewriter:
         return {k.id: v for k, v in zip(feed.keys, feed.values)}
 
     def _fetch(self, name: str, feed: dict):
+        if name in self.plan.values:
+            return ast.parse(self.plan.values[name], mode="eval").body
         prefix, args = self.plan.methods[name]
         if any(a not in feed for a in args):
             return None
@@ -106,7 +113,7 @@ class _Rewriter:
         if not all(isinstance(i, ast.Name) for i in items):
             return None
         names = [i.id for i in items]
-        known = self.plan.train | set(self.plan.methods) | self.plan.untranslated
+        known = self.plan.train | set(self.plan.methods) | self.plan.untranslated | set(self.plan.values)
         if any(n not in known for n in names):
             return None
         for n in names:
@@ -136,8 +143,13 @@ class _Rewriter:
         values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
                            "loss_value" if n == self.plan.loss else
                            params[extras.index(n)] for n in names)
-        code = (f"(lambda {', '.join(params)}, loss_value: ({values}))"
-                f"({', '.join(ast.unparse(f) for f in fetched)}, {step}.numpy())")
+        # arguments are evaluated in order: what TF1 computed for the step is read before it, a TF1 ref variable
+        # the step increments (the global step) after it, as its fetch returned it
+        before = [i for i, n in enumerate(extras) if n not in self.plan.after]
+        after = [i for i, n in enumerate(extras) if n in self.plan.after]
+        order = [params[i] for i in before] + ["loss_value"] + [params[i] for i in after]
+        calls = [ast.unparse(fetched[i]) for i in before] + [f"{step}.numpy()"] + [ast.unparse(fetched[i]) for i in after]
+        code = f"(lambda {', '.join(order)}: ({values}))({', '.join(calls)})"
         return ast.parse(code, mode="eval").body
 
     def _calls(self, stmt):
@@ -160,8 +172,9 @@ class _Rewriter:
                         f.value.id in rewriter.sessions and node.args:
                     state["any"] = True
                     new = rewriter._run(node, node.args[0], rewriter._feed(node, 1))
-                elif isinstance(f, ast.Attribute) and f.attr == "eval" and isinstance(f.value, ast.Name) and \
-                        f.value.id in rewriter.plan.methods:
+                elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and (
+                        (f.attr == "eval" and f.value.id in rewriter.plan.methods) or
+                        (f.attr == "run" and f.value.id in rewriter.plan.train)):  # loss.eval(...), train_op.run(...)
                     state["any"] = True
                     new = rewriter._run(node, f.value, rewriter._feed(node, 0))
                 else:
@@ -238,6 +251,12 @@ class _Rewriter:
         if isinstance(f, ast.Attribute) and f.attr == "close" and isinstance(f.value, ast.Name) and \
                 f.value.id in self.sessions:
             return True
+        if isinstance(f, ast.Attribute) and f.attr == "run" and not call.args and not call.keywords and (
+                (isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Attribute) and
+                 "initializ" in f.value.func.attr) or
+                (isinstance(f.value, ast.Name) and f.value.id in self.plan.graph and
+                 f.value.id not in self.plan.train)):
+            return True  # tf.global_variables_initializer().run(), init.run(): variables start initialised in TF2
         if isinstance(f, ast.Attribute) and f.attr == "run" and isinstance(f.value, ast.Name) and \
                 f.value.id in self.sessions and call.args:
             fetch = call.args[0]

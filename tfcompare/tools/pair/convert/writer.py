@@ -36,7 +36,7 @@ class Written:
 
 
 def _identifier(text: str, taken: set) -> str:
-    name = re.sub(r"\W", "_", text).strip("_") or "v"
+    name = text if text.isidentifier() else re.sub(r"\W", "_", text).strip("_") or "v"  # the script's `y_` stays
     if name[0].isdigit() or keyword.iskeyword(name):
         name = f"v_{name}"
     base, n = name, 1
@@ -255,6 +255,22 @@ def _optimizer(graph, sess, train_op, decays: dict, notes: list, todos: list, li
                                            f"{number(np.float32(s['initial_accumulator']))})")
 
 
+def _optimizer_values(graph, train_op, module_dict: dict, decays: dict, opt_expr: str, tf) -> dict[str, str]:
+    """What a fetch of the global step or of the decayed learning rate becomes: the Keras optimizer's iteration
+    count and current learning rate, read before the step as TF1 computed them for it."""
+    if "schedules.ExponentialDecay" not in opt_expr:
+        return {}
+    increments = {op.inputs[0].op.name for op in graph.get_operations()
+                  if op.type in ("AssignAdd", "AssignAddVariableOp") and op.inputs}
+    out = {}
+    for key, value in module_dict.items():
+        if isinstance(value, tf.Variable) and value.op.name in increments:
+            out[key] = "optimizer.iterations.numpy()"
+        elif isinstance(value, tf.Tensor) and value.name in decays:
+            out[key] = "optimizer.learning_rate.numpy()"
+    return out
+
+
 _FUSED_BATCH_NORM = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
 
 
@@ -323,7 +339,9 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         t = graph.get_tensor_by_name(key if ":" in key else key + ":0") if isinstance(key, str) else key
         feed_tensors.append(t)
     feed_tensors.sort(key=lambda t: t.op._id)
-    arg_taken = set(variables.values())
+    # an argument never takes a name the forward pass binds (the script's global names of its tensors)
+    own_names = {names.get(t.name) for t in feed_tensors}
+    arg_taken = set(variables.values()) | {n for n in names.values() if n not in own_names}
     arguments = {t.op.name: _identifier(names.get(t.name, t.op.name), arg_taken) for t in feed_tensors}
     placeholder_global = {arguments[t.op.name]: names.get(t.name) for t in feed_tensors}
 
@@ -335,10 +353,17 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         if isinstance(value, tf.Tensor) and value is not loss and value.op.type != "Placeholder":
             targets.append(value)
 
+    opt_line = source_line(train_op, script, lines)
+    opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
+    opt_class, opt_expr = _optimizer(graph, sess, train_op, decays, notes, tr.todos, opt_where)
+    values = {name: f"model.{variables[op]}.numpy()" for op, name in var_globals.items() if op in variables}
+    values.update(_optimizer_values(graph, train_op, module_dict, decays, opt_expr, tf))
     methods, method_code, plan_methods, untranslated = [], [], {}, set()
     method_taken = set(variables.values()) | taken
     for target in targets:
         own = names.get(target.name)
+        if target is not loss and own in values:
+            continue  # the decayed learning rate: the optimizer's own
         todos_before = list(tr.todos)
         body, expr = tr.function(target)
         if target is not loss and len(tr.todos) > len(todos_before):
@@ -368,12 +393,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         else:
             init_lines.append(f"{_INDENT * 2}self.{attr} = tf.Variable({init}, name={attr!r}){comment}")
 
-    opt_line = source_line(train_op, script, lines)
-    opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
-    opt_class, opt_expr = _optimizer(graph, sess, train_op, decays, notes, tr.todos, opt_where)
     step_todos = _moving_average_todos(train_op, script, lines, tr.todos)
 
-    plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods,
+    plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods, values=values,
+                        after={k for k, v in values.items() if v.startswith("optimizer.iterations")},
                         step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
                         tf_names=tf_names, untranslated=untranslated,
                         placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
