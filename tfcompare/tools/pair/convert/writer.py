@@ -20,6 +20,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.tools.pair import initialisation
 from tfcompare.tools.pair.convert import source as carried
+from tfcompare.tools.pair.convert.moving import moving_average_updates
 from tfcompare.tools.pair.convert.ops import Translator, number, source_line
 from tfcompare.tools.pair.loaders import _DataSet
 
@@ -255,23 +256,29 @@ def _optimizer(graph, sess, train_op, decays: dict, notes: list, todos: list, li
                                            f"{number(np.float32(s['initial_accumulator']))})")
 
 
-_FUSED_BATCH_NORM = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
+def _variable_line(attr: str, v, sess, tr: Translator, trainable: bool = True) -> str:
+    """`self.attr = tf.Variable(TF1's initializer, name=...)`, naming the TF1 line that made it."""
+    line = source_line(v.op, tr.script, tr.source)
+    comment = f"  # TF1 line {line[0]}: {line[1][:60]}" if line else ""
+    init = _initializer(v, sess, attr, tr)
+    flag = "" if trainable else ", trainable=False"
+    if "#" in init:
+        return (f"{_INDENT * 2}self.{attr} = tf.Variable({init.split('  #')[0]}{flag}, name={attr!r})"
+                f"  #{init.split('  #', 1)[1]}")
+    return f"{_INDENT * 2}self.{attr} = tf.Variable({init}{flag}, name={attr!r}){comment}"
 
 
-def _moving_average_todos(train_op, script: str, lines: list[str], todos: list) -> list[str]:
-    """A TODO line for each batch norm whose moving mean/variance TF1's train op updated (UPDATE_OPS run through
-    control dependencies): the TF2 step does not carry those updates yet, and says so."""
-    train = ancestors([train_op])
+def _moving_average_todos(unwritten: list, script: str, lines: list[str], todos: list) -> list[str]:
+    """A TODO line for each batch norm whose moving mean/variance TF1's train op updated in a form `moving` does not
+    write (zero_debias): the TF2 step does not carry those updates, and says so."""
     out = []
-    for op in sorted(train, key=lambda o: o._id):
-        if op.type not in _FUSED_BATCH_NORM or not op.get_attr("is_training"):
-            continue
-        if any(c in train for t in op.outputs[1:3] for c in t.consumers()):
-            line = source_line(op, script, lines)
-            where = f"TF1 line {line[0]}" if line else "the TF1 graph"
-            todos.append(f"the moving-average update of {op.type} (moving mean/variance) from {where}")
-            out.append(f"{_INDENT}# TODO(tfcompare): TF1's train op also updated the moving mean/variance of the "
-                       f"batch norm at {where}; not written")
+    for op in unwritten:
+        line = source_line(op, script, lines)
+        where = f"TF1 line {line[0]}" if line else "the TF1 graph"
+        todos.append(f"the moving-average update of {op.type} (moving mean/variance, not plain assign_moving_average: "
+                     f"zero_debias?) from {where}")
+        out.append(f"{_INDENT}# TODO(tfcompare): TF1's train op also updated the moving mean/variance of the "
+                   f"batch norm at {where} (zero_debias or another form); not written")
     return out
 
 
@@ -328,6 +335,13 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     placeholder_global = {arguments[t.op.name]: names.get(t.name) for t in feed_tensors}
 
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
+    tr.updates, unwritten = moving_average_updates(graph, train_op, script, lines)
+    moving = {}  # variable op name -> (attr, tf.Variable): the non-trainable statistics the step updates
+    for update in (u for us in tr.updates.values() for u in us):
+        name = update.variable.op.name
+        if name not in moving:
+            moving[name] = (_identifier(var_globals.get(name, name), taken), update.variable)
+        update.attr = moving[name][0]
     tree = ast.parse(text)
     targets = [loss]
     for name in sorted(_fetched_names(tree)):
@@ -347,7 +361,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         method = _identifier(own or "loss", method_taken)
         reach = {op.name for op in ancestors([target])}
         args = [arguments[t.op.name] for t in feed_tensors if t.op.name in reach]
-        method_code.append(f"{_INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
+        if target is loss:
+            updated = set(tr.updated)
+        flag = ", update_moving_averages=False" if tr.updated else ""
+        method_code.append(f"{_INDENT}def {method}(self{''.join(', ' + a for a in args)}{flag}):")
         method_code += [line.text(_INDENT * 2) for line in body]
         method_code.append(f"{_INDENT * 2}return {expr}")
         method_code.append("")
@@ -356,22 +373,15 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             plan_methods[own] = (f"model.{method}", [placeholder_global[a] for a in args])
     loss_method, loss_args = methods[0][1], methods[0][2]
 
-    init_lines = []
-    by_attr = {variables[v.op.name]: v for v in trained}
-    for attr, v in by_attr.items():
-        line = source_line(v.op, script, lines)
-        comment = f"  # TF1 line {line[0]}: {line[1][:60]}" if line else ""
-        init = _initializer(v, sess, attr, tr)
-        if "#" in init:
-            init_lines.append(f"{_INDENT * 2}self.{attr} = tf.Variable({init.split('  #')[0]}, name={attr!r})"
-                              f"  #{init.split('  #', 1)[1]}")
-        else:
-            init_lines.append(f"{_INDENT * 2}self.{attr} = tf.Variable({init}, name={attr!r}){comment}")
+    init_lines = [_variable_line(attr, v, sess, tr) for attr, v in ((variables[v.op.name], v) for v in trained)]
+    init_lines += [_variable_line(attr, v, sess, tr, trainable=False) for name, (attr, v) in moving.items()
+                   if any(u.variable is v for bn in updated for u in tr.updates[bn])]
+    unwritten += [graph.get_operation_by_name(bn) for bn in tr.updates if bn not in updated]  # not on the loss path
 
     opt_line = source_line(train_op, script, lines)
     opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
     opt_class, opt_expr = _optimizer(graph, sess, train_op, decays, notes, tr.todos, opt_where)
-    step_todos = _moving_average_todos(train_op, script, lines, tr.todos)
+    step_todos = _moving_average_todos(unwritten, script, lines, tr.todos)
 
     plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods,
                         step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
@@ -420,7 +430,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             "@tf.function",
             f"def train_step({', '.join(loss_args)}):",
             f"{_INDENT}with tf.GradientTape() as tape:",
-            f"{_INDENT * 2}loss_value = model.{loss_method}({', '.join(loss_args)})",
+            f"{_INDENT * 2}loss_value = model.{loss_method}({', '.join(loss_args)}"
+            f"{', update_moving_averages=True' if updated else ''})",
             f"{_INDENT}gradients = tape.gradient(loss_value, model.trainable_variables)",
             f"{_INDENT}optimizer.apply_gradients(zip(gradients, model.trainable_variables))",
             *step_todos,
