@@ -24,7 +24,7 @@ from tfcompare.tools.pair.convert.moving import moving_average_updates
 from tfcompare.tools.pair.convert.ops import Translator, number, source_line
 from tfcompare.tools.pair.loaders import _DataSet
 
-__all__ = ["Written", "write", "LSTM_HELPER"]
+__all__ = ["Written", "write", "LSTM_HELPER", "GRU_HELPER"]
 
 _INDENT = "    "
 
@@ -135,11 +135,13 @@ class Momentum(tf.keras.optimizers.Optimizer):
     "rmsprop": '''
 class RMSProp(tf.keras.optimizers.Optimizer):
     """TF1's RMSPropOptimizer as a Keras optimizer: the mean-square slot starts at 1.0 and epsilon is added
-    inside the root (Keras's RMSprop starts it at 0 and adds epsilon outside the root)."""
+    inside the root (Keras's RMSprop starts it at 0 and adds epsilon outside the root); centered, the mean
+    gradient (from 0) is subtracted inside the root too: rsqrt(ms - mg**2 + epsilon)."""
 
-    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, name="RMSProp", **kwargs):
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, centered=False, name="RMSProp",
+                 **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
-        self.decay, self.momentum, self.epsilon = decay, momentum, epsilon
+        self.decay, self.momentum, self.epsilon, self.centered = decay, momentum, epsilon, centered
 
     def build(self, variables):
         if self.built:
@@ -147,17 +149,24 @@ class RMSProp(tf.keras.optimizers.Optimizer):
         super().build(variables)
         self.mean_squares = [self.add_variable_from_reference(v, "rms", initializer="ones") for v in variables]
         self.moments = [self.add_variable_from_reference(v, "momentum") for v in variables]
+        if self.centered:
+            self.mean_gradients = [self.add_variable_from_reference(v, "mg") for v in variables]
 
     def get_config(self):
         return {**super().get_config(), "rho": self.decay, "momentum": self.momentum, "epsilon": self.epsilon,
-                "centered": False}
+                "centered": self.centered}
 
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
         i = self._get_variable_index(variable)
         ms, moment = self.mean_squares[i], self.moments[i]
         ms.assign_add((tf.square(gradient) - ms) * (1 - self.decay))
-        moment.assign(moment * self.momentum + lr * gradient * tf.math.rsqrt(ms + self.epsilon))
+        if self.centered:
+            mg = self.mean_gradients[i]
+            mg.assign_add((gradient - mg) * (1 - self.decay))
+            moment.assign(moment * self.momentum + gradient * lr / tf.sqrt(ms - tf.square(mg) + self.epsilon))
+        else:
+            moment.assign(moment * self.momentum + lr * gradient * tf.math.rsqrt(ms + self.epsilon))
         variable.assign_sub(moment)
 ''',
     "adagrad": '''
@@ -201,6 +210,23 @@ def basic_lstm(inputs, kernel, bias, forget_bias=1.0):
         outputs.append(h)
     return outputs, (c, h)
 '''
+
+GRU_HELPER = '''
+def gru(inputs, gate_kernel, gate_bias, candidate_kernel, candidate_bias):
+    """TF1's GRUCell unrolled over `inputs` as static_rnn / dynamic_rnn did, from a zero state: r, u =
+    split(sigmoid([x, h] @ gate_kernel + gate_bias), 2); c = tanh([x, r * h] @ candidate_kernel + candidate_bias);
+    h = u * h + (1 - u) * c. Returns (outputs, h)."""
+    h = tf.zeros([tf.shape(inputs[0])[0], candidate_kernel.shape[1]], dtype=candidate_kernel.dtype)
+    outputs = []
+    for x in inputs:
+        gates = tf.sigmoid(tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), gate_kernel), gate_bias))
+        r, u = tf.split(gates, 2, axis=1)
+        c = tf.tanh(tf.nn.bias_add(tf.matmul(tf.concat([x, r * h], 1), candidate_kernel), candidate_bias))
+        h = u * h + (1 - u) * c
+        outputs.append(h)
+    return outputs, h
+'''
+_HELPER_SOURCE = {"lstm": LSTM_HELPER, "gru": GRU_HELPER}
 
 # written into the TF2 script (which imports no tfcompare): the DataSet pair's loader stub hands TF1, then the
 # loader on tf.keras.datasets.mnist
@@ -246,12 +272,10 @@ def _optimizer(graph, sess, train_op, decays: dict, notes: list, todos: list, li
         return _OPTIMIZER_CLASSES["momentum"], \
             f"Momentum(learning_rate={lr}, momentum={number(np.float32(s['momentum']))}{nesterov})"
     if side.kind == "rmsprop":
-        if s.get("centered"):
-            todos.append(f"a centered RMSProp from {line}")
-            return "", "None  # TODO(tfcompare): centered RMSProp is not translated"
+        centered = ", centered=True" if s.get("centered") else ""
         return _OPTIMIZER_CLASSES["rmsprop"], (f"RMSProp(learning_rate={lr}, decay={number(np.float32(s['decay']))}, "
                                                f"momentum={number(np.float32(s['momentum']))}, "
-                                               f"epsilon={number(np.float32(s['epsilon']))})")
+                                               f"epsilon={number(np.float32(s['epsilon']))}{centered})")
     return _OPTIMIZER_CLASSES["adagrad"], (f"Adagrad(learning_rate={lr}, initial_accumulator_value="
                                            f"{number(np.float32(s['initial_accumulator']))})")
 
@@ -417,8 +441,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                 f'{_INDENT}raise NotImplementedError(f"tfcompare convert could not translate {{what}}")', ""]
     if opt_class:
         out += [opt_class.strip("\n"), "", ""]
-    if "lstm" in tr.helpers:
-        out += [LSTM_HELPER.strip("\n"), "", ""]
+    for helper in sorted(tr.helpers):
+        out += [_HELPER_SOURCE[helper].strip("\n"), "", ""]
     out += ["class Model(tf.Module):",
             f'{_INDENT}"""The TF1 graph of {Path(script).name}: its trained variables, and one method per tensor the '
             'script fetches."""', "",
