@@ -1,9 +1,10 @@
 """`tfcompare convert`: TF1 scripts written for these tests in the style of public examples are converted, and the
 TF2 scripts parse, import no compat.v1 / tfcompare, run on their own, and `pair` agrees with the original.
 
-The six conversions (each a real child plus a real pair) run once for the module; the standalone runs of the six
+The conversions (each a real child plus a real pair) run once for the module; the standalone runs of the
 written scripts share one process. The op translation is tested in-process on small graphs: the written TF2 code
-is executed eagerly and must give the TF1 session's value.
+is executed eagerly and must give the TF1 session's value. The batch-norm moving statistics are compared after
+10 steps of each script, in two processes (TF1's, the written script's).
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ from tfcompare.tools.pair.convert import source as carried
 from tfcompare.tools.pair.convert.calls import Group
 from tfcompare.tools.pair.convert.calls import _dynamic_rnn
 from tfcompare.tools.pair.convert.ops import Translator
-from tfcompare.tools.pair.convert.writer import LSTM_HELPER
+from tfcompare.tools.pair.convert.writer import GRU_HELPER, LSTM_HELPER
 
 DATA = Path(__file__).parent / "data" / "convert"
 SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
     "logreg_gd": (), "mlp_adam": (), "cnn_dropout": ("--dropout", "1.0"), "autoencoder_rmsprop": (),
     "decay_momentum": (), "lstm_static_rnn": (), "mlp_batch_norm": (), "mlp_batch_norm_updates": (),
+    "lstm_dynamic_rnn": (), "gru_centered_rmsprop": (),
 }
 
 
@@ -80,10 +82,22 @@ def test_written_optimizers_carry_tf1_settings(converted):
     # the script's own loop, batch size and logging are carried over
     assert "batch_size = 40" in text["decay_momentum"] and 'print("step %d: loss %.4f"' in text["decay_momentum"]
     assert "loss = model.loss_op(batch_x, batch_y, 1.0).numpy()" in text["cnn_dropout"]
+    # dynamic_rnn: one basic_lstm call over the time axis, TF1's outputs[:, -1, :] as the same subscript
+    assert ("outputs1, state1 = basic_lstm(tf.unstack(X, axis=1), self.rnn_basic_lstm_cell_kernel, "
+            "self.rnn_basic_lstm_cell_bias, forget_bias=1.0)") in text["lstm_dynamic_rnn"]
+    assert "logits = tf.matmul(outputs[:, -1, :], self.weights_out) + self.biases_out" in text["lstm_dynamic_rnn"]
+    assert ("loss, acc = [model.loss_op(batch_x, batch_y).numpy(), model.accuracy(batch_x, batch_y).numpy()]"
+            in text["lstm_dynamic_rnn"])
+    assert ("outputs1, state1 = gru(tf.unstack(X, num=5, axis=1), self.rnn_gru_cell_gates_kernel, "
+            "self.rnn_gru_cell_gates_bias, self.rnn_gru_cell_candidate_kernel, self.rnn_gru_cell_candidate_bias)"
+            in text["gru_centered_rmsprop"])
+    assert "self.rnn_gru_cell_gates_bias = tf.Variable(tf.ones([20])" in text["gru_centered_rmsprop"]
+    assert ("optimizer = RMSProp(learning_rate=0.005, decay=0.9, momentum=0.5, epsilon=1e-10, centered=True)"
+            in text["gru_centered_rmsprop"])
 
 
 def test_written_scripts_run_on_their_own(converted):
-    """Each written script runs with --steps 3 (one process for all six, which must not import tfcompare)."""
+    """Each written script runs with --steps 3 (one process for all of them, which must not import tfcompare)."""
     out, _ = converted
     runner = textwrap.dedent(f"""
         import runpy, sys
@@ -99,6 +113,7 @@ def test_written_scripts_run_on_their_own(converted):
     assert proc.stdout.count("RUN ") == len(SCRIPTS)
     assert "TFCOMPARE False" in proc.stdout
     assert "Step:" in proc.stdout and "Minibatch Loss=" in proc.stdout and "step 0: loss" in proc.stdout
+    assert "Training Accuracy= " in proc.stdout and "step 0: cost" in proc.stdout
 
 
 # -- op translation, in-process ---------------------------------------------------------------------------------
@@ -125,6 +140,7 @@ def _translate_and_compare(build, feeds: dict, groups=None):
         setattr(model, attr, tf.Variable(values[name]))
     scope = {"tf": tf, "self": model, **{a: tf.constant(feeds[a]) for a in args.values()}}
     exec(LSTM_HELPER, scope)
+    exec(GRU_HELPER, scope)
     exec(compile(code, "<written>", "exec"), scope)
     return [line.code for line in lines], expected, scope["result"].numpy()
 
@@ -183,7 +199,8 @@ def test_training_batch_norm_is_tf1s_fused_kernel_exactly():
 
 def test_moving_average_updates_are_read_and_zero_debias_is_a_todo():
     """assign_moving_average(v, batch stat, decay) under the train op is read (the decay as its float32 constant,
-    the variance as the kernel's output); zero_debias's biased copy is not, so that batch norm stays a TODO."""
+    the variance as the kernel's output); zero_debias's biased copy is not, nor updates forced into the forward
+    pass (updates_collections=None: every run of the loss updates), so those batch norms stay TODOs."""
     from tfcompare.core.legacy.layers import batch_norm
     from tfcompare.core.optimizer_replay import tf1_optimizer
     from tfcompare.tools.pair.convert.moving import moving_average_updates
@@ -194,24 +211,26 @@ def test_moving_average_updates_are_read_and_zero_debias_is_a_todo():
         x = v1.placeholder(tf.float32, [None, 4])
         w = tf.Variable(tf.ones([4, 4]), name="w")
         h = batch_norm(tf.matmul(x, w), decay=0.9, is_training=True, scope="plain")
-        loss = tf.reduce_sum(batch_norm(h, is_training=True, zero_debias_moving_mean=True, scope="debiased"))
+        h = batch_norm(h, is_training=True, zero_debias_moving_mean=True, scope="debiased")
+        loss = tf.reduce_sum(batch_norm(h, is_training=True, updates_collections=None, scope="forced"))
         with tf.control_dependencies(v1.get_collection(v1.GraphKeys.UPDATE_OPS)):
             updating = v1.train.GradientDescentOptimizer(0.25).minimize(loss)
         plain = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
         with v1.Session() as sess:  # the settings are read without a batch, though the train op waits on one
             sess.run(v1.global_variables_initializer())
             assert tf1_optimizer(sess.graph, sess).settings["learning_rate"] == 0.25
-        assert moving_average_updates(graph, plain, "<test>", []) == ({}, [])
-        found, unwritten = moving_average_updates(graph, updating, "<test>", [])
+        assert moving_average_updates(graph, plain, loss, "<test>", []) == ({}, [op for op in graph.get_operations()
+                                                                                if op.name == "forced/FusedBatchNormV3"])
+        found, unwritten = moving_average_updates(graph, updating, loss, "<test>", [])
         todos = []
         written = _moving_average_todos(unwritten, "<test>", [], todos)
     assert list(found) == ["plain/FusedBatchNormV3"]
     assert [(u.variable.op.name, u.output, u.factor) for u in found["plain/FusedBatchNormV3"]] == [
         ("plain/moving_mean", 1, float(np.float32(0.1))), ("plain/moving_variance", 2, float(np.float32(0.1)))]
-    assert [op.name for op in unwritten] == ["debiased/FusedBatchNormV3"]
-    assert todos == ["the moving-average update of FusedBatchNormV3 (moving mean/variance, not plain "
-                     "assign_moving_average: zero_debias?) from the TF1 graph"]
-    assert len(written) == 1 and "# TODO(tfcompare): TF1's train op also updated the moving mean" in written[0]
+    assert [op.name for op in unwritten] == ["debiased/FusedBatchNormV3", "forced/FusedBatchNormV3"]
+    assert todos == ["the moving-average update of FusedBatchNormV3 (moving mean/variance: zero_debias, "
+                     "updates_collections=None or another form) from the TF1 graph"] * 2
+    assert len(written) == 2 and "# TODO(tfcompare): TF1's train op also updated the moving mean" in written[0]
 
 
 _TF1_MOVING = """
@@ -347,6 +366,62 @@ def test_dynamic_rnn_lstm_is_one_call_and_matches_the_while_loop():
     assert lines[0].startswith("outputs1, state1 = basic_lstm(tf.unstack(x, axis=1), self.rnn_basic_lstm_cell_kernel")
     assert "tf.stack(outputs1, axis=1)" in "\n".join(lines) and "state1[0]" in "\n".join(lines)
     np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
+
+
+def test_dynamic_rnn_gru_is_one_call_and_matches_the_while_loop():
+    """GRUCell through dynamic_rnn: the written gru() over the unstacked time axis gives TF1's while loop's outputs
+    and final state (rtol 1e-6: the same kernels, op for op)."""
+    from tfcompare.core.legacy.rnn import GRUCell
+
+    rng = np.random.RandomState(6)
+
+    def build(v1, groups):
+        x = v1.placeholder(tf.float32, [None, 4, 3])
+        cell = GRUCell(5)
+        outputs, state = v1.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        _dynamic_rnn(groups, (outputs, state), None, cell, x, dtype=tf.float32)
+        return tf.reduce_sum(outputs[:, 1:, :], axis=[1, 2]) * tf.reduce_sum(state, axis=1), {x: "x"}
+
+    lines, tf1, tf2 = _translate_and_compare(build, {"x": rng.rand(3, 4, 3).astype(np.float32)}, groups={})
+    assert lines[0] == ("outputs1, state1 = gru(tf.unstack(x, axis=1), self.rnn_gru_cell_gates_kernel, "
+                        "self.rnn_gru_cell_gates_bias, self.rnn_gru_cell_candidate_kernel, "
+                        "self.rnn_gru_cell_candidate_bias)"), lines
+    assert "tf.stack(outputs1, axis=1)[:, 1:, :]" in "\n".join(lines) and "tf.reduce_sum(state1, axis=1)" in \
+        "\n".join(lines)
+    np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
+
+
+def test_written_centered_rmsprop_is_tf1s_update():
+    """The RMSProp class written into the script, centered, against TF1's ApplyCenteredRMSProp on the same
+    gradients (large ones, so the mean-gradient term matters): 5 updates, rtol 1e-6. Not centered it misses by
+    more than 1e-2 (the test can fail)."""
+    from tfcompare.tools.pair.convert.writer import _OPTIMIZER_CLASSES
+
+    rng = np.random.RandomState(8)
+    start = rng.randn(6).astype(np.float32)
+    grads = (rng.randn(5, 6) * 3 + 2).astype(np.float32)
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        var = tf.Variable(start)
+        g = v1.placeholder(tf.float32, [6])
+        apply = v1.train.RMSPropOptimizer(0.05, decay=0.8, momentum=0.5, epsilon=1e-6,
+                                          centered=True).apply_gradients([(g, var)])
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            for grad in grads:
+                sess.run(apply, {g: grad})
+            expected = sess.run(var)
+    scope = {"tf": tf}
+    exec(_OPTIMIZER_CLASSES["rmsprop"], scope)
+    results = {}
+    for centered in (True, False):
+        mine = tf.Variable(start)
+        optimizer = scope["RMSProp"](learning_rate=0.05, decay=0.8, momentum=0.5, epsilon=1e-6, centered=centered)
+        for grad in grads:
+            optimizer.apply_gradients([(tf.constant(grad), mine)])
+        results[centered] = mine.numpy()
+    np.testing.assert_allclose(results[True], expected, rtol=1e-6)
+    assert np.abs(results[False] - expected).max() > 1e-2
 
 
 def test_session_code_is_carried_and_graph_code_after_the_first_step_is_a_todo():

@@ -71,13 +71,14 @@ def _update(assign, variables: dict):
     return None
 
 
-def moving_average_updates(graph, train_op, script: str, lines: list[str]) -> tuple[dict, list]:
+def moving_average_updates(graph, train_op, loss, script: str, lines: list[str]) -> tuple[dict, list]:
     """({batch norm op name: [Update]}, [batch norm ops in training mode whose moving statistics the train op
     updated in a form not written]). Only updates the train op runs count: a script that never runs UPDATE_OPS
-    has none to carry."""
+    has none to carry. Updates the loss itself waits on (`updates_collections=None`: every run of the loss, an
+    evaluation too, updates) are not written: the written step updates only when it trains."""
     import tensorflow as tf
 
-    train = ancestors([train_op])
+    train, forced = ancestors([train_op]), ancestors([loss])
     variables = {v.op.name: v for v in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)}
     found: dict[str, list[Update]] = {}
     for op in sorted(train, key=lambda o: o._id):
@@ -87,6 +88,8 @@ def moving_average_updates(graph, train_op, script: str, lines: list[str]) -> tu
         if hit is None:
             continue
         bn, update = hit
+        if op in forced:
+            continue
         line = source_line(op, script, lines)
         update.where = f"TF1 line {line[0]}" if line else ""
         found.setdefault(bn.name, []).append(update)

@@ -299,10 +299,10 @@ def _moving_average_todos(unwritten: list, script: str, lines: list[str], todos:
     for op in unwritten:
         line = source_line(op, script, lines)
         where = f"TF1 line {line[0]}" if line else "the TF1 graph"
-        todos.append(f"the moving-average update of {op.type} (moving mean/variance, not plain assign_moving_average: "
-                     f"zero_debias?) from {where}")
+        todos.append(f"the moving-average update of {op.type} (moving mean/variance: zero_debias, "
+                     f"updates_collections=None or another form) from {where}")
         out.append(f"{_INDENT}# TODO(tfcompare): TF1's train op also updated the moving mean/variance of the "
-                   f"batch norm at {where} (zero_debias or another form); not written")
+                   f"batch norm at {where} (zero_debias, updates_collections=None or another form); not written")
     return out
 
 
@@ -359,7 +359,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     placeholder_global = {arguments[t.op.name]: names.get(t.name) for t in feed_tensors}
 
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
-    tr.updates, unwritten = moving_average_updates(graph, train_op, script, lines)
+    tr.updates, unwritten = moving_average_updates(graph, train_op, loss, script, lines)
     moving = {}  # variable op name -> (attr, tf.Variable): the non-trainable statistics the step updates
     for update in (u for us in tr.updates.values() for u in us):
         name = update.variable.op.name
