@@ -219,8 +219,8 @@ def test_moving_average_updates_are_read_and_zero_debias_is_a_todo():
         with v1.Session() as sess:  # the settings are read without a batch, though the train op waits on one
             sess.run(v1.global_variables_initializer())
             assert tf1_optimizer(sess.graph, sess).settings["learning_rate"] == 0.25
-        assert moving_average_updates(graph, plain, loss, "<test>", []) == ({}, [op for op in graph.get_operations()
-                                                                                if op.name == "forced/FusedBatchNormV3"])
+        forced = graph.get_operation_by_name("forced/FusedBatchNormV3")
+        assert moving_average_updates(graph, plain, loss, "<test>", []) == ({}, [forced])
         found, unwritten = moving_average_updates(graph, updating, loss, "<test>", [])
         todos = []
         written = _moving_average_todos(unwritten, "<test>", [], todos)
@@ -290,19 +290,21 @@ def moving_statistics(converted):
     (out / "tf2_moving.py").write_text(_TF2_MOVING)
     env = {"PATH": "/usr/bin:/bin", "HOME": str(out), "TF_CPP_MIN_LOG_LEVEL": "2",
            "PYTHONPATH": str(Path(__file__).parent.parent)}
-    for command in ([out / "tf1_moving.py", DATA / "mlp_batch_norm_updates.py", out / "tf1.npz", 10],
-                    [out / "tf2_moving.py", out / "mlp_batch_norm_updates_tf2.py", out / "tf1.npz", out / "tf2.npz", 10]):
+    tf1_file, tf2_file = out / "tf1.npz", out / "tf2.npz"
+    for command in ([out / "tf1_moving.py", DATA / "mlp_batch_norm_updates.py", tf1_file, 10],
+                    [out / "tf2_moving.py", out / "mlp_batch_norm_updates_tf2.py", tf1_file, tf2_file, 10]):
         proc = subprocess.run([sys.executable, *map(str, command)], capture_output=True, text=True, timeout=120,
                               env=env, cwd=out)
         assert proc.returncode == 0, proc.stderr[-3000:]
-    tf1 = {k: v for k, v in np.load(out / "tf1.npz").items() if "moving" in k}
-    return tf1, dict(np.load(out / "tf2.npz"))
+    tf1 = {k: v for k, v in np.load(tf1_file).items() if "moving" in k}
+    return tf1, dict(np.load(tf2_file))
 
 
 def test_moving_statistics_after_ten_steps_are_tf1s(converted, moving_statistics):
     """The written step updates moving mean/variance as TF1's UPDATE_OPS did: after 10 steps from the same initial
-    weights they agree within rtol 1e-4, atol 1e-6 (the weights themselves differ by float32 rounding between TF1's
-    Adam kernel and Keras's, ~1e-6 relative, and the batch statistics with them)."""
+    weights each statistic's largest difference is under 1e-5 of its largest magnitude (the weights themselves
+    differ by float32 rounding between TF1's Adam kernel and Keras's, ~1e-6 relative, and the batch statistics with
+    them; measured up to 1.5e-6). Without Bessel's correction the variance misses by 6e-3 of it (checked by hand)."""
     out, results = converted
     text = (out / "mlp_batch_norm_updates_tf2.py").read_text()
     assert "TODO" not in text and results["mlp_batch_norm_updates"].todos == []
@@ -314,7 +316,7 @@ def test_moving_statistics_after_ten_steps_are_tf1s(converted, moving_statistics
     assert sorted(tf1) == sorted(tf2) == ["BatchNorm_1_moving_mean", "BatchNorm_1_moving_variance",
                                           "BatchNorm_moving_mean", "BatchNorm_moving_variance"]
     for name in tf1:
-        np.testing.assert_allclose(tf2[name], tf1[name], rtol=1e-4, atol=1e-6, err_msg=name)
+        assert np.abs(tf2[name] - tf1[name]).max() <= 1e-5 * np.abs(tf1[name]).max(), name
     # the statistics moved (the decay-0.9 mean from 0 to ~2.5): equal initial values cannot pass this
     assert np.abs(tf1["BatchNorm_moving_mean"]).max() > 1.0 and np.abs(tf1["BatchNorm_moving_variance"] - 1).max() > 0.1
 
