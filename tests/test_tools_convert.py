@@ -203,7 +203,7 @@ def test_moving_average_updates_are_read_and_zero_debias_is_a_todo():
     pass (updates_collections=None: every run of the loss updates), so those batch norms stay TODOs."""
     from tfcompare.core.legacy.layers import batch_norm
     from tfcompare.core.optimizer_replay import tf1_optimizer
-    from tfcompare.tools.pair.convert.moving import moving_average_updates
+    from tfcompare.tools.pair.convert.moving import moving_average_updates, other_assignments
     from tfcompare.tools.pair.convert.writer import _moving_average_todos
 
     v1 = tf.compat.v1
@@ -212,6 +212,8 @@ def test_moving_average_updates_are_read_and_zero_debias_is_a_todo():
         w = tf.Variable(tf.ones([4, 4]), name="w")
         h = batch_norm(tf.matmul(x, w), decay=0.9, is_training=True, scope="plain")
         h = batch_norm(h, is_training=True, zero_debias_moving_mean=True, scope="debiased")
+        population = tf.Variable(tf.zeros([4]), trainable=False, name="population")  # a hand-written update
+        v1.add_to_collection(v1.GraphKeys.UPDATE_OPS, v1.assign(population, population * 0.5 + h[0] * 0.5))
         loss = tf.reduce_sum(batch_norm(h, is_training=True, updates_collections=None, scope="forced"))
         with tf.control_dependencies(v1.get_collection(v1.GraphKeys.UPDATE_OPS)):
             updating = v1.train.GradientDescentOptimizer(0.25).minimize(loss)
@@ -224,6 +226,10 @@ def test_moving_average_updates_are_read_and_zero_debias_is_a_todo():
         found, unwritten = moving_average_updates(graph, updating, loss, "<test>", [])
         todos = []
         written = _moving_average_todos(unwritten, "<test>", [], todos)
+        others = other_assignments(updating, found, unwritten, "<test>", [])
+    # zero_debias's step counter (no TF1 line here to match the batch norm's TODO by) and the hand-written one; not
+    # the optimizer's own (the global step, slots) nor the moving averages written
+    assert others == [("debiased/debiased/moving_mean/local_step", ""), ("population", "")]
     assert list(found) == ["plain/FusedBatchNormV3"]
     assert [(u.variable.op.name, u.output, u.factor) for u in found["plain/FusedBatchNormV3"]] == [
         ("plain/moving_mean", 1, float(np.float32(0.1))), ("plain/moving_variance", 2, float(np.float32(0.1)))]

@@ -17,10 +17,12 @@ import numpy as np
 from tfcompare.core.graphs import ancestors
 from tfcompare.tools.pair.convert.ops import source_line
 
-__all__ = ["Update", "moving_average_updates", "FUSED_BATCH_NORM"]
+__all__ = ["Update", "moving_average_updates", "other_assignments", "FUSED_BATCH_NORM"]
 
 FUSED_BATCH_NORM = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
 _ASSIGN_SUB = ("AssignSub", "AssignSubVariableOp")
+_ASSIGN = ("Assign", "AssignAdd", "AssignVariableOp", "AssignAddVariableOp", *_ASSIGN_SUB, "ScatterUpdate",
+           "ResourceScatterUpdate")
 _READ = ("Identity", "ReadVariableOp", "Snapshot")
 _VARIABLE_OPS = ("VariableV2", "VarHandleOp", "Variable")
 
@@ -103,3 +105,26 @@ def moving_average_updates(graph, train_op, loss, script: str, lines: list[str])
             found.pop(op.name, None)  # one form not written: the whole batch norm is a TODO, never half of it
             unwritten.append(op)
     return found, unwritten
+
+
+def other_assignments(train_op, found: dict, unwritten: list, script: str, lines: list[str]) -> list[tuple]:
+    """(variable name, "TF1 line N" or "") of each assignment TF1's train op ran that the TF2 step does not write:
+    not the optimizer's own (made inside `apply_gradients`: its slots, powers, the global step), not a moving
+    average written from `found`, not an `assign_moving_average` of a batch norm already a TODO (`unwritten`: it
+    feeds the assignment, or has its TF1 line). A hand-written `tf.assign(pop_mean, ...)` under the train op is
+    one."""
+    written = {u.variable.op.name for us in found.values() for u in us}
+    todo_lines = {source_line(op, script, lines) for op in unwritten} - {None}
+    out = []
+    for op in sorted(ancestors([train_op]), key=lambda o: o._id):
+        if op.type not in _ASSIGN or any(f.name == "apply_gradients" for f in (op.traceback or [])):
+            continue
+        target = _variable_op(op.inputs[0])
+        line = source_line(op, script, lines)
+        averaging = any(f.name == "assign_moving_average" for f in (op.traceback or []))
+        if (target is not None and target.name in written) or (averaging and (
+                line in todo_lines or any(bn in ancestors([op]) for bn in unwritten))):
+            continue
+        name = target.name if target is not None else op.inputs[0].name
+        out.append((name, f"TF1 line {line[0]}" if line else ""))
+    return list(dict.fromkeys(out))

@@ -20,7 +20,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.tools.pair import initialisation
 from tfcompare.tools.pair.convert import source as carried
-from tfcompare.tools.pair.convert.moving import moving_average_updates
+from tfcompare.tools.pair.convert.moving import moving_average_updates, other_assignments
 from tfcompare.tools.pair.convert.ops import Translator, number, source_line
 from tfcompare.tools.pair.loaders import _DataSet
 
@@ -406,6 +406,11 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
     opt_class, opt_expr = _optimizer(graph, sess, train_op, decays, notes, tr.todos, opt_where)
     step_todos = _moving_average_todos(unwritten, script, lines, tr.todos)
+    for variable, where in other_assignments(train_op, tr.updates, unwritten, script, lines):
+        where = where or "the TF1 graph"
+        tr.todos.append(f"an assignment to {variable} TF1's train op ran (not an optimizer update) from {where}")
+        step_todos.append(f"{_INDENT}# TODO(tfcompare): TF1's train op also assigned {variable} ({where}); "
+                          "not written")
 
     plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods,
                         step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
