@@ -327,6 +327,23 @@ def test_moving_statistics_after_ten_steps_are_tf1s(converted, moving_statistics
     assert np.abs(tf1["BatchNorm_moving_mean"]).max() > 1.0 and np.abs(tf1["BatchNorm_moving_variance"] - 1).max() > 0.1
 
 
+def test_constant_slices_are_python_subscripts_and_exact():
+    rng = np.random.RandomState(2)
+
+    def build(v1, groups):
+        x = v1.placeholder(tf.float32, [None, 4, 6])
+        w = tf.Variable(rng.rand(6, 6).astype(np.float32), name="w")
+        h = x * w[0]
+        return tf.reduce_sum(h[..., ::2]) + tf.reduce_sum(h[1:, -1]) * tf.reduce_sum(h[tf.newaxis, :, 2, 1:-1]), \
+            {x: "x"}
+
+    lines, tf1, tf2 = _translate_and_compare(build, {"x": rng.rand(3, 4, 6).astype(np.float32)})
+    text = "\n".join(lines)
+    assert "[..., ::2]" in text and "[1:, -1]" in text and "[tf.newaxis, :, 2, 1:-1]" in text and \
+        "x * self.w[0]" in text, lines
+    np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
+
+
 def test_untranslatable_op_is_a_todo_not_a_silent_change():
     def build(v1, groups):
         x = v1.placeholder(tf.float32, [None, 3])

@@ -1,5 +1,6 @@
 """TF1 calls that build many ops for one idea, recorded as the script makes them so each is written back as one
-TF2 call: dropout (keep_prob -> rate), sigmoid cross-entropy, exponential learning-rate decay.
+TF2 call: dropout (keep_prob -> rate), the cross-entropies, exponential learning-rate decay, static_rnn /
+dynamic_rnn with a plain LSTM or GRU cell (one call of a helper written into the script).
 
 The ops such a call makes (dropout's random mask, the decay's `Pow`) are read as a group: the translator stops
 at the group's inputs and writes the group's TF2 call instead of the ops inside it.
