@@ -1,5 +1,6 @@
 """TF1 calls that build many ops for one idea, recorded as the script makes them so each is written back as one
-TF2 call: dropout (keep_prob -> rate), sigmoid cross-entropy, exponential learning-rate decay.
+TF2 call: dropout (keep_prob -> rate), the cross-entropies, exponential learning-rate decay, static_rnn /
+dynamic_rnn with a plain LSTM or GRU cell (one call of a helper written into the script).
 
 The ops such a call makes (dropout's random mask, the decay's `Pow`) are read as a group: the translator stops
 at the group's inputs and writes the group's TF2 call instead of the ops inside it.
@@ -12,13 +13,14 @@ import functools
 
 __all__ = ["Group", "install"]
 
+_HELPERS = {"lstm": "basic_lstm", "gru": "gru"}  # the function written into the script for each cell
 _XENT = {"softmax_xent": "softmax_cross_entropy_with_logits", "sparse_xent": "sparse_softmax_cross_entropy_with_logits",
          "sigmoid_xent": "sigmoid_cross_entropy_with_logits"}
 
 
 @dataclasses.dataclass
 class Group:
-    kind: str  # dropout | sigmoid_xent
+    kind: str  # dropout | softmax_xent | sparse_xent | sigmoid_xent | lstm | gru
     op: object  # the output op: its TF1 line is the group's
     inputs: list  # the tensors the TF2 call reads
     outputs_ops: set
@@ -26,11 +28,11 @@ class Group:
 
     @property
     def stem(self) -> str:
-        return {"dropout": "drop", "lstm": "lstm"}.get(self.kind, "xent")
+        return {"dropout": "drop", "lstm": "lstm", "gru": "gru"}.get(self.kind, "xent")
 
     def translate(self, tr, t) -> str:
-        if self.kind == "lstm":
-            return self._lstm(tr, t)
+        if self.kind in _HELPERS:
+            return self._rnn(tr, t)
         if self.kind == "dropout":
             x, keep = self.inputs
             keep_text = tr._rhs(keep)
@@ -42,8 +44,9 @@ class Group:
             return f"tf.reduce_mean({call})" if self.params.get("mean") else call
         raise ValueError(self.kind)
 
-    def _lstm(self, tr, t) -> str:
-        """`outputs, (c, h) = basic_lstm(steps, kernel, bias, forget_bias)`, written once; `t` is one of them."""
+    def _rnn(self, tr, t) -> str:
+        """`outputs, (c, h) = basic_lstm(steps, kernel, bias, forget_bias)` or `outputs, h = gru(steps, gate kernel,
+        gate bias, candidate kernel, candidate bias)`, written once; `t` is one of them."""
         steps = self.inputs
         unpack = steps[0].op
         if unpack.type == "Unpack" and [x.op for x in steps] == [unpack] * len(steps) and \
@@ -53,15 +56,18 @@ class Group:
         else:
             sequence = f"[{', '.join(tr.value(x) for x in steps)}]"
         p = self.params
-        kernel, bias = (f"self.{tr.variables[v.op.name]}" for v in (p["kernel"], p["bias"]))
+        weights = ", ".join(f"self.{tr.variables[v.op.name]}" for v in p["weights"])
         if p.get("dynamic"):  # one [batch, time, features] tensor, batch-major
             sequence = f"tf.unstack({tr.value(steps[0])}, axis=1)"
-        tr.helpers.add("lstm")
-        outputs, state = tr.bind_pair(self.op, f"basic_lstm({sequence}, {kernel}, {bias}, "
-                                               f"forget_bias={p['forget_bias']!r})", ("outputs", "state"))
+        tr.helpers.add(self.kind)
+        extra = f", forget_bias={p['forget_bias']!r}" if self.kind == "lstm" else ""
+        outputs, state = tr.bind_pair(self.op, f"{_HELPERS[self.kind]}({sequence}, {weights}{extra})",
+                                      ("outputs", "state"))
         where, i = p["index"][t.name]
         if where == 2:
             return f"tf.stack({outputs}, axis=1)"
+        if i is None:  # a GRU's state: one tensor
+            return state
         return f"{outputs if where == 0 else state}[{i}]"
 
 
@@ -178,42 +184,70 @@ def _plain_lstm(cell) -> bool:
                 getattr(cell, "_activation", None) not in (tf.tanh, tf.math.tanh))
 
 
+def _plain_gru(cell) -> bool:
+    """A GRUCell with tanh (its default): TF 1.15's formula, the helper `gru` writes."""
+    import tensorflow as tf
+
+    return type(cell).__name__ == "GRUCell" and getattr(cell, "_activation", None) in (tf.tanh, tf.math.tanh)
+
+
+def _cell(cell) -> tuple[str, list, dict] | None:
+    """(kind, the cell's variables in the helper's argument order, helper settings), or None for a cell not written."""
+    if _plain_lstm(cell):
+        return "lstm", [cell._kernel, cell._bias], {"forget_bias": float(cell._forget_bias)}
+    if _plain_gru(cell):
+        return "gru", [cell._gate_kernel, cell._gate_bias, cell._candidate_kernel, cell._candidate_bias], {}
+    return None
+
+
+def _state_index(kind: str, state, index: dict) -> None:
+    if kind == "lstm":
+        index.setdefault(state[0].name, (1, 0))
+        index.setdefault(state[1].name, (1, 1))
+    else:
+        index.setdefault(state.name, (1, None))
+
+
 def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, initial_state=None, dtype=None,
                  parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
-    """dynamic_rnn of a plain LSTM over batch-major inputs with a known number of steps, from a zero state."""
+    """dynamic_rnn of a plain LSTM or GRU over batch-major inputs with a known number of steps, from a zero state."""
     inputs = _tensor(inputs)
-    if initial_state is not None or sequence_length is not None or time_major or not _plain_lstm(cell) or \
+    written = _cell(cell)
+    if initial_state is not None or sequence_length is not None or time_major or written is None or \
             inputs.shape.rank != 3 or inputs.shape[1] is None:
         return
+    kind, weights, settings = written
     outputs, state = out
     index = {outputs.name: (2, 0)}
-    index.setdefault(state[0].name, (1, 0))
-    index.setdefault(state[1].name, (1, 1))
+    _state_index(kind, state, index)
     inside = set()
-    for o in [outputs, *state]:
+    for o in [outputs, *_flat(state)]:
         inside |= _inside(o, [inputs])
-    group = Group("lstm", outputs.op, [inputs], inside, {"kernel": cell._kernel, "bias": cell._bias, "dynamic": True,
-                                                         "forget_bias": float(cell._forget_bias), "index": index})
+    group = Group(kind, outputs.op, [inputs], inside, {"weights": weights, "dynamic": True, "index": index,
+                                                       **settings})
     for name in index:
         groups[name] = group
 
 
 def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=None, sequence_length=None,
                 scope=None):
-    """A plain LSTM cell unrolled over a list of inputs from a zero state."""
-    if initial_state is not None or sequence_length is not None:
+    """A plain LSTM or GRU cell unrolled over a list of inputs from a zero state."""
+    written = _cell(cell)
+    if initial_state is not None or sequence_length is not None or written is None:
         return
-    if not _plain_lstm(cell):
-        return
+    kind, weights, settings = written
     outputs, state = out
     index = {o.name: (0, i - len(outputs) if i == len(outputs) - 1 else i) for i, o in enumerate(outputs)}
-    index.setdefault(state[0].name, (1, 0))
-    index.setdefault(state[1].name, (1, 1))
+    _state_index(kind, state, index)
     inputs = [_tensor(x) for x in inputs]
     inside = set()
-    for o in [*outputs, *state]:
+    for o in [*outputs, *_flat(state)]:
         inside |= _inside(o, inputs)
-    group = Group("lstm", outputs[-1].op, inputs, inside, {"kernel": cell._kernel, "bias": cell._bias,
-                                                           "forget_bias": float(cell._forget_bias), "index": index})
+    group = Group(kind, outputs[-1].op, inputs, inside, {"weights": weights, "index": index, **settings})
     for name in index:
         groups[name] = group
+
+
+def _flat(state) -> list:
+    """The tensors of a cell's state: (c, h) for an LSTM, h for a GRU."""
+    return list(state) if isinstance(state, tuple) else [state]

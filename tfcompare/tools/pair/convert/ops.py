@@ -22,6 +22,9 @@ _VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
 _OWN_LINE = {"Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "MaxPool", "AvgPool",
              "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "Conv2D", "Reshape", "Mean",
              "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}
+_STAT = {1: "batch_mean", 2: "batch_variance"}  # the kernel's variance output is Bessel-corrected, as TF1 used it
+_ATTRIBUTE = re.compile(r"[A-Za-z_]\w*\.[A-Za-z_]\w*")  # `bn1.y`: a field of a bound result, an atom
+_INDENT = "    "
 _BINARY = {"Add": "+", "AddV2": "+", "Sub": "-", "Mul": "*", "RealDiv": "/", "Div": "/", "FloorDiv": "//"}
 _LEVEL = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2}  # Python's precedence of the operators written; 0: an atom
 _UNARY = {"Relu": "tf.nn.relu", "Relu6": "tf.nn.relu6", "Elu": "tf.nn.elu", "Selu": "tf.nn.selu",
@@ -85,6 +88,7 @@ class Translator:
         self.variables = variables  # variable op name -> attribute name on the model
         self.arguments = arguments  # placeholder op name -> argument name
         self.groups = groups  # output tensor name -> calls.Group
+        self.updates: dict[str, list] = {}  # batch norm op name -> its MovingAverage updates the train op ran
         self.todos: list[str] = []
         self.helpers: set[str] = set()  # functions the written code calls (basic_lstm)
         self._reset()
@@ -94,6 +98,7 @@ class Translator:
         self._memo: dict[str, tuple[str, bool]] = {}  # tensor name -> (expression, compound)
         self._used: set[str] = set()
         self._consumers: dict[str, int] = {}
+        self.updated: set[str] = set()  # batch norms whose moving averages this function updates when asked
 
     # -- one function -------------------------------------------------------------------------------------------
     def function(self, target) -> tuple[list[Line], str]:
@@ -147,7 +152,7 @@ class Translator:
         own = (t.name in self.names or top or (group is None and op.type in _OWN_LINE)
                or getattr(group, "kind", "") == "dropout"
                or self._consumers.get(t.name, 0) > 1 or len(code) > 90)
-        if own and not (code.isidentifier() or _is_literal(code)):
+        if own and not (code.isidentifier() or _is_literal(code) or _ATTRIBUTE.fullmatch(code)):
             name = self._bind(t, code, group)
             result = (name, False)
         else:
@@ -199,6 +204,10 @@ class Translator:
             return number(value)
         if value.size <= 16:
             return repr(value.tolist())
+        if value.size and (value == value.flat[0]).all() and value.dtype == np.float32:  # batch_norm(scale=False)
+            first = value.flat[0]
+            return {0.0: f"tf.zeros({list(value.shape)})", 1.0: f"tf.ones({list(value.shape)})"}.get(
+                float(first), f"tf.fill({list(value.shape)}, {number(first)})")
         return self._todo(t.op, f"a constant of {value.size} values")
 
     def _todo(self, op, what: str) -> str:
@@ -288,6 +297,8 @@ class Translator:
             base = self._multi(op, f"tf.split({self.value(ins[1])}, {op.get_attr('num_split')}, "
                                    f"axis={self._const_text(ins[0])})", "parts")
             return f"{base}[{t.value_index}]", False
+        if kind == "StridedSlice":
+            return self._slice(t), False
         if kind == "Transpose":
             return f"tf.transpose({self.value(ins[0])}, {self._const_text(ins[1])})", False
         if kind == "Squeeze":
@@ -312,9 +323,49 @@ class Translator:
         fmt = op.get_attr("data_format").decode()
         factor = op.get_attr("exponential_avg_factor") if op.type == "FusedBatchNormV3" else 1.0
         extra = "" if factor == 1.0 else f", exponential_avg_factor={number(np.float32(factor))}"
-        return (f"tf.raw_ops.{op.type}(x={x}, scale={scale}, offset={offset}, mean=[], variance=[], "
+        call = (f"tf.raw_ops.{op.type}(x={x}, scale={scale}, offset={offset}, mean=[], variance=[], "
                 f"epsilon={number(np.float32(op.get_attr('epsilon')))}{extra}, data_format={fmt!r}, "
-                f"is_training=True).y")
+                f"is_training=True)")
+        updates = self.updates.get(op.name)
+        if not updates:
+            return f"{call}.y"
+        key = op.name + ":*"
+        fresh = key not in self._memo
+        bn = self._multi(op, call, "bn")
+        if fresh:  # TF1's UPDATE_OPS, run by its train op: assign_moving_average(v, batch stat, decay), no debias
+            self.updated.add(op.name)
+            self.lines.append(Line("if update_moving_averages:", "TF1's train op ran these (UPDATE_OPS)"))
+            for update in updates:
+                v = f"self.{update.attr}"
+                self.lines.append(Line(f"{_INDENT}{v}.assign_sub(({v} - {bn}.{_STAT[update.output]}) * "
+                                       f"{number(np.float32(update.factor))})",
+                                       f"1 - decay; {update.where}" if update.where else "1 - decay"))
+        return f"{bn}.y"
+
+    def _slice(self, t) -> str:
+        """`x[:, -1, :]`: TF1's StridedSlice (what `x[...]` on a tensor makes) with constant bounds, as Python's
+        subscript; bounds computed at run time are a TODO."""
+        op, ins = t.op, list(t.op.inputs)
+        bounds = [self.constant(x) for x in ins[1:]]
+        if any(b is None for b in bounds):
+            return self._todo(op, "a slice with bounds computed at run time")
+        begin, end, strides = (np.atleast_1d(b).tolist() for b in bounds)
+        mask = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                             "shrink_axis_mask")}
+        parts = []
+        for i, (b, e, s) in enumerate(zip(begin, end, strides)):
+            bit = 1 << i
+            if mask["ellipsis_mask"] & bit:
+                parts.append("...")
+            elif mask["new_axis_mask"] & bit:
+                parts.append("tf.newaxis")
+            elif mask["shrink_axis_mask"] & bit:
+                parts.append(str(b))
+            else:
+                lo = "" if mask["begin_mask"] & bit else str(b)
+                hi = "" if mask["end_mask"] & bit else str(e)
+                parts.append(f"{lo}:{hi}" + ("" if s == 1 else f":{s}"))
+        return f"{self.operand(ins[0], 4)}[{', '.join(parts)}]"
 
     def _rhs(self, t, level: int = 3, right: bool = False) -> str:
         value = self.constant(t)

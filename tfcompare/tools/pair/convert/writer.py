@@ -20,10 +20,11 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.tools.pair import initialisation
 from tfcompare.tools.pair.convert import source as carried
+from tfcompare.tools.pair.convert.moving import moving_average_updates, other_assignments
 from tfcompare.tools.pair.convert.ops import Translator, number, source_line
 from tfcompare.tools.pair.loaders import _DataSet
 
-__all__ = ["Written", "write", "LSTM_HELPER"]
+__all__ = ["Written", "write", "LSTM_HELPER", "GRU_HELPER"]
 
 _INDENT = "    "
 
@@ -134,11 +135,13 @@ class Momentum(tf.keras.optimizers.Optimizer):
     "rmsprop": '''
 class RMSProp(tf.keras.optimizers.Optimizer):
     """TF1's RMSPropOptimizer as a Keras optimizer: the mean-square slot starts at 1.0 and epsilon is added
-    inside the root (Keras's RMSprop starts it at 0 and adds epsilon outside the root)."""
+    inside the root (Keras's RMSprop starts it at 0 and adds epsilon outside the root); centered, the mean
+    gradient (from 0) is subtracted inside the root too: rsqrt(ms - mg**2 + epsilon)."""
 
-    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, name="RMSProp", **kwargs):
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, centered=False, name="RMSProp",
+                 **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
-        self.decay, self.momentum, self.epsilon = decay, momentum, epsilon
+        self.decay, self.momentum, self.epsilon, self.centered = decay, momentum, epsilon, centered
 
     def build(self, variables):
         if self.built:
@@ -146,17 +149,24 @@ class RMSProp(tf.keras.optimizers.Optimizer):
         super().build(variables)
         self.mean_squares = [self.add_variable_from_reference(v, "rms", initializer="ones") for v in variables]
         self.moments = [self.add_variable_from_reference(v, "momentum") for v in variables]
+        if self.centered:
+            self.mean_gradients = [self.add_variable_from_reference(v, "mg") for v in variables]
 
     def get_config(self):
         return {**super().get_config(), "rho": self.decay, "momentum": self.momentum, "epsilon": self.epsilon,
-                "centered": False}
+                "centered": self.centered}
 
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
         i = self._get_variable_index(variable)
         ms, moment = self.mean_squares[i], self.moments[i]
         ms.assign_add((tf.square(gradient) - ms) * (1 - self.decay))
-        moment.assign(moment * self.momentum + lr * gradient * tf.math.rsqrt(ms + self.epsilon))
+        if self.centered:
+            mg = self.mean_gradients[i]
+            mg.assign_add((gradient - mg) * (1 - self.decay))
+            moment.assign(moment * self.momentum + gradient * lr / tf.sqrt(ms - tf.square(mg) + self.epsilon))
+        else:
+            moment.assign(moment * self.momentum + lr * gradient * tf.math.rsqrt(ms + self.epsilon))
         variable.assign_sub(moment)
 ''',
     "adagrad": '''
@@ -200,6 +210,23 @@ def basic_lstm(inputs, kernel, bias, forget_bias=1.0):
         outputs.append(h)
     return outputs, (c, h)
 '''
+
+GRU_HELPER = '''
+def gru(inputs, gate_kernel, gate_bias, candidate_kernel, candidate_bias):
+    """TF1's GRUCell unrolled over `inputs` as static_rnn / dynamic_rnn did, from a zero state: r, u =
+    split(sigmoid([x, h] @ gate_kernel + gate_bias), 2); c = tanh([x, r * h] @ candidate_kernel + candidate_bias);
+    h = u * h + (1 - u) * c. Returns (outputs, h)."""
+    h = tf.zeros([tf.shape(inputs[0])[0], candidate_kernel.shape[1]], dtype=candidate_kernel.dtype)
+    outputs = []
+    for x in inputs:
+        gates = tf.sigmoid(tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), gate_kernel), gate_bias))
+        r, u = tf.split(gates, 2, axis=1)
+        c = tf.tanh(tf.nn.bias_add(tf.matmul(tf.concat([x, r * h], 1), candidate_kernel), candidate_bias))
+        h = u * h + (1 - u) * c
+        outputs.append(h)
+    return outputs, h
+'''
+_HELPER_SOURCE = {"lstm": LSTM_HELPER, "gru": GRU_HELPER}
 
 # written into the TF2 script (which imports no tfcompare): the DataSet pair's loader stub hands TF1, then the
 # loader on tf.keras.datasets.mnist
@@ -245,12 +272,10 @@ def _optimizer(graph, sess, train_op, decays: dict, notes: list, todos: list, li
         return _OPTIMIZER_CLASSES["momentum"], \
             f"Momentum(learning_rate={lr}, momentum={number(np.float32(s['momentum']))}{nesterov})"
     if side.kind == "rmsprop":
-        if s.get("centered"):
-            todos.append(f"a centered RMSProp from {line}")
-            return "", "None  # TODO(tfcompare): centered RMSProp is not translated"
+        centered = ", centered=True" if s.get("centered") else ""
         return _OPTIMIZER_CLASSES["rmsprop"], (f"RMSProp(learning_rate={lr}, decay={number(np.float32(s['decay']))}, "
                                                f"momentum={number(np.float32(s['momentum']))}, "
-                                               f"epsilon={number(np.float32(s['epsilon']))})")
+                                               f"epsilon={number(np.float32(s['epsilon']))}{centered})")
     return _OPTIMIZER_CLASSES["adagrad"], (f"Adagrad(learning_rate={lr}, initial_accumulator_value="
                                            f"{number(np.float32(s['initial_accumulator']))})")
 
@@ -271,23 +296,29 @@ def _optimizer_values(graph, train_op, module_dict: dict, decays: dict, opt_expr
     return out
 
 
-_FUSED_BATCH_NORM = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
+def _variable_line(attr: str, v, sess, tr: Translator, trainable: bool = True) -> str:
+    """`self.attr = tf.Variable(TF1's initializer, name=...)`, naming the TF1 line that made it."""
+    line = source_line(v.op, tr.script, tr.source)
+    comment = f"  # TF1 line {line[0]}: {line[1][:60]}" if line else ""
+    init = _initializer(v, sess, attr, tr)
+    flag = "" if trainable else ", trainable=False"
+    if "#" in init:
+        return (f"{_INDENT * 2}self.{attr} = tf.Variable({init.split('  #')[0]}{flag}, name={attr!r})"
+                f"  #{init.split('  #', 1)[1]}")
+    return f"{_INDENT * 2}self.{attr} = tf.Variable({init}{flag}, name={attr!r}){comment}"
 
 
-def _moving_average_todos(train_op, script: str, lines: list[str], todos: list) -> list[str]:
-    """A TODO line for each batch norm whose moving mean/variance TF1's train op updated (UPDATE_OPS run through
-    control dependencies): the TF2 step does not carry those updates yet, and says so."""
-    train = ancestors([train_op])
+def _moving_average_todos(unwritten: list, script: str, lines: list[str], todos: list) -> list[str]:
+    """A TODO line for each batch norm whose moving mean/variance TF1's train op updated in a form `moving` does not
+    write (zero_debias): the TF2 step does not carry those updates, and says so."""
     out = []
-    for op in sorted(train, key=lambda o: o._id):
-        if op.type not in _FUSED_BATCH_NORM or not op.get_attr("is_training"):
-            continue
-        if any(c in train for t in op.outputs[1:3] for c in t.consumers()):
-            line = source_line(op, script, lines)
-            where = f"TF1 line {line[0]}" if line else "the TF1 graph"
-            todos.append(f"the moving-average update of {op.type} (moving mean/variance) from {where}")
-            out.append(f"{_INDENT}# TODO(tfcompare): TF1's train op also updated the moving mean/variance of the "
-                       f"batch norm at {where}; not written")
+    for op in unwritten:
+        line = source_line(op, script, lines)
+        where = f"TF1 line {line[0]}" if line else "the TF1 graph"
+        todos.append(f"the moving-average update of {op.type} (moving mean/variance: zero_debias, "
+                     f"updates_collections=None or another form) from {where}")
+        out.append(f"{_INDENT}# TODO(tfcompare): TF1's train op also updated the moving mean/variance of the "
+                   f"batch norm at {where} (zero_debias, updates_collections=None or another form); not written")
     return out
 
 
@@ -346,6 +377,13 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     placeholder_global = {arguments[t.op.name]: names.get(t.name) for t in feed_tensors}
 
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
+    tr.updates, unwritten = moving_average_updates(graph, train_op, loss, script, lines)
+    moving = {}  # variable op name -> (attr, tf.Variable): the non-trainable statistics the step updates
+    for update in (u for us in tr.updates.values() for u in us):
+        name = update.variable.op.name
+        if name not in moving:
+            moving[name] = (_identifier(var_globals.get(name, name), taken), update.variable)
+        update.attr = moving[name][0]
     tree = ast.parse(text)
     targets = [loss]
     for name in sorted(_fetched_names(tree)):
@@ -372,7 +410,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         method = _identifier(own or "loss", method_taken)
         reach = {op.name for op in ancestors([target])}
         args = [arguments[t.op.name] for t in feed_tensors if t.op.name in reach]
-        method_code.append(f"{_INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
+        if target is loss:
+            updated = set(tr.updated)
+        flag = ", update_moving_averages=False" if tr.updated else ""
+        method_code.append(f"{_INDENT}def {method}(self{''.join(', ' + a for a in args)}{flag}):")
         method_code += [line.text(_INDENT * 2) for line in body]
         method_code.append(f"{_INDENT * 2}return {expr}")
         method_code.append("")
@@ -381,19 +422,17 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             plan_methods[own] = (f"model.{method}", [placeholder_global[a] for a in args])
     loss_method, loss_args = methods[0][1], methods[0][2]
 
-    init_lines = []
-    by_attr = {variables[v.op.name]: v for v in trained}
-    for attr, v in by_attr.items():
-        line = source_line(v.op, script, lines)
-        comment = f"  # TF1 line {line[0]}: {line[1][:60]}" if line else ""
-        init = _initializer(v, sess, attr, tr)
-        if "#" in init:
-            init_lines.append(f"{_INDENT * 2}self.{attr} = tf.Variable({init.split('  #')[0]}, name={attr!r})"
-                              f"  #{init.split('  #', 1)[1]}")
-        else:
-            init_lines.append(f"{_INDENT * 2}self.{attr} = tf.Variable({init}, name={attr!r}){comment}")
+    init_lines = [_variable_line(attr, v, sess, tr) for attr, v in ((variables[v.op.name], v) for v in trained)]
+    init_lines += [_variable_line(attr, v, sess, tr, trainable=False) for name, (attr, v) in moving.items()
+                   if any(u.variable is v for bn in updated for u in tr.updates[bn])]
+    unwritten += [graph.get_operation_by_name(bn) for bn in tr.updates if bn not in updated]  # not on the loss path
 
-    step_todos = _moving_average_todos(train_op, script, lines, tr.todos)
+    step_todos = _moving_average_todos(unwritten, script, lines, tr.todos)
+    for variable, where in other_assignments(train_op, tr.updates, unwritten, script, lines):
+        where = where or "the TF1 graph"
+        tr.todos.append(f"an assignment to {variable} TF1's train op ran (not an optimizer update) from {where}")
+        step_todos.append(f"{_INDENT}# TODO(tfcompare): TF1's train op also assigned {variable} ({where}); "
+                          "not written")
 
     plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods, values=values,
                         after={k for k, v in values.items() if v.startswith("optimizer.iterations")},
@@ -430,8 +469,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                 f'{_INDENT}raise NotImplementedError(f"tfcompare convert could not translate {{what}}")', ""]
     if opt_class:
         out += [opt_class.strip("\n"), "", ""]
-    if "lstm" in tr.helpers:
-        out += [LSTM_HELPER.strip("\n"), "", ""]
+    for helper in sorted(tr.helpers):
+        out += [_HELPER_SOURCE[helper].strip("\n"), "", ""]
     out += ["class Model(tf.Module):",
             f'{_INDENT}"""The TF1 graph of {Path(script).name}: its trained variables, and one method per tensor the '
             'script fetches."""', "",
@@ -443,7 +482,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             "@tf.function",
             f"def train_step({', '.join(loss_args)}):",
             f"{_INDENT}with tf.GradientTape() as tape:",
-            f"{_INDENT * 2}loss_value = model.{loss_method}({', '.join(loss_args)})",
+            f"{_INDENT * 2}loss_value = model.{loss_method}({', '.join(loss_args)}"
+            f"{', update_moving_averages=True' if updated else ''})",
             f"{_INDENT}gradients = tape.gradient(loss_value, model.trainable_variables)",
             f"{_INDENT}optimizer.apply_gradients(zip(gradients, model.trainable_variables))",
             *step_todos,
