@@ -19,6 +19,7 @@ import numpy as np
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.tools.pair import initialisation
+from tfcompare.tools.pair.convert import keras_layers
 from tfcompare.tools.pair.convert import source as carried
 from tfcompare.tools.pair.convert.ops import Translator, number, source_line
 from tfcompare.tools.pair.loaders import _DataSet
@@ -256,6 +257,52 @@ def _optimizer(graph, sess, train_op, decays: dict, notes: list, todos: list, li
 
 
 _FUSED_BATCH_NORM = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
+_MODULE_DOC = ["The model is a tf.Module with the TF1 variables (same shapes and initializers); its methods are the",
+               "TF1 forward pass and loss, op by op, each line naming the TF1 line it came from. Training runs in a"]
+_KERAS_DOC = ["The model is a Keras Model: Keras layers where TF1's ops are exactly one (same weights, shapes and",
+              "initializers), op by op elsewhere, each line naming the TF1 line it came from. Training runs in a"]
+
+
+def _wrapped(head: str, args: str, comment: str) -> list[str]:
+    """`head(args)  # comment`, the arguments on a line of their own when it would be long."""
+    one = f"{_INDENT * 2}{head}({args})" + (f"  # {comment}" if comment else "")
+    if len(one) <= 120:
+        return [one]
+    return [f"{_INDENT * 2}{head}(" + (f"  # {comment}" if comment else ""), f"{_INDENT * 3}{args})"]
+
+
+def _keras_init_lines(layers: list, loose: dict, tf1_names: dict, sess, tr: Translator) -> list[str]:
+    """The Keras model's __init__ body: the weights no layer owns (add_weight with TF1's initializer), then each
+    layer in the order of the forward pass, built for its input shape so its weights exist before the first step."""
+    out = []
+    for attr, v in loose.items():
+        line = source_line(v.op, tr.script, tr.source)
+        comment = (f"TF1 line {line[0]}: {line[1][:60]}" if line else "") + "; not in a Keras layer"
+        init = keras_layers.keras_initializer(v, sess)
+        if init is None:
+            init = '"zeros"'
+            comment += f"; TODO(tfcompare): initializer {v.initial_value.op.type}"
+            tr.todos.append(f"the initializer of {attr} ({v.initial_value.op.type}) from "
+                            f"{f'TF1 line {line[0]}' if line else 'the TF1 graph'}")
+        dtype = v.dtype.base_dtype.name
+        args = (f"shape={tuple(v.shape.as_list())}, initializer={init}"
+                f"{'' if dtype == 'float32' else f', dtype={dtype!r}'}, name={attr!r}")
+        out += _wrapped(f"self.{attr} = self.add_weight", args, comment.lstrip("; "))
+    for layer in sorted(layers, key=lambda x: x.op._id):
+        line = source_line(layer.op, tr.script, tr.source)
+        comment = f"TF1 line {line[0]}: {line[1][:60]}" if line else ""
+        if layer.weights:
+            comment += "; weights " + ", ".join(tf1_names[v.op.name] for v in layer.weights.values())
+        for role, v in layer.unread:
+            comment += f"; TODO(tfcompare): {role} initializer {v.initial_value.op.type}"
+            tr.todos.append(f"the initializer of {layer.attr}.{role} ({v.initial_value.op.type}) from "
+                            f"{f'TF1 line {line[0]}' if line else 'the TF1 graph'}")
+        call = layer.constructor()
+        out += _wrapped(f"self.{layer.attr} = {call[:call.index('(')]}", call[call.index('(') + 1:-1],
+                        comment.lstrip("; "))
+        if layer.build:
+            out.append(f"{_INDENT * 2}self.{layer.attr}.build({layer.build})")
+    return out
 
 
 def _moving_average_todos(train_op, script: str, lines: list[str], todos: list) -> list[str]:
@@ -276,8 +323,9 @@ def _moving_average_todos(train_op, script: str, lines: list[str], todos: list) 
 
 
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
-          first_step_line: int) -> Written:
-    """The TF2 script for the TF1 `script`, stopped at its first training step."""
+          first_step_line: int, style: str = "module") -> Written:
+    """The TF2 script for the TF1 `script`, stopped at its first training step; `style` "module" (a tf.Module)
+    or "keras" (a keras.Model of Keras layers where a group of TF1 ops is exactly one)."""
     import ast
 
     import tensorflow as tf
@@ -316,6 +364,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             graph_names.add(key)
 
     taken = {"name", "variables", "trainable_variables", "submodules", "name_scope", "non_trainable_variables"}
+    if style == "keras":
+        import keras
+
+        taken |= set(dir(keras.Model))  # a method or weight must not hide Keras's own (`loss`, `weights`, ...)
     variables = {v.op.name: _identifier(var_globals.get(v.op.name, v.op.name), taken) for v in trained}
 
     feed_tensors = []
@@ -336,7 +388,13 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             targets.append(value)
 
     methods, method_code, plan_methods, untranslated = [], [], {}, set()
-    method_taken = set(variables.values()) | taken
+    layers: list = []
+    if style == "keras":
+        tf1_names = dict(variables)  # the names the module style would give, for the layers' comments
+        layers, owned, tr.remarks = keras_layers.find(tr, targets, trained, sess,
+                                                      taken | set(variables.values()) | set(arguments.values()))
+        variables.update(owned)  # a layer's weight is read as self.dense1.kernel where it is used op by op
+    method_taken = set(variables.values()) | taken | {layer.attr for layer in layers}
     for target in targets:
         own = names.get(target.name)
         todos_before = list(tr.todos)
@@ -358,6 +416,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
 
     init_lines = []
     by_attr = {variables[v.op.name]: v for v in trained}
+    if style == "keras":
+        init_lines = _keras_init_lines(layers, {a: v for a, v in by_attr.items() if "." not in a}, tf1_names, sess,
+                                       tr)
+        by_attr = {}
     for attr, v in by_attr.items():
         line = source_line(v.op, script, lines)
         comment = f"  # TF1 line {line[0]}: {line[1][:60]}" if line else ""
@@ -385,10 +447,11 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     out = [f'"""TF2 rewrite of {Path(script).name}, written by `tfcompare convert` from the graph the TF1 script '
            'built.',
            "",
-           "The model is a tf.Module with the TF1 variables (same shapes and initializers); its methods are the",
-           "TF1 forward pass and loss, op by op, each line naming the TF1 line it came from. Training runs in a",
+           *(_MODULE_DOC if style == "module" else _KERAS_DOC),
            '@tf.function step with a Keras optimizer carrying TF1\'s settings."""', ""]
     imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
+    if style == "keras" and "import keras" not in imports:
+        imports.insert(imports.index("import tensorflow as tf") + 1, "import keras")
     if kept.loader:
         for extra in ("import types", "import numpy as np"):
             if extra not in imports:
@@ -409,9 +472,13 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         out += [opt_class.strip("\n"), "", ""]
     if "lstm" in tr.helpers:
         out += [LSTM_HELPER.strip("\n"), "", ""]
-    out += ["class Model(tf.Module):",
+    out += ["class Model(tf.Module):" if style == "module" else "class Model(keras.Model):",
             f'{_INDENT}"""The TF1 graph of {Path(script).name}: its trained variables, and one method per tensor the '
-            'script fetches."""', "",
+            'script fetches."""' if style == "module" else
+            f'{_INDENT}"""The TF1 graph of {Path(script).name}: Keras layers where a group of TF1 ops is exactly one, '
+            f'the other\n{_INDENT}trained variables as weights of the model; one method per tensor the script '
+            f'fetches, op by op\n{_INDENT}around the layers (the loss and what no Keras layer computes the same '
+            'way)."""', "",
             f"{_INDENT}def __init__(self):", f"{_INDENT * 2}super().__init__(name=\"model\")", *init_lines, "",
             *method_code, "",
             "model = Model()",
