@@ -50,6 +50,7 @@ class Layer:
     build: str = ""  # the input shape the layer is built for (a layer with weights), as written
     call_extra: str = ""
     kind: str = "layer"
+    first: object = None  # the group's first op (MatMul, Conv2D), where its TF1 lines start
     unread: list = dataclasses.field(default_factory=list)  # (role, TF1 variable) whose initializer is unread
 
     @property
@@ -59,9 +60,8 @@ class Layer:
     def translate(self, tr, t) -> str:
         return f"self.{self.attr}({tr.value(self.inputs[0])}{self.call_extra})"
 
-    def constructor(self) -> str:
-        name = 'name="' + self.attr + '"'
-        return f"{self.cls}({', '.join([*self.args, name])})"
+    def arguments(self) -> list[str]:
+        return [*self.args, 'name="' + self.attr + '"']
 
 
 def keras_initializer(v, sess) -> str | None:
@@ -193,7 +193,7 @@ class _Finder:
         out, bias, activation = self._tail(op.outputs[0], units, ops, lambda u: u.type != "BiasAdd" or
                                            u.get_attr("data_format") == b"NHWC")
         layer = Layer(self._name("dense"), "keras.layers.Dense", [], out.op, [x], ops,
-                      build=f"(None, {kernel.shape.as_list()[0]})")
+                      build=f"(None, {kernel.shape.as_list()[0]})", first=op)
         args = [str(units)] + ([f'activation="{activation}"'] if activation else [])
         self._weights(layer, kernel, bias, args)
         self.layers.append(layer)
@@ -213,7 +213,7 @@ class _Finder:
         out, bias, activation = self._tail(op.outputs[0], filters, ops, lambda u: u.type != "BiasAdd" or
                                            u.get_attr("data_format") == b"NHWC")
         layer = Layer(self._name("conv"), "keras.layers.Conv2D", [], out.op, [x], ops,
-                      build=f"({', '.join(str(d) for d in [None, *shape[1:]])})")
+                      build=f"({', '.join(str(d) for d in [None, *shape[1:]])})", first=op)
         args = [str(filters), f"({kh}, {kw})"]
         if tuple(strides[1:3]) != (1, 1):
             args.append(f"strides=({strides[1]}, {strides[2]})")
@@ -240,6 +240,8 @@ class _Finder:
         target, shape = tr.constant(op.inputs[1]), _shape(op.inputs[0])
         if target is None or shape is None or len(shape) < 2 or None in shape[1:]:
             return
+        if any(u.type in _FUSED_BATCH_NORM for u in self.g.users.get(op.outputs[0].name, [])):
+            return  # batch norm's own reshape around TF1's fused kernel (written op by op): no layer of its own
         target = [int(d) for d in np.atleast_1d(target)]
         if len(target) < 2 or target[0] != -1 or min(target[1:]) < 1 or \
                 int(np.prod(target[1:])) != int(np.prod(shape[1:])):

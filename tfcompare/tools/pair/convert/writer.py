@@ -263,12 +263,19 @@ _KERAS_DOC = ["The model is a Keras Model: Keras layers where TF1's ops are exac
               "initializers), op by op elsewhere, each line naming the TF1 line it came from. Training runs in a"]
 
 
-def _wrapped(head: str, args: str, comment: str) -> list[str]:
-    """`head(args)  # comment`, the arguments on a line of their own when it would be long."""
-    one = f"{_INDENT * 2}{head}({args})" + (f"  # {comment}" if comment else "")
+def _wrapped(head: str, args: list[str], comment: str) -> list[str]:
+    """`head(args)  # comment`; when long, the comment on the first line and the arguments packed below it."""
+    one = f"{_INDENT * 2}{head}({', '.join(args)})" + (f"  # {comment}" if comment else "")
     if len(one) <= 120:
         return [one]
-    return [f"{_INDENT * 2}{head}(" + (f"  # {comment}" if comment else ""), f"{_INDENT * 3}{args})"]
+    out, line = [f"{_INDENT * 2}{head}(" + (f"  # {comment}" if comment else "")], ""
+    for i, arg in enumerate(args):
+        piece = arg + (")" if i == len(args) - 1 else ",")
+        if line and len(_INDENT * 3 + line + " " + piece) > 116:
+            out.append(_INDENT * 3 + line)
+            line = ""
+        line = f"{line} {piece}" if line else piece
+    return out + [_INDENT * 3 + line]
 
 
 def _keras_init_lines(layers: list, loose: dict, tf1_names: dict, sess, tr: Translator) -> list[str]:
@@ -285,21 +292,22 @@ def _keras_init_lines(layers: list, loose: dict, tf1_names: dict, sess, tr: Tran
             tr.todos.append(f"the initializer of {attr} ({v.initial_value.op.type}) from "
                             f"{f'TF1 line {line[0]}' if line else 'the TF1 graph'}")
         dtype = v.dtype.base_dtype.name
-        args = (f"shape={tuple(v.shape.as_list())}, initializer={init}"
-                f"{'' if dtype == 'float32' else f', dtype={dtype!r}'}, name={attr!r}")
+        args = [f"shape={tuple(v.shape.as_list())}", f"initializer={init}",
+                *([] if dtype == "float32" else [f'dtype="{dtype}"']), f'name="{attr}"']
         out += _wrapped(f"self.{attr} = self.add_weight", args, comment.lstrip("; "))
     for layer in sorted(layers, key=lambda x: x.op._id):
-        line = source_line(layer.op, tr.script, tr.source)
-        comment = f"TF1 line {line[0]}: {line[1][:60]}" if line else ""
+        first, line = (source_line(op, tr.script, tr.source) for op in (layer.first or layer.op, layer.op))
+        comment = ""
+        if first and line:
+            span = f" {first[0]}" if first[0] == line[0] else f"s {first[0]}-{line[0]}"
+            comment = f"TF1 line{span}: {first[1] if len(first[1]) <= 60 else first[1][:57] + '...'}"
         if layer.weights:
-            comment += "; weights " + ", ".join(tf1_names[v.op.name] for v in layer.weights.values())
+            comment += "; TF1's " + ", ".join(tf1_names[v.op.name] for v in layer.weights.values())
         for role, v in layer.unread:
             comment += f"; TODO(tfcompare): {role} initializer {v.initial_value.op.type}"
             tr.todos.append(f"the initializer of {layer.attr}.{role} ({v.initial_value.op.type}) from "
                             f"{f'TF1 line {line[0]}' if line else 'the TF1 graph'}")
-        call = layer.constructor()
-        out += _wrapped(f"self.{layer.attr} = {call[:call.index('(')]}", call[call.index('(') + 1:-1],
-                        comment.lstrip("; "))
+        out += _wrapped(f"self.{layer.attr} = {layer.cls}", layer.arguments(), comment.lstrip("; "))
         if layer.build:
             out.append(f"{_INDENT * 2}self.{layer.attr}.build({layer.build})")
     return out
@@ -402,7 +410,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         if target is not loss and len(tr.todos) > len(todos_before):
             untranslated.add(own)  # a fetch (a merged summary) with no translation: None where it was fetched
             continue
-        method = _identifier(own or "loss", method_taken)
+        method = own or "loss"
+        method = _identifier(f"{method}_fn" if style == "keras" and method in taken else method, method_taken)
         reach = {op.name for op in ancestors([target])}
         args = [arguments[t.op.name] for t in feed_tensors if t.op.name in reach]
         method_code.append(f"{_INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
