@@ -297,8 +297,8 @@ def test_cli_usage_errors_exit_2(tmp_path):
     assert existing.read_text() == "# mine\n"
     result = runner.invoke(cli, ["convert", str(script), "-o", str(script)])
     assert result.exit_code == 2 and "is OLD.py itself" in result.output
-    result = runner.invoke(cli, ["convert", str(script), "-o", str(tmp_path / "x.py"), "--style", "keras"])
-    assert result.exit_code == 2 and "'keras' is not 'module'" in result.output
+    result = runner.invoke(cli, ["convert", str(script), "-o", str(tmp_path / "x.py"), "--style", "layers"])
+    assert result.exit_code == 2 and "'layers' is not one of 'module', 'keras'" in result.output
     result = runner.invoke(cli, ["convert", str(tmp_path / "missing.py"), "-o", str(tmp_path / "y.py")])
     assert result.exit_code == 2 and "missing.py" in result.output
 
