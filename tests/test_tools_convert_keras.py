@@ -50,8 +50,10 @@ def test_cli_keras_style_writes_a_keras_model_pair_agrees_with(converted):
     assert "AGREE: losses, gradients and weights within the noise for every step" in cli_run.output
     text = (out / f"{CLI_SCRIPT}_tf2.py").read_text()
     assert "class Model(keras.Model):" in text
-    assert ('self.dense1 = keras.layers.Dense(3, activation="softmax", kernel_initializer="zeros", '
-            'bias_initializer="zeros", name="dense1")') in text
+    assert ('        # TF1 line 23: pred = tf.nn.softmax(tf.matmul(x, W) + b); TF1\'s W, b\n'
+            '        self.dense1 = keras.layers.Dense(3, activation="softmax", kernel_initializer="zeros", '
+            'bias_initializer="zeros", name="dense1")\n'
+            '        self.dense1.build((None, 20))') in text
     assert "pred = self.dense1(x)  # TF1 line 23: pred = tf.nn.softmax(tf.matmul(x, W) + b)" in text
 
 
@@ -79,16 +81,22 @@ def test_keras_layers_carry_tf1_shapes_initializers_and_fallbacks(converted):
     out, _, _ = converted
     text = {name: (out / f"{name}_tf2.py").read_text() for name in SCRIPTS}
     cnn = text["cnn_dropout"]
-    assert ('8, (3, 3), padding="same", activation="relu", kernel_initializer=keras.initializers.RandomNormal('
-            'stddev=0.1),') in cnn
+    assert ('        # TF1 lines 25-27: x = tf.nn.conv2d(x, W, strides=[1, strides, strides, 1], ...; TF1\'s '
+            'weights_wc1, biases_bc1\n'
+            '        self.conv1 = keras.layers.Conv2D(\n'
+            '            8, (3, 3), padding="same", activation="relu",\n'
+            '            kernel_initializer=keras.initializers.RandomNormal(stddev=0.1), bias_initializer="zeros", '
+            'name="conv1")\n') in cnn
     assert "self.conv1.build((None, 12, 12, 1))" in cnn
-    assert 'pool_size=(2, 2), strides=(2, 2), padding="same", name="pool1")' in cnn
+    assert ('self.pool1 = keras.layers.MaxPooling2D(pool_size=(2, 2), strides=(2, 2), padding="same", name="pool1")'
+            in cnn)
+    assert 'self.flatten1 = keras.layers.Flatten(name="flatten1")' in cnn
     assert "self.dense1.build((None, 288))" in cnn
     # keep_prob is fed: tf.nn.dropout stays, and the line says why it is no keras Dropout
     assert ("drop1 = tf.nn.dropout(dense1, rate=1 - keep_prob)  # TF1 line 53: fc1 = tf.nn.dropout(fc1, dropout); "
             "not keras.layers.Dropout: keep_prob is fed on each run") in cnn
     decay = text["decay_momentum"]
-    assert ('kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.3),\n'
+    assert ('16, activation="tanh", kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.3),\n'
             '            bias_initializer=keras.initializers.Constant(0.1), name="dense1")') in decay
     assert "tf.nn.l2_loss(self.dense1.kernel) + tf.nn.l2_loss(self.dense2.kernel)" in decay
     assert "def loss_fn(self, x, y):" in decay  # `loss` is keras.Model's: the method must not hide it

@@ -264,11 +264,14 @@ _KERAS_DOC = ["The model is a Keras Model: Keras layers where TF1's ops are exac
 
 
 def _wrapped(head: str, args: list[str], comment: str) -> list[str]:
-    """`head(args)  # comment`; when long, the comment on the first line and the arguments packed below it."""
-    one = f"{_INDENT * 2}{head}({', '.join(args)})" + (f"  # {comment}" if comment else "")
-    if len(one) <= 120:
-        return [one]
-    out, line = [f"{_INDENT * 2}{head}(" + (f"  # {comment}" if comment else "")], ""
+    """`head(args)  # comment`; when long, the comment on a line of its own above and the arguments packed."""
+    one = f"{_INDENT * 2}{head}({', '.join(args)})"
+    if len(one) + len(comment) + 4 <= 120:
+        return [one + (f"  # {comment}" if comment else "")]
+    out = [f"{_INDENT * 2}# {comment}"] if comment else []
+    if len(one) <= 116:
+        return out + [one]
+    out, line = out + [f"{_INDENT * 2}{head}("], ""
     for i, arg in enumerate(args):
         piece = arg + (")" if i == len(args) - 1 else ",")
         if line and len(_INDENT * 3 + line + " " + piece) > 116:
