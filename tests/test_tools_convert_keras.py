@@ -51,8 +51,8 @@ def test_cli_keras_style_writes_a_keras_model_pair_agrees_with(converted):
     text = (out / f"{CLI_SCRIPT}_tf2.py").read_text()
     assert "class Model(keras.Model):" in text
     assert ('        # TF1 line 23: pred = tf.nn.softmax(tf.matmul(x, W) + b); TF1\'s W, b\n'
-            '        self.dense1 = keras.layers.Dense(3, activation="softmax", kernel_initializer="zeros", '
-            'bias_initializer="zeros", name="dense1")\n'
+            '        self.dense1 = keras.layers.Dense(\n'
+            '            3, activation="softmax", kernel_initializer="zeros", bias_initializer="zeros", name="dense1")\n'
             '        self.dense1.build((None, 20))') in text
     assert "pred = self.dense1(x)  # TF1 line 23: pred = tf.nn.softmax(tf.matmul(x, W) + b)" in text
 
