@@ -218,6 +218,36 @@ def test_found_layers_compute_what_the_ops_do_and_the_rest_says_why():
     np.testing.assert_allclose(written, expected, rtol=1e-4, atol=1e-5)
 
 
+def test_constant_dropout_is_a_keras_dropout_and_average_pooling_is_exact():
+    """A dropout at a constant keep_prob is keras.layers.Dropout(rate=1 - keep_prob) called with training=True (TF1
+    drops on every run; both scale the kept values by 1 / keep_prob); SAME average pooling on an odd size (TF1
+    leaves the padding out of the mean) is AveragePooling2D, equal to TF1's value."""
+    v1 = tf.compat.v1
+    groups = {}
+    x_value = np.random.RandomState(6).rand(2, 7, 7, 3).astype(np.float32)
+    with tf.Graph().as_default() as graph:
+        x = v1.placeholder(tf.float32, [None, 7, 7, 3])
+        pool = tf.nn.avg_pool(x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
+        dropped = v1.nn.dropout(pool, 0.75)
+        level = tf.constant(0.75)
+        groups[dropped.name] = Group("dropout", dropped.op, [pool, level], _inside(dropped, [pool]), {"keep": True})
+        target = tf.reduce_sum(dropped)
+        with v1.Session(graph=graph) as sess:
+            expected_pool = sess.run(pool, {x: x_value})
+            tr, layers, variables, lines, expr = _written(sess, target, [], {x.op.name: "x"}, groups, True)
+    assert [(layer.attr, layer.cls, layer.arguments()) for layer in layers] == [
+        ("dropout1", "keras.layers.Dropout", ["0.25", 'name="dropout1"']),
+        ("pool1", "keras.layers.AveragePooling2D",
+         ["pool_size=(2, 2)", "strides=(2, 2)", 'padding="same"', 'name="pool1"'])]
+    assert [line.code for line in lines] == ["pool1 = self.pool1(x)", "dropout1 = self.dropout1(pool1, training=True)",
+                                             "t1 = tf.reduce_sum(dropout1)"]
+    written_pool = _run_written([layers[1]], {}, lines[:1], "pool1", {}, {"x": x_value})
+    np.testing.assert_array_equal(written_pool, expected_pool)
+    dropped = keras.layers.Dropout(0.25)(tf.ones([20000]), training=True).numpy()
+    assert set(np.unique(dropped).tolist()) == {0.0, np.float32(1 / 0.75)}
+    assert abs(float((dropped == 0).mean()) - 0.25) < 0.02  # 4.6 standard errors of 20000 draws at p = 0.25
+
+
 def test_unknown_style_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(cli, ["convert", str(DATA / "logreg_gd.py"), "-o", str(tmp_path / "x.py"),
                                       "--style", "functional"])

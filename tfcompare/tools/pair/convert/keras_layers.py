@@ -7,7 +7,8 @@ rate is `Dropout` (called with training=True: TF1's drops on every run). The lay
 (same shapes, TF1's initializer as a Keras initializer). Everything else stays op by op (the translator writes
 it), and a part that looks like a layer but is not one exactly says why in its comment: a fed keep_prob (a Keras
 Dropout's rate is fixed when built), batch norm (Keras's is not TF1's fused kernel), TF1's LSTM cell (another
-weight layout), a weight shared by two layers.
+weight layout). A weight a layer owns that the graph also reads elsewhere (an l2 term, a tied decoder) is read
+there as `self.dense1.kernel`; a second use of it in a matmul stays op by op (a layer has its own weights).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ FALLBACKS = {  # why a part is written op by op rather than as the Keras layer i
                   "fused kernel (float32 results differ by ~5e-7)",
     "lstm": "not keras.layers.LSTM: Keras keeps kernel and recurrent_kernel apart and orders the gates i, f, c, o "
             "(TF1: one kernel, gates i, j, f, o, forget_bias added on each step)",
-    "shared": "not a Keras layer: this weight also belongs to {owner}",
 }
 
 
@@ -299,17 +299,5 @@ def find(tr, targets, trained: list, sess, taken: set) -> tuple[list[Layer], dic
             remarks[op.name] = FALLBACKS["batch_norm"]
     for layer in finder.layers:
         tr.groups[layer.op.outputs[0].name] = layer
-    for op in graph.ops:  # a layer's weight read op by op elsewhere (a tied decoder, an l2 term) names its layer
-        if op.type in ("MatMul", "Conv2D") and op.name not in _layer_ops(finder.layers):
-            v = graph.variable(op.inputs[1], op.inputs[1].shape.rank or 0)
-            if v is not None and v.op.name in finder.owner:
-                remarks[op.name] = FALLBACKS["shared"].format(owner=finder.owner[v.op.name].split(".")[0])
     return finder.layers, finder.owner, remarks
-
-
-def _layer_ops(layers: list[Layer]) -> set:
-    out = set()
-    for layer in layers:
-        out |= set(layer.outputs_ops)
-    return out
 
