@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import ast
 import concurrent.futures
-import subprocess
-import sys
-import textwrap
 import types
 from pathlib import Path
 
@@ -20,6 +17,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from click.testing import CliRunner
+from conftest import run_written_scripts
 
 from tfcompare.cli import cli
 from tfcompare.tools.pair.convert import WRITTEN_AGREES, ConvertOptions, convert_script, keras_layers
@@ -107,16 +105,7 @@ def test_keras_layers_carry_tf1_shapes_initializers_and_fallbacks(converted):
 def test_keras_scripts_run_on_their_own(converted):
     out, _, _ = converted
     names = [*SCRIPTS, CLI_SCRIPT]
-    runner = textwrap.dedent(f"""
-        import runpy, sys
-        for name in {names!r}:
-            sys.argv = [name, "--steps", "3"]
-            print("RUN", name, flush=True)
-            runpy.run_path({str(out)!r} + "/" + name + "_tf2.py", run_name="__main__")
-        print("TFCOMPARE", any(m.startswith("tfcompare") for m in sys.modules))
-    """)
-    proc = subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, timeout=300,
-                          cwd=out, env={"PATH": "/usr/bin:/bin", "HOME": str(out), "TF_CPP_MIN_LOG_LEVEL": "2"})
+    proc = run_written_scripts(out, names)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.count("RUN ") == len(names) and "TFCOMPARE False" in proc.stdout
     assert "Minibatch Loss=" in proc.stdout and "step 0: loss" in proc.stdout and "Step: 0000 cost=" in proc.stdout
