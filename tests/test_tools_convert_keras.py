@@ -240,6 +240,24 @@ def test_constant_dropout_is_a_keras_dropout_and_average_pooling_is_exact():
     assert abs(float((dropped == 0).mean()) - 0.25) < 0.02  # 4.6 standard errors of 20000 draws at p = 0.25
 
 
+def test_each_activation_a_dense_layer_takes_is_tf1s_op_exactly():
+    """Every activation folded into a Dense / Conv2D (`keras_layers._ACTIVATIONS`) gives TF1's op bit for bit."""
+    rng = np.random.RandomState(7)
+    x, kernel, bias = 4 * rng.randn(6, 5).astype(np.float32), rng.randn(5, 4).astype(np.float32), rng.randn(4).astype(
+        np.float32)
+    pre = tf.matmul(x, kernel) + bias
+    assert float(tf.reduce_max(pre)) > 6 and float(tf.reduce_min(pre)) < 0  # relu6 and relu differ, relu and elu too
+    for op_type, name in keras_layers._ACTIVATIONS.items():
+        dense = keras.layers.Dense(4, activation=name)
+        dense.build((None, 5))
+        dense.kernel.assign(kernel)
+        dense.bias.assign(bias)
+        tf1 = getattr(tf.raw_ops, op_type)(features=pre) if op_type not in ("Sigmoid", "Tanh", "Softmax") else \
+            getattr(tf.raw_ops, op_type)(**{"logits" if op_type == "Softmax" else "x": pre})
+        np.testing.assert_array_equal(dense(x).numpy(), tf1.numpy(), err_msg=op_type)
+    assert len(keras_layers._ACTIVATIONS) == 8
+
+
 def test_unknown_style_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(cli, ["convert", str(DATA / "logreg_gd.py"), "-o", str(tmp_path / "x.py"),
                                       "--style", "functional"])
