@@ -2,6 +2,9 @@
 
 import dataclasses
 import os
+import subprocess
+import sys
+import textwrap
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -24,6 +27,21 @@ FULL_CASES = {
     name: dataclasses.replace(case, unsupported_modes={**{m: _NOT_HERE for m in _SKIPPED[name]},
                                                        **case.unsupported_modes}) if name in _SKIPPED else case
     for name, case in CASES.items()}
+
+
+def run_written_scripts(folder, names: list[str]) -> subprocess.CompletedProcess:
+    """Run the TF2 scripts `convert` wrote to folder/NAME_tf2.py with --steps 3, in one process with no tfcompare
+    on its path; stdout says RUN NAME before each and, at the end, whether anything imported tfcompare."""
+    runner = textwrap.dedent(f"""
+        import runpy, sys
+        for name in {list(names)!r}:
+            sys.argv = [name, "--steps", "3"]
+            print("RUN", name, flush=True)
+            runpy.run_path({str(folder)!r} + "/" + name + "_tf2.py", run_name="__main__")
+        print("TFCOMPARE", any(m.startswith("tfcompare") for m in sys.modules))
+    """)
+    return subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, timeout=300, cwd=folder,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(folder), "TF_CPP_MIN_LOG_LEVEL": "2"})
 
 
 @pytest.fixture(scope="session")

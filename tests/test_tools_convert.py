@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import ast
 import concurrent.futures
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -20,6 +18,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from click.testing import CliRunner
+from conftest import run_written_scripts
 
 from tfcompare.cli import cli
 from tfcompare.tools.pair.convert import WRITTEN_AGREES, ConvertOptions, convert_script
@@ -99,16 +98,7 @@ def test_written_optimizers_carry_tf1_settings(converted):
 def test_written_scripts_run_on_their_own(converted):
     """Each written script runs with --steps 3 (one process for all of them, which must not import tfcompare)."""
     out, _ = converted
-    runner = textwrap.dedent(f"""
-        import runpy, sys
-        for name in {list(SCRIPTS)!r}:
-            sys.argv = [name, "--steps", "3"]
-            print("RUN", name, flush=True)
-            runpy.run_path({str(out)!r} + "/" + name + "_tf2.py", run_name="__main__")
-        print("TFCOMPARE", any(m.startswith("tfcompare") for m in sys.modules))
-    """)
-    proc = subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, timeout=300,
-                          cwd=out, env={"PATH": "/usr/bin:/bin", "HOME": str(out), "TF_CPP_MIN_LOG_LEVEL": "2"})
+    proc = run_written_scripts(out, list(SCRIPTS))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.count("RUN ") == len(SCRIPTS)
     assert "TFCOMPARE False" in proc.stdout
@@ -532,8 +522,8 @@ def test_cli_usage_errors_exit_2(tmp_path):
     assert existing.read_text() == "# mine\n"
     result = runner.invoke(cli, ["convert", str(script), "-o", str(script)])
     assert result.exit_code == 2 and "is OLD.py itself" in result.output
-    result = runner.invoke(cli, ["convert", str(script), "-o", str(tmp_path / "x.py"), "--style", "keras"])
-    assert result.exit_code == 2 and "'keras' is not 'module'" in result.output
+    result = runner.invoke(cli, ["convert", str(script), "-o", str(tmp_path / "x.py"), "--style", "layers"])
+    assert result.exit_code == 2 and "'layers' is not one of 'module', 'keras'" in result.output
     result = runner.invoke(cli, ["convert", str(tmp_path / "missing.py"), "-o", str(tmp_path / "y.py")])
     assert result.exit_code == 2 and "missing.py" in result.output
 

@@ -17,8 +17,9 @@ __all__ = ["convert"]
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), metavar="NEW.py",
               help="The TF2 script to write (refuses an existing file unless --force).")
-@click.option("--style", type=click.Choice(["module"]), default="module", show_default=True,
-              help="The model as a tf.Module (a Keras 3 Model style is not written yet).")
+@click.option("--style", type=click.Choice(["module", "keras"]), default="module", show_default=True,
+              help="The model as a tf.Module, or as a Keras 3 Model of Keras layers where TF1's ops are exactly "
+                   "one (Dense, Conv2D, pooling, Flatten, Dropout at a fixed rate; op by op elsewhere).")
 @click.option("--force", is_flag=True, help="Overwrite NEW.py if it exists.")
 @click.option("--steps", type=click.IntRange(1, 20), default=3, show_default=True,
               help="Training steps `pair` compares to prove the rewrite.")
@@ -28,7 +29,7 @@ __all__ = ["convert"]
 def convert(tf1_script, args, output, style, force, steps, timeout_s, as_json):
     """Write a TF2 rewrite of the TF1 training script OLD.py to NEW.py, then prove it with `pair OLD.py NEW.py`.
     OLD.py runs to its first training step (ARGS after `--`), as pair's TF1 side runs it; its graph becomes a
-    tf.Module, a Keras optimizer with TF1's settings and a @tf.function step; the script's own code is carried
+    tf.Module (--style keras: a keras.Model of Keras layers), a Keras optimizer with TF1's settings and a @tf.function step; the script's own code is carried
     over; what cannot be translated is marked TODO(tfcompare). Exit codes: 0 written and pair agrees, 1 written
     and pair differs, 2 usage error, 3 not written or not compared (the message says why)."""
     from tfcompare.tools.pair.convert import FAILED, WRITTEN_AGREES, ConvertOptions, convert_script
@@ -40,7 +41,8 @@ def convert(tf1_script, args, output, style, force, steps, timeout_s, as_json):
         raise click.BadParameter(f"{output} exists (use --force to overwrite it)", param_hint="'-o'")
     if not target.parent.resolve().is_dir():
         raise click.BadParameter(f"{target.parent} is not a folder", param_hint="'-o'")
-    result = convert_script(tf1_script, target, ConvertOptions(args=tuple(args), timeout_s=timeout_s, steps=steps))
+    options = ConvertOptions(args=tuple(args), timeout_s=timeout_s, steps=steps, style=style)
+    result = convert_script(tf1_script, target, options)
     click.echo(result.json_text() if as_json else "\n".join(result.lines()))
     failed = result.status == FAILED or (result.pair is not None and result.pair.status == "failed")
     sys.exit(0 if result.status == WRITTEN_AGREES else 3 if failed else 1)

@@ -18,19 +18,23 @@ from tfcompare.core.results import json_text
 from tfcompare.tools.pair import AGREE, PairOptions, PairResult, pair_scripts
 from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_child
 
-__all__ = ["ConvertOptions", "ConvertResult", "convert_script", "WRITTEN_AGREES", "WRITTEN_DIFFERS", "FAILED"]
+__all__ = ["ConvertOptions", "ConvertResult", "convert_script", "WRITTEN_AGREES", "WRITTEN_DIFFERS", "FAILED",
+           "STYLES"]
 
 WRITTEN_AGREES, WRITTEN_DIFFERS, FAILED = "agree", "differ", "failed"
+STYLES = ("module", "keras")  # the model as a tf.Module, or as a keras.Model of Keras layers
 
 
 @dataclasses.dataclass(frozen=True)
 class ConvertOptions:
-    """ARGS both scripts get; the time limit of the TF1 run and of each side of the pair; steps pair compares."""
+    """ARGS both scripts get; the time limit of the TF1 run and of each side of the pair; steps pair compares;
+    the model's style (STYLES)."""
 
     args: tuple[str, ...] = ()
     timeout_s: float = 120.0
     steps: int = 3
     check: bool = True  # run pair on the result
+    style: str = "module"
 
 
 @dataclasses.dataclass
@@ -72,7 +76,8 @@ class ConvertResult:
 
 def _read_tf1(old: Path, new: Path, options: ConvertOptions, folder: Path) -> dict:
     report = folder / "convert.json"
-    ended = run_child(["-m", "tfcompare.tools.pair.convert.child", str(old), str(new), str(report), *options.args],
+    ended = run_child(["-m", "tfcompare.tools.pair.convert.child", str(old), str(new), str(report), options.style,
+                       *options.args],
                       old.parent, folder, options.timeout_s, grace_s=None)
     if isinstance(ended, OverLimit):
         return {"status": "failed", "traceback": output_tail(folder, "tf1"), "error": str(ended)}
@@ -86,6 +91,8 @@ def _read_tf1(old: Path, new: Path, options: ConvertOptions, folder: Path) -> di
 def convert_script(tf1_script: str | Path, tf2_script: str | Path,
                    options: ConvertOptions = ConvertOptions()) -> ConvertResult:
     """Write the TF2 rewrite of `tf1_script` to `tf2_script`, then pair them; `status` is pair's verdict."""
+    if options.style not in STYLES:
+        raise ValueError(f"style {options.style!r} is not one of {', '.join(STYLES)}")
     started = time.perf_counter()
     old, new = Path(tf1_script).resolve(), Path(tf2_script).resolve()
     result = ConvertResult(str(tf1_script), str(tf2_script))

@@ -1,5 +1,5 @@
 """The process that reads a TF1 script for `convert`: `python -m tfcompare.tools.pair.convert.child SCRIPT OUT REPORT
-[ARGS]`.
+STYLE [ARGS]`.
 
 The script runs as `pair`'s TF1 side runs it (`tensorflow.compat.v1`, the legacy runtime, the known loaders
 replaced by seeded synthetic data) up to its first training `Session.run`; there the graph, the session and
@@ -26,7 +26,8 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    script, out, report_path, args = str(Path(argv[0]).resolve()), Path(argv[1]), Path(argv[2]), argv[3:]
+    script, out, report_path, style, args = str(Path(argv[0]).resolve()), Path(argv[1]), Path(argv[2]), argv[3], \
+        argv[4:]
     report = {"status": "no-step", "error": "", "traceback": "", "todos": [], "notes": []}
     try:
         import tensorflow as tf
@@ -56,7 +57,7 @@ def main(argv: list[str]) -> int:
             frames = [f for f in traceback.extract_stack() if f.filename == script]
             try:
                 written = write(script, dict(module.__dict__), self, found, groups, decays, dict(feed_dict or {}),
-                                frames[-1].lineno if frames else 10**9)
+                                frames[-1].lineno if frames else 10**9, style)
             except Exception as exc:  # tfcompare's own failure, said as such
                 report["status"] = "failed"
                 report["error"] = f"tfcompare convert failed while writing the TF2 script: {type(exc).__name__}: {exc}"

@@ -91,6 +91,7 @@ class Translator:
         self.updates: dict[str, list] = {}  # batch norm op name -> its MovingAverage updates the train op ran
         self.todos: list[str] = []
         self.helpers: set[str] = set()  # functions the written code calls (basic_lstm)
+        self.remarks: dict[str, str] = {}  # op name -> a note for the comment of the line it is written on
         self._reset()
 
     def _reset(self):
@@ -150,7 +151,7 @@ class Translator:
         else:
             code, compound = self._op(t)
         own = (t.name in self.names or top or (group is None and op.type in _OWN_LINE)
-               or getattr(group, "kind", "") == "dropout"
+               or getattr(group, "kind", "") in ("dropout", "layer")
                or self._consumers.get(t.name, 0) > 1 or len(code) > 90)
         if own and not (code.isidentifier() or _is_literal(code) or _ATTRIBUTE.fullmatch(code)):
             name = self._bind(t, code, group)
@@ -173,11 +174,16 @@ class Translator:
 
     def _bind(self, t, code: str, group) -> str:
         name = self.names.get(t.name) or self._fresh(_NAMED.get(t.op.type, "t") if group is None else group.stem)
-        line = source_line(group.op if group is not None else t.op, self.script, self.source)
-        comment = f"TF1 line {line[0]}: {_short(line[1])}" if line else ""
-        self.lines.append(Line(f"{name} = {code}", comment))
+        op = group.op if group is not None else t.op
+        self.lines.append(Line(f"{name} = {code}", self._comment(op)))
         self._used.add(name)
         return name
+
+    def _comment(self, op) -> str:
+        """The TF1 line `op` came from, and the remark on it (why a layer-like part is written op by op)."""
+        line = source_line(op, self.script, self.source)
+        parts = [f"TF1 line {line[0]}: {_short(line[1])}" if line else "", self.remarks.get(op.name, "")]
+        return "; ".join(p for p in parts if p)
 
     def _fresh(self, stem: str) -> str:
         taken = self._used | set(self.arguments.values())
@@ -379,9 +385,7 @@ class Translator:
         key = op.name + ":pair"
         if key not in self._memo:
             names = tuple(self._fresh(stem) for stem in stems)
-            line = source_line(op, self.script, self.source)
-            self.lines.append(Line(f"{', '.join(names)} = {code}", f"TF1 line {line[0]}: {_short(line[1])}" if line
-                                   else ""))
+            self.lines.append(Line(f"{', '.join(names)} = {code}", self._comment(op)))
             self._memo[key] = names
         return self._memo[key]
 

@@ -19,6 +19,7 @@ import numpy as np
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.tools.pair import initialisation
+from tfcompare.tools.pair.convert import keras_layers
 from tfcompare.tools.pair.convert import source as carried
 from tfcompare.tools.pair.convert.moving import moving_average_updates, other_assignments
 from tfcompare.tools.pair.convert.ops import Translator, number, source_line
@@ -296,6 +297,65 @@ def _optimizer_values(graph, train_op, module_dict: dict, decays: dict, opt_expr
     return out
 
 
+_MODULE_DOC = ["The model is a tf.Module with the TF1 variables (same shapes and initializers); its methods are the",
+               "TF1 forward pass and loss, op by op, each line naming the TF1 line it came from. Training runs in a"]
+_KERAS_DOC = ["The model is a Keras Model: Keras layers where TF1's ops are exactly one (same weights, shapes and",
+              "initializers), op by op elsewhere, each line naming the TF1 line it came from. Training runs in a"]
+
+
+def _wrapped(head: str, args: list[str], comment: str) -> list[str]:
+    """`head(args)  # comment`; when long, the comment on a line of its own above and the arguments packed."""
+    one = f"{_INDENT * 2}{head}({', '.join(args)})"
+    if len(one) + len(comment) + 4 <= 120:
+        return [one + (f"  # {comment}" if comment else "")]
+    out = [f"{_INDENT * 2}# {comment}"] if comment else []
+    if len(one) <= 116:
+        return out + [one]
+    out, line = out + [f"{_INDENT * 2}{head}("], ""
+    for i, arg in enumerate(args):
+        piece = arg + (")" if i == len(args) - 1 else ",")
+        if line and len(_INDENT * 3 + line + " " + piece) > 116:
+            out.append(_INDENT * 3 + line)
+            line = ""
+        line = f"{line} {piece}" if line else piece
+    return out + [_INDENT * 3 + line]
+
+
+def _keras_init_lines(layers: list, loose: dict, tf1_names: dict, sess, tr: Translator) -> list[str]:
+    """The Keras model's __init__ body: the weights no layer owns (add_weight with TF1's initializer), then each
+    layer in the order of the forward pass, built for its input shape so its weights exist before the first step."""
+    out = []
+    for attr, v in loose.items():
+        line = source_line(v.op, tr.script, tr.source)
+        comment = (f"TF1 line {line[0]}: {line[1][:60]}" if line else "") + "; not in a Keras layer"
+        init = keras_layers.keras_initializer(v, sess)
+        if init is None:
+            init = '"zeros"'
+            comment += f"; TODO(tfcompare): initializer {v.initial_value.op.type}"
+            tr.todos.append(f"the initializer of {attr} ({v.initial_value.op.type}) from "
+                            f"{f'TF1 line {line[0]}' if line else 'the TF1 graph'}")
+        dtype = v.dtype.base_dtype.name
+        args = [f"shape={tuple(v.shape.as_list())}", f"initializer={init}",
+                *([] if dtype == "float32" else [f'dtype="{dtype}"']), f'name="{attr}"']
+        out += _wrapped(f"self.{attr} = self.add_weight", args, comment.lstrip("; "))
+    for layer in sorted(layers, key=lambda x: x.op._id):
+        first, line = (source_line(op, tr.script, tr.source) for op in (layer.first or layer.op, layer.op))
+        comment = ""
+        if first and line:
+            span = f" {first[0]}" if first[0] == line[0] else f"s {first[0]}-{line[0]}"
+            comment = f"TF1 line{span}: {first[1] if len(first[1]) <= 60 else first[1][:57] + '...'}"
+        if layer.weights:
+            comment += "; TF1's " + ", ".join(tf1_names[v.op.name] for v in layer.weights.values())
+        for role, v in layer.unread:
+            comment += f"; TODO(tfcompare): {role} initializer {v.initial_value.op.type}"
+            tr.todos.append(f"the initializer of {layer.attr}.{role} ({v.initial_value.op.type}) from "
+                            f"{f'TF1 line {line[0]}' if line else 'the TF1 graph'}")
+        out += _wrapped(f"self.{layer.attr} = {layer.cls}", layer.arguments(), comment.lstrip("; "))
+        if layer.build:
+            out.append(f"{_INDENT * 2}self.{layer.attr}.build({layer.build})")
+    return out
+
+
 def _variable_line(attr: str, v, sess, tr: Translator, trainable: bool = True) -> str:
     """`self.attr = tf.Variable(TF1's initializer, name=...)`, naming the TF1 line that made it."""
     line = source_line(v.op, tr.script, tr.source)
@@ -323,8 +383,9 @@ def _moving_average_todos(unwritten: list, script: str, lines: list[str], todos:
 
 
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
-          first_step_line: int) -> Written:
-    """The TF2 script for the TF1 `script`, stopped at its first training step."""
+          first_step_line: int, style: str = "module") -> Written:
+    """The TF2 script for the TF1 `script`, stopped at its first training step; `style` "module" (a tf.Module)
+    or "keras" (a keras.Model of Keras layers where a group of TF1 ops is exactly one)."""
     import ast
 
     import tensorflow as tf
@@ -363,6 +424,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             graph_names.add(key)
 
     taken = {"name", "variables", "trainable_variables", "submodules", "name_scope", "non_trainable_variables"}
+    if style == "keras":
+        import keras
+
+        taken |= set(dir(keras.Model))  # a method or weight must not hide Keras's own (`loss`, `weights`, ...)
     variables = {v.op.name: _identifier(var_globals.get(v.op.name, v.op.name), taken) for v in trained}
 
     feed_tensors = []
@@ -397,7 +462,13 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     values = {name: f"model.{variables[op]}.numpy()" for op, name in var_globals.items() if op in variables}
     values.update(_optimizer_values(graph, train_op, module_dict, decays, opt_expr, tf))
     methods, method_code, plan_methods, untranslated = [], [], {}, set()
-    method_taken = set(variables.values()) | taken
+    layers: list = []
+    if style == "keras":
+        tf1_names = dict(variables)  # the names the module style would give, for the layers' comments
+        layers, owned, tr.remarks = keras_layers.find(tr, targets, trained, sess,
+                                                      taken | set(variables.values()) | set(arguments.values()))
+        variables.update(owned)  # a layer's weight is read as self.dense1.kernel where it is used op by op
+    method_taken = set(variables.values()) | taken | {layer.attr for layer in layers}
     for target in targets:
         own = names.get(target.name)
         if target is not loss and own in values:
@@ -407,7 +478,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         if target is not loss and len(tr.todos) > len(todos_before):
             untranslated.add(own)  # a fetch (a merged summary) with no translation: None where it was fetched
             continue
-        method = _identifier(own or "loss", method_taken)
+        method = own or "loss"
+        method = _identifier(f"{method}_fn" if style == "keras" and method in taken else method, method_taken)
         reach = {op.name for op in ancestors([target])}
         args = [arguments[t.op.name] for t in feed_tensors if t.op.name in reach]
         if target is loss:
@@ -422,7 +494,12 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             plan_methods[own] = (f"model.{method}", [placeholder_global[a] for a in args])
     loss_method, loss_args = methods[0][1], methods[0][2]
 
-    init_lines = [_variable_line(attr, v, sess, tr) for attr, v in ((variables[v.op.name], v) for v in trained)]
+    trained_attrs = {variables[v.op.name]: v for v in trained}
+    if style == "keras":
+        init_lines = _keras_init_lines(layers, {a: v for a, v in trained_attrs.items() if "." not in a}, tf1_names,
+                                       sess, tr)
+    else:
+        init_lines = [_variable_line(attr, v, sess, tr) for attr, v in trained_attrs.items()]
     init_lines += [_variable_line(attr, v, sess, tr, trainable=False) for name, (attr, v) in moving.items()
                    if any(u.variable is v for bn in updated for u in tr.updates[bn])]
     unwritten += [graph.get_operation_by_name(bn) for bn in tr.updates if bn not in updated]  # not on the loss path
@@ -447,10 +524,11 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     out = [f'"""TF2 rewrite of {Path(script).name}, written by `tfcompare convert` from the graph the TF1 script '
            'built.',
            "",
-           "The model is a tf.Module with the TF1 variables (same shapes and initializers); its methods are the",
-           "TF1 forward pass and loss, op by op, each line naming the TF1 line it came from. Training runs in a",
+           *(_MODULE_DOC if style == "module" else _KERAS_DOC),
            '@tf.function step with a Keras optimizer carrying TF1\'s settings."""', ""]
     imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
+    if style == "keras" and "import keras" not in imports:
+        imports.insert(imports.index("import tensorflow as tf") + 1, "import keras")
     if kept.loader:
         for extra in ("import types", "import numpy as np"):
             if extra not in imports:
@@ -471,9 +549,13 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         out += [opt_class.strip("\n"), "", ""]
     for helper in sorted(tr.helpers):
         out += [_HELPER_SOURCE[helper].strip("\n"), "", ""]
-    out += ["class Model(tf.Module):",
+    out += ["class Model(tf.Module):" if style == "module" else "class Model(keras.Model):",
             f'{_INDENT}"""The TF1 graph of {Path(script).name}: its trained variables, and one method per tensor the '
-            'script fetches."""', "",
+            'script fetches."""' if style == "module" else
+            f'{_INDENT}"""The TF1 graph of {Path(script).name}: Keras layers where a group of TF1 ops is exactly one, '
+            f'the other\n{_INDENT}trained variables as weights of the model; one method per tensor the script '
+            f'fetches, op by op\n{_INDENT}around the layers (the loss and what no Keras layer computes the same '
+            'way)."""', "",
             f"{_INDENT}def __init__(self):", f"{_INDENT * 2}super().__init__(name=\"model\")", *init_lines, "",
             *method_code, "",
             "model = Model()",
