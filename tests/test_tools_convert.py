@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import concurrent.futures
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
