@@ -1,5 +1,6 @@
 """The paired-run harness on real TensorFlow: every built-in case agrees in every mode."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -114,6 +115,29 @@ def test_a_wrong_rewrite_is_a_mismatch_with_its_errors(tmp_path):
     assert row.max_rel_err > 1e-3  # the output is scaled by 1.01
     assert "differs from tf1-graph" in row.error
     assert row.speedup_vs_tf1_graph is None  # tf1-graph was only the (untimed) reference
+
+
+def test_quick_xla_skips_its_own_probe_compile_only_when_tf2_functions_agreed(tmp_path):
+    # --quick: XLA's forward pass and gradients cost a compile as long as its step's; they are compiled only when
+    # tf2-function's (the same traced code) did not agree or did not run, or when XLA's own steps disagree
+    registry = {c.name: c for c in load_cases_file("tests/data/user_cases.py")}
+    modes = ("tf1-graph", "tf2-eager", "tf2-function", "tf2-xla")
+    config = harness.RunConfig(cases=("user-regression", "user-mismatch"), modes=modes, xla_probes=False,
+                               **QUICK_TEST)
+    result = harness.run(config, registry, tmp_path, "quick-xla")
+    everything = ["forward", "gradients['w']", "gradients['b']", "losses", "weights['w']", "weights['b']"]
+    checked = {r.mode: [c["name"] for c in r.equivalence["checks"]] for r in result.results if r.case == "user-regression"}
+    assert checked == {"tf1-graph": everything, "tf2-eager": everything, "tf2-function": everything,
+                       "tf2-xla": ["losses", "weights['w']", "weights['b']"]}
+    xla = result.find("user-regression", "tf2-xla")
+    assert xla.status == "ok" and "tf2-function's, the same traced code, agreed" in xla.equivalence["compared"]
+    wrong = result.find("user-mismatch", "tf2-xla")  # tf2-function disagreed: XLA probes too, and says where
+    assert wrong.status == "mismatch" and "compared" not in wrong.equivalence
+    assert [c["name"] for c in wrong.equivalence["checks"]] == everything
+    assert wrong.error.startswith("the forward pass differs from tf1-graph")
+    alone = harness.run(dataclasses.replace(config, cases=("user-regression",), modes=("tf1-graph", "tf2-xla")),
+                        registry, tmp_path, "xla-alone")  # no tf2-function to vouch for the traced code
+    assert [c["name"] for c in alone.find("user-regression", "tf2-xla").equivalence["checks"]] == everything
 
 
 def test_run_config_rejects_bad_values():

@@ -137,6 +137,7 @@ def run(cases, modes, levers, batch_size, steps, repeats, target, case_budget, l
         mode_timeout_s=mode_timeout,
         distributed=distributed or 0,
         optimized_graphs=preset.get("optimized_graphs", True),
+        xla_probes=preset.get("xla_probes", True),
     )
     try:
         result = harness.run(config, registry, logdir, run_name, overwrite=overwrite,

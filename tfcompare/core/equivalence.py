@@ -15,7 +15,7 @@ import numpy as np
 from tfcompare.core.modes import REFERENCE_MODE as REFERENCE
 
 __all__ = ["Tolerance", "TOLERANCES", "Check", "Equivalence", "compare", "snapshot", "leak", "diagnose",
-           "gradients_of", "non_finite", "rerun_difference", "tolerance"]
+           "gradients_of", "same_quantities", "STEPS_ONLY", "non_finite", "rerun_difference", "tolerance"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,15 +141,32 @@ def non_finite(values: Mapping[str, np.ndarray]) -> str | None:
             f"last step ({_count(next(iter(bad.values())))})")
 
 
-def snapshot(runner, batch, batches) -> dict[str, np.ndarray]:
-    """Everything the equivalence check compares, from a runner reset to the initial weights."""
+STEPS_ONLY = ("the K-step losses and the weights after them; this mode's own forward pass and gradients were not "
+              "compiled (--quick: another XLA compile): tf2-function's, the same traced code, agreed")
+
+
+def snapshot(runner, batch, batches, probes: bool = True) -> dict[str, np.ndarray]:
+    """Everything the equivalence check compares, from a runner reset to the initial weights.
+
+    `probes=False` leaves out the forward output and the gradients on the first batch; the K steps still check
+    the mode end to end.
+    """
     runner.reset()
-    forward, gradients = runner.probe(batch)
-    out = {"forward": np.asarray(forward)}
-    out.update({f"gradients[{k!r}]": np.asarray(v) for k, v in gradients.items()})
+    out = {}
+    if probes:
+        forward, gradients = runner.probe(batch)
+        out["forward"] = np.asarray(forward)
+        out.update({f"gradients[{k!r}]": np.asarray(v) for k, v in gradients.items()})
     out["losses"] = np.asarray(runner.train(batches))
     out.update({f"weights[{k!r}]": np.asarray(v) for k, v in runner.weights().items()})
     return out
+
+
+def same_quantities(reference: Mapping[str, np.ndarray], values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The reference's quantities that a steps-only snapshot has (the whole reference when `values` has probes)."""
+    if "forward" in values:
+        return dict(reference)
+    return {k: v for k, v in reference.items() if k == "losses" or k.startswith("weights[")}
 
 
 def gradients_of(values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
