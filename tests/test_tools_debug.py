@@ -182,3 +182,13 @@ def test_a_hanging_mode_times_out_and_ctrl_c_keeps_what_finished(tmp_path):
         "numerics tf1-graph: finite: the forward output and gradients on the comparison batch, and 1 step",
         "numerics tf2-eager: error: timed out after 3 s (trouble-hang/tf2-eager: build and steps)",
         "interrupted (Ctrl-C): the findings above are the ones that finished"]
+
+
+def test_the_json_of_a_nan_finding_is_strict_json():
+    # a diverging mode's losses are NaN from some step: written as "nan", as in results.json (json.dumps alone
+    # wrote the token NaN, which strict JSON readers refuse)
+    from tfcompare.tools.debug.report import DebugReport, Divergence
+    report = DebugReport("c", ["tf2-eager"], 3, "rtol=0.0001 atol=1e-05", divergence=[Divergence(
+        "tf2-eager", "tf1-graph", 3, 2, ["loss"], [1.0, float("nan"), float("inf")], [1.0, 0.5, 0.25])])
+    doc = json.loads(report.json_text(), parse_constant=lambda token: pytest.fail(f"invalid JSON token {token}"))
+    assert doc["divergence"][0]["losses"] == [1.0, "nan", "inf"]

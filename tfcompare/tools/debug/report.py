@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from tfcompare.core.results import finite_safe
+
 __all__ = ["NonFinite", "PassSearch", "Divergence", "DebugReport"]
 
 
@@ -157,4 +159,5 @@ class DebugReport:
         return doc
 
     def json_text(self) -> str:
-        return json.dumps(self.to_json(), indent=2, default=str)
+        # finite-safe as results.json: a NaN found is "nan", never the invalid JSON token NaN
+        return json.dumps(finite_safe(self.to_json()), indent=2, allow_nan=False, default=str)
