@@ -18,7 +18,7 @@ from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.tools.pair import batches, dropout, initialisation, noise
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
 
-__all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches"]
+__all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches", "op_site"]
 
 _PASS_THROUGH = {"Identity", "ReadVariableOp", "Cast", "Enter", "Switch", "Merge"}
 
@@ -27,7 +27,8 @@ class Stop(BaseException):
     """Raised inside the script once K steps are recorded; a BaseException so `except Exception` lets it pass."""
 
 
-def _site(op, script: str) -> str:
+def op_site(op, script: str) -> str:
+    """`line N`: where in the script an op was made."""
     frames = [f for f in (op.traceback or []) if f.filename == script]
     return f"line {frames[-1].lineno}" if frames else "?"
 
@@ -166,7 +167,7 @@ class TF1Probe:
         for i, (v, value) in enumerate(zip(variables, values)):
             key = v.op.name
             rec.variables.append(Variable(key=key, name=key, shape=list(np.shape(value)), dtype=v.dtype.base_dtype.name,
-                                          site=_site(v.op, self.script), created=created[i], used=use.get(i),
+                                          site=op_site(v.op, self.script), created=created[i], used=use.get(i),
                                           init=stats(value), scheme=initialisation.tf1_scheme(v, sess)))
             rec.arrays[f"init/{key}"] = np.asarray(value)
         dtypes = {feed_name(k): k.dtype.base_dtype.name for k in feed if hasattr(k, "dtype")}
@@ -181,7 +182,7 @@ class TF1Probe:
             rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings, "extras": side.extras}
         forward = ancestors([self.loss])
         rec.ops = forward_op_counts(op.type for op in forward)
-        rec.dropout = dropout.fed_rates(self._run, sess, feed, forward, lambda op: _site(op, self.script))
+        rec.dropout = dropout.fed_rates(self._run, sess, feed, forward, lambda op: op_site(op, self.script))
         if self.dropout_mode == dropout.OFF:
             rec.dropout_replaced = sum(1 for t in self._replaced if getattr(t, "op", None) in forward)
 

@@ -18,6 +18,7 @@ import traceback
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.eager import record as _tape
 from tensorflow.python.ops import resource_variable_ops as _rvo
 
 from tfcompare.core.graphs import ancestors
@@ -149,10 +150,10 @@ class TF2Probe:
         self._install_dropout(keras)
 
     def _count_replaced(self, out) -> None:
-        """A replaced dropout call: counted in the first step, as `_install_dropout` names them; a call on symbolic
-        tensors (Keras building a model by calling it once on placeholders) computes nothing and is not counted."""
+        """A replaced dropout call of the first training step: under a recording GradientTape (an evaluation before
+        it is not counted, nor a call on symbolic tensors: Keras building a model by calling it on placeholders)."""
         if not self.busy and self.mode == "normal" and not self.record.steps and tf.executing_eagerly() \
-                and not tf.is_symbolic_tensor(out):
+                and not tf.is_symbolic_tensor(out) and _tape.could_possibly_record():
             self.record.dropout_replaced += 1
 
     def _install_dropout(self, keras) -> None:
