@@ -56,9 +56,11 @@ def _subclasses(cls) -> set:
 
 
 def fed_rates(run, sess, feed, forward, site) -> list[dict]:
-    """The rate each dropout in a TF1 step is fed (`random >= rate` keeps an element; rate = 1 - keep_prob): per
-    dropout {rate, how, live}. `run` is the unpatched Session.run, `forward` the loss's ancestors."""
+    """The rate each dropout in a TF1 step is fed or set (`random >= rate` keeps an element; rate = 1 - keep_prob):
+    per dropout {rate, how, live}. `run` is the unpatched Session.run, `forward` the loss's ancestors."""
     import numpy as np
+
+    from tfcompare.core.graphs import ancestors
 
     masks = [op for op in forward if op.type == "GreaterEqual" and op.inputs[0].op.type == "RandomUniform"]
     if not masks:
@@ -70,7 +72,9 @@ def fed_rates(run, sess, feed, forward, site) -> list[dict]:
     out = []
     for op, rate in zip(masks, rates):
         rate = float(np.max(rate))
-        out.append({"rate": rate, "how": f"rate {rate:g} (keep_prob {1 - rate:g}) fed, {site(op)}", "live": rate > 0})
+        fed = any(a.type in ("Placeholder", "PlaceholderWithDefault") for a in ancestors([op.inputs[1]]))
+        out.append({"rate": rate, "how": f"rate {rate:g} (keep_prob {1 - rate:g}) {'fed' if fed else 'set'}, "
+                                         f"{site(op)}", "live": rate > 0})
     return out
 
 
