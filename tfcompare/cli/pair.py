@@ -21,13 +21,17 @@ __all__ = ["pair", "run_tf1"]
               help="Training steps compared (each script is stopped after them).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=1, max=3600), default=120, show_default=True,
               callback=_seconds, help="Seconds each script may take to reach its steps.")
+@click.option("--dropout", type=click.Choice(["as-written", "off"]), default="as-written", show_default=True,
+              help="off: every dropout both scripts call (tf.nn.dropout, tf.compat.v1.nn.dropout, keras Dropout) is "
+                   "the identity, in both processes (the files are unchanged): each side would draw its own masks, "
+                   "so live dropout cannot agree step by step. The output says how many calls were replaced.")
 @click.option("--emit-case", "emit_case", type=click.Path(dir_okay=False), metavar="OUT.py",
               help="When the pair agrees, write a cases file for `tfcompare run --cases-file OUT.py` "
                    "(refuses an existing file).")
 @click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: pair-<tf2 script>-<time>.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_name, as_json):
+def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, logdir, run_name, as_json):
     """Does TF2_SCRIPT train like TF1_SCRIPT? Each runs unchanged in its own process (ARGS after `--` go to both);
     TF2 gets TF1's initial weights and batches; the first steps' losses, gradients and weights are compared and
     each known cause of a difference is named (optimizer, learning rate, loss reduction, extra ops, initialisation).
@@ -52,7 +56,8 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, emit_case, logdir, run_
     # TensorFlow (for the TensorBoard run) is imported here while the two scripts run in their own processes
     importer = threading.Thread(target=importlib.import_module, args=("tfcompare.report.tensorboard",), daemon=True)
     importer.start()
-    result = pair_scripts(tf1_script, tf2_script, PairOptions(steps=steps, timeout_s=timeout_s, args=tuple(args)))
+    options = PairOptions(steps=steps, timeout_s=timeout_s, args=tuple(args), dropout=dropout)
+    result = pair_scripts(tf1_script, tf2_script, options)
     importer.join()  # never exit with TensorFlow half imported
     folder = None
     if result.status != FAILED or result.findings:  # a run that could not compare keeps what it learned

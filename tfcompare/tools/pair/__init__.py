@@ -16,12 +16,13 @@ from tfcompare.core.equivalence import TOLERANCES
 from tfcompare.core.errors import legacy_hint
 from tfcompare.core.results import json_text
 from tfcompare.tools.pair import noise
+from tfcompare.tools.pair.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
 from tfcompare.tools.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
                                             unpaired_findings)
 from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_sides
 from tfcompare.tools.pair.record import SideRecord, load
 
-__all__ = ["PairOptions", "PairResult", "pair_scripts", "MAX_STEPS", "AGREE", "DIFFER", "FAILED"]
+__all__ = ["PairOptions", "PairResult", "pair_scripts", "MAX_STEPS", "AGREE", "DIFFER", "FAILED", "DROPOUT_MODES"]
 
 MAX_STEPS = 20
 AGREE, DIFFER, FAILED = "agree", "differ", "failed"
@@ -32,17 +33,21 @@ _NOT_SUBSTITUTED = ("tfcompare replaces only known loaders (input_data.read_data
 
 @dataclasses.dataclass(frozen=True)
 class PairOptions:
-    """How a pair runs: K steps compared, each side's time limit, the ARGS both scripts get."""
+    """How a pair runs: K steps compared, each side's time limit, the ARGS both scripts get, dropout as written or
+    off on both sides (`dropout.MODES`)."""
 
     steps: int = 3
     timeout_s: float = 120.0
     args: tuple[str, ...] = ()
+    dropout: str = AS_WRITTEN
 
     def __post_init__(self):
         if not 1 <= self.steps <= MAX_STEPS:
             raise ValueError(f"steps must be 1..{MAX_STEPS}, got {self.steps}")
         if not self.timeout_s > 0:
             raise ValueError(f"the time limit must be positive, got {self.timeout_s}")
+        if self.dropout not in DROPOUT_MODES:
+            raise ValueError(f"dropout must be one of {', '.join(DROPOUT_MODES)}, got {self.dropout!r}")
 
 
 @dataclasses.dataclass
@@ -64,6 +69,7 @@ class PairResult:
     tolerance: str = str(TOLERANCES["float32"])
     noise_floor: str = ""  # how TF1's own noise floor was measured, or why it was not
     floor_factor: float = noise.FACTOR
+    dropout: str = ""  # --dropout off: what tfcompare replaced on each side
     tensorboard: str = ""  # the TensorBoard run the command wrote
     wall_s: float = 0.0
 
@@ -95,6 +101,8 @@ class PairResult:
                        f"{c.weights_rel_err:.2g} (floor {_floor(c.weights_floor)}; max abs "
                        f"{c.weights_max_abs_err:.2g})  {flag}")
         out.append(f"noise floor: {self.noise_floor}")
+        if self.dropout:
+            out.append(f"dropout: {self.dropout}")
         for side in ("tf1", "tf2"):
             s = self.sides.get(side, {})
             out.append(f"{side.upper()}: optimizer {s.get('optimizer')}, loss reduction {s.get('reduction')}, "
@@ -175,7 +183,8 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
     result = PairResult(str(tf1_script), str(tf2_script), options.steps, list(options.args))
     folder = pair_folder()
     try:
-        ended = run_sides(tf1_path, tf2_path, folder, options.steps, options.args, options.timeout_s)
+        ended = run_sides(tf1_path, tf2_path, folder, options.steps, options.args, options.timeout_s,
+                          dropout=options.dropout)
         tf1, tf2 = load(folder, "tf1"), load(folder, "tf2")
         if _failure(result, "tf1", tf1, ended["tf1"], folder, options.timeout_s) or \
                 _failure(result, "tf2", tf2, ended["tf2"], folder, options.timeout_s):
@@ -207,6 +216,10 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
         result.notes.append(f"only {min(tf1.steps, tf2.steps)} steps ran (TF1 {tf1.steps}, TF2 {tf2.steps})")
     result.notes += list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution + [_EAGER_NOTE]))
     result.sides = {"tf1": _side_summary(tf1), "tf2": _side_summary(tf2)}
+    if tf1.dropout_replaced is not None:
+        left = [side for side, rec in (("TF1", tf1), ("TF2", tf2))
+                if any(d["live"] for d in rec.dropout) or (rec.ops or {}).get("Dropout")]
+        result.dropout = dropout_text(tf1.dropout_replaced, tf2.dropout_replaced or 0, left)
     result.case = _case_parts(tf1, tf2, pairs)
 
 

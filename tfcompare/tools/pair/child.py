@@ -1,4 +1,5 @@
-"""The process that runs one script of a pair: `python -m tfcompare.tools.pair.child SIDE SCRIPT FOLDER K [ARGS]`.
+"""The process that runs one script of a pair: `python -m tfcompare.tools.pair.child SIDE SCRIPT FOLDER K DROPOUT
+[ARGS]` (DROPOUT: `dropout.MODES`).
 
 The TF2 side waits for the TF1 side's record (it needs TF1's initial weights and batches); both import
 TensorFlow meanwhile. The record is written whatever happens (steps done, a crash with its traceback, a
@@ -43,7 +44,8 @@ def _refuse_tf1_switches() -> None:
 
 
 def main(argv: list[str]) -> int:
-    side, script, folder, steps, args = argv[0], str(Path(argv[1]).resolve()), Path(argv[2]), int(argv[3]), argv[4:]
+    side, script, folder, steps, mode, args = argv[0], str(Path(argv[1]).resolve()), Path(argv[2]), int(argv[3]), \
+        argv[4], argv[5:]
     from tfcompare.tools.pair.record import SideRecord, load, save
 
     record = SideRecord(side=side, script=script)
@@ -60,7 +62,7 @@ def main(argv: list[str]) -> int:
         from tfcompare.tools.pair.probe_tf1 import Stop, TF1Probe
 
         install_legacy(script, record.notes)  # tf.contrib, tf.estimator: in this child only
-        probe = TF1Probe(record, steps, script)
+        probe = TF1Probe(record, steps, script, mode)
         probe.install()
         run = lambda: run_script(script, args, {}, lambda tree: record.notes.extend(as_tf1(tree)))  # noqa: E731
         finish = lambda: None  # noqa: E731
@@ -76,7 +78,7 @@ def main(argv: list[str]) -> int:
             time.sleep(0.05)
         if tf1.status != "ok" or not tf1.steps:
             return 0
-        probe = TF2Probe(record, tf1, steps, script)
+        probe = TF2Probe(record, tf1, steps, script, mode)
         names = probe.install()
         _refuse_tf1_switches()
         wrapped: list[str] = []

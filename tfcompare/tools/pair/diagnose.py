@@ -310,8 +310,8 @@ def _dropout(tf1: SideRecord, tf2: SideRecord, steps_differ: bool) -> list[Findi
     text = f"dropout: {said('TF1')}, {said('TF2')}"
     if both:
         return [Finding("randomness", f"{text}: each side draws its masks from its own generator, so the steps cannot "
-                                      "agree; compare with dropout off on both sides (keep_prob 1.0 / rate 0 / "
-                                      "training=False)")]
+                                      "agree; compare with dropout off on both sides (tfcompare pair --dropout "
+                                      "off)")]
     return [Finding("dropout", f"{text}: one side drops units and the other does not", True)]
 
 

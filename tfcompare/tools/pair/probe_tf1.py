@@ -15,10 +15,10 @@ from tensorflow.python.client import session as _session
 
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
-from tfcompare.tools.pair import batches, initialisation, noise
+from tfcompare.tools.pair import batches, dropout, initialisation, noise
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
 
-__all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches"]
+__all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches", "op_site"]
 
 _PASS_THROUGH = {"Identity", "ReadVariableOp", "Cast", "Enter", "Switch", "Merge"}
 
@@ -27,7 +27,8 @@ class Stop(BaseException):
     """Raised inside the script once K steps are recorded; a BaseException so `except Exception` lets it pass."""
 
 
-def _site(op, script: str) -> str:
+def op_site(op, script: str) -> str:
+    """`line N`: where in the script an op was made."""
     frames = [f for f in (op.traceback or []) if f.filename == script]
     return f"line {frames[-1].lineno}" if frames else "?"
 
@@ -85,8 +86,9 @@ def optimizer_patches(found: dict) -> list[tuple]:
 class TF1Probe:
     """Install with `install()`; the script then runs as usual until `Stop`."""
 
-    def __init__(self, record: SideRecord, steps: int, script: str):
-        self.record, self.steps, self.script = record, steps, script
+    def __init__(self, record: SideRecord, steps: int, script: str, dropout_mode: str = dropout.AS_WRITTEN):
+        self.record, self.steps, self.script, self.dropout_mode = record, steps, script, dropout_mode
+        self._replaced: list = []  # --dropout off: what each replaced dropout returned (an Identity in the graph)
         self.found: dict = {}  # loss, train_op, grads_and_vars: see optimizer_patches
         self._run = _session.BaseSession.run
         self._start: list | None = None  # every global variable's value before the first step
@@ -116,6 +118,8 @@ class TF1Probe:
 
         for owner, name, value in [*optimizer_patches(self.found), (_session.BaseSession, "run", run)]:
             setattr(owner, name, value)
+        if self.dropout_mode == dropout.OFF:
+            dropout.switch_off(lambda x: tf.identity(x, name="dropout_off"), self._replaced.append)
 
     def _trains(self, fetches) -> bool:
         return runs(fetches, self.train_op)
@@ -163,7 +167,7 @@ class TF1Probe:
         for i, (v, value) in enumerate(zip(variables, values)):
             key = v.op.name
             rec.variables.append(Variable(key=key, name=key, shape=list(np.shape(value)), dtype=v.dtype.base_dtype.name,
-                                          site=_site(v.op, self.script), created=created[i], used=use.get(i),
+                                          site=op_site(v.op, self.script), created=created[i], used=use.get(i),
                                           init=stats(value), scheme=initialisation.tf1_scheme(v, sess)))
             rec.arrays[f"init/{key}"] = np.asarray(value)
         dtypes = {feed_name(k): k.dtype.base_dtype.name for k in feed if hasattr(k, "dtype")}
@@ -178,21 +182,9 @@ class TF1Probe:
             rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings, "extras": side.extras}
         forward = ancestors([self.loss])
         rec.ops = forward_op_counts(op.type for op in forward)
-        self._dropout(sess, feed, forward)
-
-    def _dropout(self, sess, feed, forward) -> None:
-        """The rate each dropout in the step is fed (`random >= rate` keeps an element; rate = 1 - keep_prob)."""
-        masks = [op for op in forward if op.type == "GreaterEqual" and op.inputs[0].op.type == "RandomUniform"]
-        if not masks:
-            return
-        try:
-            rates = self._run(sess, [op.inputs[1] for op in masks], feed)
-        except Exception:
-            return
-        for op, rate in zip(masks, rates):
-            rate = float(np.max(rate))
-            self.record.dropout.append({"rate": rate, "how": f"rate {rate:g} (keep_prob {1 - rate:g}) fed, "
-                                                            f"{_site(op, self.script)}", "live": rate > 0})
+        rec.dropout = dropout.fed_rates(self._run, sess, feed, forward, lambda op: op_site(op, self.script))
+        if self.dropout_mode == dropout.OFF:
+            rec.dropout_replaced = sum(1 for t in self._replaced if getattr(t, "op", None) in forward)
 
     def _use_order(self, variables) -> dict[int, int]:
         """Position of each variable's first use on the way from the inputs to the loss (graph order)."""

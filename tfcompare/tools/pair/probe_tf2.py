@@ -18,13 +18,14 @@ import traceback
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.eager import record as _tape
 from tensorflow.python.ops import resource_variable_ops as _rvo
 
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf2_optimizer
 from tfcompare.tools.pair.align import PairingError, confirm, provisional
 from tfcompare.tools.pair.record import SideRecord, Variable, forward_op_counts, stats
-from tfcompare.tools.pair import batches, initialisation
+from tfcompare.tools.pair import batches, dropout, initialisation
 from tfcompare.tools.pair.probe_tf1 import Stop
 
 __all__ = ["TF2Probe", "STEP_WRAPPER", "SubstitutionError", "wrap_steps"]
@@ -58,8 +59,10 @@ class TF2Probe:
     """Install with `install()` (and `creator` as the script's variable creator scope); `finish()` after the
     script stops fills in the probes. Everything observed goes into `record`."""
 
-    def __init__(self, record: SideRecord, tf1: SideRecord, steps: int, script: str):
+    def __init__(self, record: SideRecord, tf1: SideRecord, steps: int, script: str,
+                 dropout_mode: str = dropout.AS_WRITTEN):
         self.record, self.tf1, self.steps, self.script = record, tf1, steps, script
+        self.dropout_mode = dropout_mode
         self.variables: dict[str, tf.Variable] = {}  # trainable, by key
         self.by_id: dict[int, str] = {}
         self.every: list[tf.Variable] = []  # every variable the script made (restored after probes)
@@ -111,6 +114,9 @@ class TF2Probe:
         tf.GradientTape.gradient = gradient
         _rvo.BaseResourceVariable._read_variable_op = read_variable_op
         self._install_keras()
+        if self.dropout_mode == dropout.OFF:  # outermost: the calls never reach _install_dropout's wrappers
+            self.record.dropout_replaced = 0
+            dropout.switch_off(tf.identity, self._count_replaced)
         return {STEP_WRAPPER: self._step_wrapper}
 
     def _install_keras(self) -> None:
@@ -142,6 +148,13 @@ class TF2Probe:
 
         BaseOptimizer.apply, keras.Model.fit = apply_patched, fit_patched
         self._install_dropout(keras)
+
+    def _count_replaced(self, out) -> None:
+        """A replaced dropout call of the first training step: under a recording GradientTape (an evaluation before
+        it is not counted, nor a call on symbolic tensors: Keras building a model by calling it on placeholders)."""
+        if not self.busy and self.mode == "normal" and not self.record.steps and tf.executing_eagerly() \
+                and not tf.is_symbolic_tensor(out) and _tape.could_possibly_record():
+            self.record.dropout_replaced += 1
 
     def _install_dropout(self, keras) -> None:
         """Each dropout the first step calls: a Keras Dropout layer (its rate, and whether it trains) or

@@ -15,6 +15,7 @@ from pathlib import Path
 from tfcompare.core.budget import available_bytes
 from tfcompare.core.children import OWNER, Descendants, die_with_parent, kill_strays, spawning, sub_reaper
 from tfcompare.core.files import pid_temp_dir, process_stamp, remove_dead_temp_dirs
+from tfcompare.tools.pair.dropout import AS_WRITTEN
 
 __all__ = ["run_sides", "run_child", "output_tail", "OverLimit", "pair_folder", "memory_limit"]
 
@@ -40,9 +41,9 @@ def pair_folder(prefix: str = _TEMP_PREFIX) -> Path:
     return pid_temp_dir(parent, prefix)
 
 
-def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...]) -> subprocess.Popen:
-    return _popen(side, ["-m", "tfcompare.tools.pair.child", side, str(script), str(folder), str(steps), *args],
-                  script.parent, folder)
+def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...], dropout: str) -> subprocess.Popen:
+    return _popen(side, ["-m", "tfcompare.tools.pair.child", side, str(script), str(folder), str(steps), dropout,
+                         *args], script.parent, folder)
 
 
 def _popen(side: str, argv: list[str], cwd: Path, folder: Path) -> subprocess.Popen:
@@ -70,8 +71,9 @@ def _gb(n: int) -> str:
 
 
 def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, ...], timeout_s: float,
-              memory_limit_bytes: int | None = None) -> dict:
-    """Run both sides; returns {side: None | "timeout" | OverLimit | exit code} for what each process did.
+              memory_limit_bytes: int | None = None, dropout: str = AS_WRITTEN) -> dict:
+    """Run both sides (`dropout`: one of `dropout.MODES`); returns {side: None | "timeout" | OverLimit | exit code}
+    for what each process did.
 
     TF1's limit counts from the start; TF2's from TF1's record (it waits for TF1's weights and batches). A side
     whose processes together hold more than `memory_limit_bytes` resident (default `memory_limit()`) is killed.
@@ -80,7 +82,8 @@ def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, .
     kill_strays()  # what a pair killed by SIGKILL left running
     with sub_reaper():
         with spawning():
-            procs = {"tf1": _start("tf1", tf1, folder, steps, args), "tf2": _start("tf2", tf2, folder, steps, args)}
+            procs = {side: _start(side, script, folder, steps, args, dropout) for side, script in (("tf1", tf1),
+                                                                                                   ("tf2", tf2))}
             tree = Descendants({side: proc.pid for side, proc in procs.items()})
         try:
             return _watch(procs, tree, folder, timeout_s, limit)

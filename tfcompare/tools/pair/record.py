@@ -72,6 +72,9 @@ class SideRecord:
     inputs: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # TF2: each step input's TF1 feed
     substitution: list[str] = dataclasses.field(default_factory=list)
     dropout: list[dict] = dataclasses.field(default_factory=list)  # each dropout of the first step: rate, how, live
+    # --dropout off: the dropout calls replaced by the identity (TF1: in the training step's graph; TF2: in its
+    # first step); None: dropout as written
+    dropout_replaced: int | None = None
     tfcompare_caused: bool = False  # the failure came from tfcompare's substitution, not from the script
     seconds: float = 0.0
     repeat: float = 0.0  # TF1: the first loss read twice, relative gap (not 0: random numbers drawn live)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tfcompare.core.errors import legacy_hint
 from tfcompare.core.results import json_text
+from tfcompare.tools.pair.dropout import AS_WRITTEN
 from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_child
 from tfcompare.tools.pair.record import load
 
@@ -84,7 +85,8 @@ def run_tf1(script: str | Path, steps: int = 5, timeout_s: float = 120.0, args: 
     result = RunTF1Result(str(script), steps, list(args))
     folder = pair_folder("tfcompare-run-tf1-")
     try:
-        ended = run_child(["-m", "tfcompare.tools.pair.child", "tf1", str(path), str(folder), str(steps), *args],
+        ended = run_child(["-m", "tfcompare.tools.pair.child", "tf1", str(path), str(folder), str(steps), AS_WRITTEN,
+                           *args],
                           path.parent, folder, timeout_s)
         if isinstance(ended, OverLimit):
             result.error = str(ended)

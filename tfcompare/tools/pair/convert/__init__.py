@@ -3,7 +3,8 @@
 The TF1 script runs (in pair's TF1 child setting) to its first training step; the graph it built there is
 translated op by op into a `tf.Module`, a Keras optimizer with TF1's settings and a `@tf.function` step, and
 the script's own code around it is carried over (`writer`, `ops`, `source`). Then `pair OLD NEW` runs and its
-verdict is the verdict of the conversion. Part of `pair` because it is pair's TF1 side and pair's proof.
+verdict is the verdict of the conversion (with `--dropout off` when the converted step has a live dropout: two
+processes cannot draw the same masks; the written script keeps its dropout). Part of `pair` because it is pair's TF1 side and pair's proof.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from tfcompare.core.results import json_text
 from tfcompare.tools.pair import AGREE, PairOptions, PairResult, pair_scripts
+from tfcompare.tools.pair.dropout import AS_WRITTEN, OFF
 from tfcompare.tools.pair.processes import OverLimit, output_tail, pair_folder, run_child
 
 __all__ = ["ConvertOptions", "ConvertResult", "convert_script", "WRITTEN_AGREES", "WRITTEN_DIFFERS", "FAILED",
@@ -47,6 +49,7 @@ class ConvertResult:
     todos: list[str] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
     pair: PairResult | None = None
+    proof: str = ""  # how pair ran, when not as written (dropout off, and why)
     wall_s: float = 0.0
 
     def to_json(self) -> dict:
@@ -66,6 +69,8 @@ class ConvertResult:
                                                  else " (nothing left to do by hand)"))
         out += [f"  TODO: {t}" for t in self.todos]
         out += [f"note: {n}" for n in self.notes]
+        if self.proof:
+            out.append(f"proof: {self.proof}")
         if self.pair is not None:
             out += ["", *self.pair.lines(), ""]
             out.append("CONVERTED: the TF2 script trains as the TF1 script does (pair agrees)"
@@ -115,8 +120,13 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
         result.wall_s = time.perf_counter() - started
         return result
     if options.check:
+        live = report.get("dropout", [])
+        if live:
+            result.proof = (f"pair runs with dropout off on both sides (--dropout off), because the TF1 training step "
+                            f"has a live dropout ({'; '.join(d['how'] for d in live)}): two processes draw different "
+                            f"masks, so live dropout cannot agree step by step; {tf2_script} keeps its dropout")
         result.pair = pair_scripts(old, new, PairOptions(steps=options.steps, timeout_s=options.timeout_s,
-                                                         args=options.args))
+                                                         args=options.args, dropout=OFF if live else AS_WRITTEN))
         result.status = WRITTEN_AGREES if result.pair.status == AGREE else WRITTEN_DIFFERS
     else:
         result.status = WRITTEN_DIFFERS

@@ -4,7 +4,8 @@ STYLE [ARGS]`.
 The script runs as `pair`'s TF1 side runs it (`tensorflow.compat.v1`, the legacy runtime, the known loaders
 replaced by seeded synthetic data) up to its first training `Session.run`; there the graph, the session and
 the script's globals are read and the TF2 script is written to OUT (atomically); the script is then stopped.
-REPORT gets what happened (JSON), whatever happens.
+REPORT gets what happened (JSON), whatever happens, with each dropout live in that step (`convert` then proves
+the rewrite with dropout off on both sides).
 """
 
 from __future__ import annotations
@@ -28,16 +29,18 @@ def _write_atomically(path: Path, text: str) -> None:
 def main(argv: list[str]) -> int:
     script, out, report_path, style, args = str(Path(argv[0]).resolve()), Path(argv[1]), Path(argv[2]), argv[3], \
         argv[4:]
-    report = {"status": "no-step", "error": "", "traceback": "", "todos": [], "notes": []}
+    report = {"status": "no-step", "error": "", "traceback": "", "todos": [], "notes": [], "dropout": []}
     try:
         import tensorflow as tf
         from tensorflow.python.client import session as _session
 
+        from tfcompare.core.graphs import ancestors
         from tfcompare.core.legacy import install as install_legacy
+        from tfcompare.tools.pair.dropout import fed_rates
         from tfcompare.tools.pair.convert import calls
         from tfcompare.tools.pair.convert.writer import write
         from tfcompare.tools.pair.loaders import install as install_loaders
-        from tfcompare.tools.pair.probe_tf1 import Stop, optimizer_patches, runs
+        from tfcompare.tools.pair.probe_tf1 import Stop, op_site, optimizer_patches, runs
         from tfcompare.tools.pair.scripts import as_tf1, run_script
 
         install_loaders(report["notes"])
@@ -65,6 +68,9 @@ def main(argv: list[str]) -> int:
                 raise Stop
             _write_atomically(out, written.text)
             report.update(status="ok", todos=written.todos, notes=report["notes"] + written.notes)
+            rates = fed_rates(original, self, dict(feed_dict or {}), ancestors([found["loss"]]),
+                              lambda op: op_site(op, script))
+            report["dropout"] = [d for d in rates if d["live"]]
             raise Stop
 
         _session.BaseSession.run = run
