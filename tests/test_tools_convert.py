@@ -225,6 +225,38 @@ def test_a_graph_used_for_more_than_its_default_stays_a_todo():
     assert kept.todos == ["TF1 graph code run after the first training step from TF1 line 9: graph.finalize()"]
 
 
+def test_summaries_not_translated_and_other_writer_calls_stay_todos():
+    """A merged summary with an image in it is fetched as None: its add_summary stays a TODO, as does add_graph;
+    the writer itself, its close() and a Saver's save are written."""
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        x = tf.placeholder(tf.float32, [None, 2])
+        loss = tf.reduce_sum(x)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        merged = tf.summary.merge_all()
+        saver = tf.train.Saver(max_to_keep=2)
+        with tf.Session() as sess:
+            writer = tf.summary.FileWriter("logs", sess.graph, flush_secs=5)
+            for step in range(3):
+                _, summary = sess.run([train, merged], feed_dict={x: [[1.0, 2.0]]})
+                writer.add_summary(summary, step)
+                writer.add_graph(sess.graph)
+            writer.close()
+            saver.save(sess, "ckpt/model", global_step=step)
+    """)
+    plan = carried.Plan(graph={"x", "loss", "train", "merged", "saver"}, train={"train"},
+                        methods={"loss": ("model.loss", ["x"])}, step_args=["x"], loss="loss", tf_names={"tf"},
+                        placeholders={"x"}, untranslated={"merged"})
+    kept = carried.rewrite(source, plan, first_step_line=10)
+    tail = "\n".join(kept.tail)
+    assert "writer = tf.summary.create_file_writer('logs', flush_millis=5 * 1000)" in tail
+    assert "\nwriter.close()\n" in tail and not kept.summaries
+    assert "tf.train.Checkpoint(model=model, optimizer=optimizer).write('%s-%d' % ('ckpt/model', step))" in tail
+    assert [t.split(" from TF1 line ")[1] for t in kept.todos] == [
+        "10: _, summary = sess.run([train, merged], feed_dict={x: [[1.0, 2.0]]})",
+        "11: writer.add_summary(summary, step)", "12: writer.add_graph(sess.graph)"]
+
+
 def test_tf1_script_needing_tf_keras_gets_pairs_advice(tmp_path):
     """tf.layers.conv2d under Keras 3 fails in the TF1 run: convert says what pair's TF1 side says (exit 3)."""
     script = tmp_path / "layers_cnn.py"

@@ -324,11 +324,16 @@ class _Rewriter:
             def visit_Call(self, node):
                 self.generic_visit(node)
                 f = node.func
-                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in rewriter.writers \
-                        and f.attr == "add_summary" and len(node.args) == 2 and not node.keywords:
-                    rewriter.summaries = True
-                    return ast.copy_location(ast.Call(ast.Name("add_summary", ast.Load()),
-                                                      [f.value, *node.args], []), node)
+                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in rewriter.writers:
+                    # a fetch written as None (a summary kind not translated) must not reach add_summary
+                    if f.attr == "add_summary" and len(node.args) == 2 and not node.keywords and \
+                            rewriter.plan.summaries and not rewriter.plan.untranslated:
+                        rewriter.summaries = True
+                        return ast.copy_location(ast.Call(ast.Name("add_summary", ast.Load()),
+                                                          [f.value, *node.args], []), node)
+                    if f.attr not in ("close", "flush"):  # TF2's writer has these two of FileWriter's methods
+                        bad.append(node)
+                    return node
                 if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and
                         f.value.id in rewriter.savers and f.attr in ("save", "restore")):
                     return node
@@ -412,11 +417,13 @@ class _Rewriter:
             return []
         if self._loads(s) & (self.savers | self.writers):
             saved = self._saver_calls(s)
-            if saved is not None and not self._loads(saved[0]) & self.savers:
-                s = saved[0]
-                if not self._loads(s) & (self.tainted | self.sessions) - self.writers:
-                    self.tainted -= self._stores(s)
-                    return [self._note(n) for n in saved[1]] + [s]
+            if saved is None or self._loads(saved[0]) & self.savers:
+                self.tainted |= self._stores(s)
+                return [self._todo(s, "a TF1 Saver or FileWriter use tfcompare does not map")]
+            s = saved[0]
+            if not self._loads(s) & (self.tainted | self.sessions) - self.writers:
+                self.tainted -= self._stores(s)
+                return [self._note(n) for n in saved[1]] + [s]
         stores = self._stores(s) if not isinstance(s, ast.Expr) else set()
         if self._has_run(s):
             new, ok, had = self._calls(s)
