@@ -168,8 +168,8 @@ def _events(folder: Path) -> dict:
 
 def test_summaries_and_checkpoint_are_tf1s(converted, tmp_path):
     """TF1's merged summaries (two scalars, a histogram) and TF2's rewrite of them, read back from the event files
-    of 5 steps run as they are: the same tags at the same steps, scalars within float32 tolerance, the histogram's
-    min, max and count the same; the saver's save and restore are a tf.train.Checkpoint's, said in a comment."""
+    of 5 steps run as they are (their initial weights drawn alike): the same tags at the same steps, scalars within
+    float32 tolerance, the histogram's min, max and count the same; the saver's save and restore are a tf.train.Checkpoint's, said in a comment."""
     out, results = converted
     assert results["mlp_graph_summary_saver"].todos == []
     text = (out / "mlp_graph_summary_saver_tf2.py").read_text()
@@ -180,13 +180,18 @@ def test_summaries_and_checkpoint_are_tf1s(converted, tmp_path):
             "'model.ckpt'))") in text
     assert "tf.train.Checkpoint(model=model, optimizer=optimizer).read(save_path)" in text
     assert text.count("# NOTE(tfcompare): TF1's Saver.") == 2 and "the format differs" in text
+    # both sides draw their initial weights, in the same order, from one numpy generator
+    same_draws = ("import numpy as np\nrng = np.random.RandomState(0)\n"
+                  "def drawn(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None):\n"
+                  "    return tf.constant(np.clip(rng.randn(*shape), -2, 2).astype(np.float32) * stddev + mean)\n")
+    run = "script = sys.argv[1]\nsys.argv = sys.argv[1:]\nrunpy.run_path(script, run_name='__main__')\n"
     tf1 = ("import runpy, sys\nimport tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n"
-           "sys.modules['tensorflow'] = tf\nscript = sys.argv[1]\nsys.argv = sys.argv[1:]\n"
-           "runpy.run_path(script, run_name='__main__')\n")
+           "sys.modules['tensorflow'] = tf\n" + same_draws + "tf.truncated_normal = drawn\n" + run)
+    tf2 = "import runpy, sys\nimport tensorflow as tf\n" + same_draws + "tf.random.truncated_normal = drawn\n" + run
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "2"}
     events, printed = [], []
     for side, argv in (("tf1", ["-c", tf1, str(DATA / "mlp_graph_summary_saver.py")]),
-                       ("tf2", [str(out / "mlp_graph_summary_saver_tf2.py")])):
+                       ("tf2", ["-c", tf2, str(out / "mlp_graph_summary_saver_tf2.py")])):
         proc = subprocess.run([sys.executable, *argv, "--steps", "5", "--logdir", str(tmp_path / side / "logs"),
                                "--ckpt_dir", str(tmp_path / side / "ckpt")], capture_output=True, text=True,
                               timeout=300, cwd=tmp_path, env=env)

@@ -1,8 +1,7 @@
 """An L2-regularised MLP in the style of the Udacity deep-learning assignments: the model inside `graph =
 tf.Graph()` / `with graph.as_default():`, `tf.Session(graph=graph)`, TensorBoard summaries (two scalars and a
 histogram) collected by merge_all and fetched in the training run, a FileWriter given `session.graph`, and a
-Saver that saves and restores the variables at the end. The weights start constant, so that the TF1 script and its
-TF2 rewrite, each run on its own, write the same summaries (a test reads both event files)."""
+Saver that saves and restores the variables at the end."""
 import argparse
 import os
 import tempfile
@@ -33,9 +32,9 @@ with graph.as_default():
     tf_train_dataset = tf.placeholder(tf.float32, shape=(None, 48))
     tf_train_labels = tf.placeholder(tf.float32, shape=(None, 6))
 
-    weights_1 = tf.Variable(tf.constant(0.05, shape=[48, num_hidden]))
+    weights_1 = tf.Variable(tf.truncated_normal([48, num_hidden], stddev=0.1))
     biases_1 = tf.Variable(tf.zeros([num_hidden]))
-    weights_2 = tf.Variable(tf.constant(-0.02, shape=[num_hidden, 6]))
+    weights_2 = tf.Variable(tf.truncated_normal([num_hidden, 6], stddev=0.1))
     biases_2 = tf.Variable(tf.zeros([6]))
 
     hidden = tf.nn.relu(tf.matmul(tf_train_dataset, weights_1) + biases_1)
