@@ -35,6 +35,7 @@ SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
     "logreg_gd": (), "mlp_adam": (), "cnn_dropout": ("--dropout", "1.0"), "autoencoder_rmsprop": (),
     "decay_momentum": (), "lstm_static_rnn": (), "mlp_batch_norm": (), "mlp_batch_norm_updates": (),
     "lstm_dynamic_rnn": (), "gru_centered_rmsprop": (), "softmax_interactive": (), "linreg_step_fetch": (),
+    "mlp_graph_summary_saver": (),
 }
 
 
@@ -145,6 +146,141 @@ def test_tutorial_scripts_print_what_the_tf1_scripts_print(converted, tmp_path):
             assert proc.returncode == 0, proc.stderr[-2000:]
             printed.append(proc.stdout)
         assert printed[0] == printed[1] and printed[0].count("\n") >= 3, printed
+
+
+def _events(folder: Path) -> dict:
+    """(tag, step) -> ("scalar", value) or ("histogram", (min, max, count)) from the event files in `folder`, TF1's
+    Summary protos (simple_value, HistogramProto) and TF2's (tensors: a scalar, buckets [left, right, count])."""
+    found = {}
+    for path in sorted(folder.glob("events.out.tfevents.*")):
+        for event in tf.compat.v1.train.summary_iterator(str(path)):
+            for v in event.summary.value:
+                if v.HasField("simple_value"):
+                    found[(v.tag, event.step)] = ("scalar", v.simple_value)
+                elif v.HasField("histo"):
+                    found[(v.tag, event.step)] = ("histogram", (v.histo.min, v.histo.max, v.histo.num))
+                else:
+                    value = tf.make_ndarray(v.tensor)
+                    found[(v.tag, event.step)] = ("scalar", float(value)) if value.ndim == 0 else \
+                        ("histogram", (value[0, 0], value[-1, 1], value[:, 2].sum()))
+    return found
+
+
+def test_summaries_and_checkpoint_are_tf1s(converted, tmp_path):
+    """TF1's merged summaries (two scalars, a histogram) and TF2's rewrite of them, read back from the event files
+    of 5 steps run as they are (their initial weights drawn alike): the same tags at the same steps, scalars within
+    float32 tolerance, the histogram's min, max and count the same; the saver's save and restore are a tf.train.Checkpoint's, said in a comment."""
+    out, results = converted
+    assert results["mlp_graph_summary_saver"].todos == []
+    text = (out / "mlp_graph_summary_saver_tf2.py").read_text()
+    assert "tf.Graph" not in text and "graph.as_default" not in text and "session.graph" not in text
+    assert "writer = tf.summary.create_file_writer(args.logdir)" in text
+    assert "    add_summary(writer, summary, step)\n" in text
+    assert ("save_path = tf.train.Checkpoint(model=model, optimizer=optimizer).write(os.path.join(args.ckpt_dir, "
+            "'model.ckpt'))") in text
+    assert "tf.train.Checkpoint(model=model, optimizer=optimizer).read(save_path)" in text
+    assert text.count("# NOTE(tfcompare): TF1's Saver.") == 2 and "the format differs" in text
+    # both sides draw their initial weights, in the same order, from one numpy generator
+    same_draws = ("import numpy as np\nrng = np.random.RandomState(0)\n"
+                  "def drawn(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None):\n"
+                  "    return tf.constant(np.clip(rng.randn(*shape), -2, 2).astype(np.float32) * stddev + mean)\n")
+    run = "script = sys.argv[1]\nsys.argv = sys.argv[1:]\nrunpy.run_path(script, run_name='__main__')\n"
+    tf1 = ("import runpy, sys\nimport tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n"
+           "sys.modules['tensorflow'] = tf\n" + same_draws + "tf.truncated_normal = drawn\n" + run)
+    tf2 = "import runpy, sys\nimport tensorflow as tf\n" + same_draws + "tf.random.truncated_normal = drawn\n" + run
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    events, printed = [], []
+    for side, argv in (("tf1", ["-c", tf1, str(DATA / "mlp_graph_summary_saver.py")]),
+                       ("tf2", ["-c", tf2, str(out / "mlp_graph_summary_saver_tf2.py")])):
+        proc = subprocess.run([sys.executable, *argv, "--steps", "5", "--logdir", str(tmp_path / side / "logs"),
+                               "--ckpt_dir", str(tmp_path / side / "ckpt")], capture_output=True, text=True,
+                              timeout=300, cwd=tmp_path, env=env)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        events.append(_events(tmp_path / side / "logs"))
+        printed.append(proc.stdout.replace(str(tmp_path / side), "DIR"))
+        assert (tmp_path / side / "ckpt" / "model.ckpt.index").exists()
+    assert printed[0] == printed[1] and "Restored, accuracy" in printed[0], printed
+    tf1_events, tf2_events = events
+    assert sorted(tf1_events) == sorted(tf2_events)
+    assert sorted({tag for tag, _ in tf1_events}) == ["l2_penalty", "loss", "weights_1"]
+    assert sorted({step for _, step in tf1_events}) == [0, 1, 2, 3, 4]
+    for key, (kind, value) in tf1_events.items():
+        assert tf2_events[key][0] == kind
+        np.testing.assert_allclose(tf2_events[key][1], value, rtol=1e-6, err_msg=str(key))
+
+
+def test_a_graph_used_for_more_than_its_default_stays_a_todo():
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.placeholder(tf.float32, [None, 2])
+            loss = tf.reduce_sum(x)
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with tf.Session(graph=graph) as sess:
+            _, value = sess.run([train, loss], feed_dict={x: [[1.0, 2.0]]})
+            graph.finalize()
+            print(value)
+    """)
+    plan = carried.Plan(graph={"graph", "x", "loss", "train"}, train={"train"},
+                        methods={"loss": ("model.loss", ["x"])}, step_args=["x"], loss="loss", tf_names={"tf"},
+                        placeholders={"x"})
+    kept = carried.rewrite(source, plan, first_step_line=8)
+    assert kept.head == [] and "with" not in "\n".join(kept.tail)
+    assert kept.todos == ["TF1 graph code run after the first training step from TF1 line 9: graph.finalize()"]
+
+
+def test_summaries_not_translated_and_other_writer_calls_stay_todos():
+    """A merged summary with an image in it is fetched as None: its add_summary stays a TODO, as does add_graph;
+    the writer itself, its close() and a Saver's save are written."""
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        x = tf.placeholder(tf.float32, [None, 2])
+        loss = tf.reduce_sum(x)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        merged = tf.summary.merge_all()
+        saver = tf.train.Saver(max_to_keep=2)
+        with tf.Session() as sess:
+            writer = tf.summary.FileWriter("logs", sess.graph, flush_secs=5)
+            for step in range(3):
+                _, summary = sess.run([train, merged], feed_dict={x: [[1.0, 2.0]]})
+                writer.add_summary(summary, step)
+                writer.add_graph(sess.graph)
+            writer.close()
+            saver.save(sess, "ckpt/model", global_step=step)
+    """)
+    plan = carried.Plan(graph={"x", "loss", "train", "merged", "saver"}, train={"train"},
+                        methods={"loss": ("model.loss", ["x"])}, step_args=["x"], loss="loss", tf_names={"tf"},
+                        placeholders={"x"}, untranslated={"merged"})
+    kept = carried.rewrite(source, plan, first_step_line=10)
+    tail = "\n".join(kept.tail)
+    assert "writer = tf.summary.create_file_writer('logs', flush_millis=5 * 1000)" in tail
+    assert "\nwriter.close()\n" in tail and not kept.summaries
+    assert "tf.train.Checkpoint(model=model, optimizer=optimizer).write('%s-%d' % ('ckpt/model', step))" in tail
+    assert [t.split(" from TF1 line ")[1] for t in kept.todos] == [
+        "10: _, summary = sess.run([train, merged], feed_dict={x: [[1.0, 2.0]]})",
+        "11: writer.add_summary(summary, step)", "12: writer.add_graph(sess.graph)"]
+
+
+def test_tf1_script_needing_tf_keras_gets_pairs_advice(tmp_path):
+    """tf.layers.conv2d under Keras 3 fails in the TF1 run: convert says what pair's TF1 side says (exit 3)."""
+    script = tmp_path / "layers_cnn.py"
+    script.write_text(textwrap.dedent("""\
+        import numpy as np
+        import tensorflow as tf
+        x = tf.placeholder(tf.float32, [None, 8, 8, 1])
+        conv = tf.layers.conv2d(inputs=x, filters=4, kernel_size=[3, 3])
+        loss = tf.reduce_mean(conv)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train, feed_dict={x: np.ones((2, 8, 8, 1))})
+    """))
+    result = CliRunner().invoke(cli, ["convert", str(script), "-o", str(tmp_path / "new.py")])
+    assert result.exit_code == 3, result.output
+    assert "is not available with Keras 3" in result.output
+    assert ("tf.compat.v1.layers and tf.compat.v1.nn.rnn_cell need tf-keras: pip install 'tfcompare[legacy]'"
+            in result.output)
 
 
 # -- op translation, in-process ---------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import shutil
 import time
 from pathlib import Path
 
+from tfcompare.core.errors import legacy_hint
 from tfcompare.core.results import json_text
 from tfcompare.tools.pair import AGREE, PairOptions, PairResult, pair_scripts
 from tfcompare.tools.pair.dropout import AS_WRITTEN, OFF
@@ -112,6 +113,7 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
                                                 "of an optimizer's train op): there is no graph to convert")
         if report["status"] == "crashed":
             result.error = f"the TF1 script failed before its first training step: {result.error}"
+            result.error += legacy_hint(result.error, str(tf1_script))  # pair's TF1 side's advice (tf-keras)
         source = old.read_text(errors="replace")
         if "GradientTape" in source and "Session" not in source:
             result.error += ("; this script uses tf.GradientTape and no Session: it reads like a TF2 script already "

@@ -13,9 +13,13 @@ import ast
 import dataclasses
 import textwrap
 
-__all__ = ["Plan", "Carried", "rewrite", "TODO_MARK", "GENERATED"]
+__all__ = ["Plan", "Carried", "rewrite", "TODO_MARK", "NOTE_MARK", "GENERATED"]
 
 TODO_MARK = "__tfcompare_todo__"
+NOTE_MARK = "__tfcompare_note__"  # a comment the TF2 script gets above a statement whose meaning changed
+_CHECKPOINT = "tf.train.Checkpoint(model=model, optimizer=optimizer)"
+_SAVER_OPTIONS = {"max_to_keep", "keep_checkpoint_every_n_hours", "name", "save_relative_paths", "pad_step_number"}
+_WRITER_OPTIONS = {"max_queue": "max_queue", "filename_suffix": "filename_suffix"}  # FileWriter -> create_file_writer
 _SESSIONS = {"Session", "InteractiveSession", "MonitoredTrainingSession", "MonitoredSession"}
 _DROP_CALLS = {"disable_v2_behavior", "disable_eager_execution", "reset_default_graph", "set_verbosity",
                "enable_resource_variables"}
@@ -37,6 +41,9 @@ class Plan:
     untranslated: set = dataclasses.field(default_factory=set)  # fetched tensors with no translation (None)
     values: dict = dataclasses.field(default_factory=dict)  # fetched variable or step counter -> its TF2 expression
     after: set = dataclasses.field(default_factory=set)  # of those, read after the step (TF1's global step)
+    # fetched summary's global name -> [(tag, "scalar" | "histogram", method prefix, placeholder names, is the loss)]
+    summaries: dict = dataclasses.field(default_factory=dict)
+    summary_lines: set = dataclasses.field(default_factory=set)  # TF1 lines of the summary ops written in TF2
 
 
 @dataclasses.dataclass
@@ -46,6 +53,7 @@ class Carried:
     imports: list
     todos: list
     loader: bool  # read_data_sets must be written into the script
+    summaries: bool = False  # a FileWriter's add_summary became add_summary(writer, ...): the helper is written
 
 
 class _Rewriter:
@@ -57,6 +65,10 @@ class _Rewriter:
         # script's graph things of those names (a train op called `train_step` or `optimizer`): no TF1 values now
         self.tainted = set(plan.graph) - set(GENERATED)
         self.sessions: set = set()
+        self.graphs: set = set()  # names bound to tf.Graph(): `with g.as_default():` gives way to its body
+        self.savers: set = set()  # names bound to a tf.train.Saver() of all variables
+        self.writers: set = set()  # names bound to a FileWriter, now a tf.summary.create_file_writer
+        self.summaries = False
         self.feed_vars: dict = {}  # name bound to a feed dict literal -> its keys (which become strings)
         self.model_parts = 0  # graph statements dropped before the first step: the generated model replaces them
         self.tf_imported = False
@@ -96,13 +108,34 @@ class _Rewriter:
             return None
         return {k.id: v for k, v in zip(feed.keys, feed.values)}
 
-    def _fetch(self, name: str, feed: dict):
+    def _fetch(self, name: str, feed: dict, step: bool = False):
+        if name in self.plan.summaries:
+            return self._summary_values(name, feed, step)
         if name in self.plan.values:
             return ast.parse(self.plan.values[name], mode="eval").body
         prefix, args = self.plan.methods[name]
         if any(a not in feed for a in args):
             return None
         return ast.parse(f"{prefix}({', '.join(ast.unparse(feed[a]) for a in args)}).numpy()", mode="eval").body
+
+    def _summary_values(self, name: str, feed: dict, step: bool):
+        """{tag: (tf.summary.scalar | histogram, value)} for a fetched TF1 summary; in the training step the loss's
+        value is the step's own (added by `_run`), the others are computed before the step, as TF1's were."""
+        parts = []
+        for tag, kind, prefix, args, is_loss in self.plan.summaries[name]:
+            if is_loss and step:
+                continue
+            if any(a not in feed for a in args):
+                return None
+            value = f"{prefix}({', '.join(ast.unparse(feed[a]) for a in args)}).numpy()"
+            parts.append(f"{tag!r}: (tf.summary.{kind}, {value})")
+        return ast.parse("{" + ", ".join(parts) + "}", mode="eval").body
+
+    def _with_loss(self, name: str, param: str) -> str:
+        """The step's fetched summary: the values computed before it, and the loss the step returned."""
+        losses = [f"{tag!r}: (tf.summary.{kind}, loss_value)" for tag, kind, _, _, is_loss in self.plan.summaries[name]
+                  if is_loss]
+        return "{" + ", ".join([f"**{param}", *losses]) + "}" if losses else param
 
     def _run(self, call: ast.Call, fetches, feed: dict | None):
         """The TF2 expression for one Session.run / eval, or None when it cannot be written."""
@@ -113,7 +146,8 @@ class _Rewriter:
         if not all(isinstance(i, ast.Name) for i in items):
             return None
         names = [i.id for i in items]
-        known = self.plan.train | set(self.plan.methods) | self.plan.untranslated | set(self.plan.values)
+        known = self.plan.train | set(self.plan.methods) | self.plan.untranslated | set(self.plan.values) | \
+            set(self.plan.summaries)
         if any(n not in known for n in names):
             return None
         for n in names:
@@ -136,12 +170,13 @@ class _Rewriter:
             values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else f"{step}.numpy()"
                                for n in names)
             return ast.parse(f"({values})" if len(names) > 1 else step, mode="eval").body
-        fetched = [self._fetch(n, feed) for n in extras]
+        fetched = [self._fetch(n, feed, step=True) for n in extras]
         if any(p is None for p in fetched):
             return None
         params = [f"value_{i}" for i in range(len(extras))]
         values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
                            "loss_value" if n == self.plan.loss else
+                           self._with_loss(n, params[extras.index(n)]) if n in self.plan.summaries else
                            params[extras.index(n)] for n in names)
         # arguments are evaluated in order: what TF1 computed for the step is read before it, a TF1 ref variable
         # the step increments (the global step) after it, as its fetch returned it
@@ -197,7 +232,8 @@ class _Rewriter:
     def statement(self, s, before_step: bool) -> list:
         if isinstance(s, (ast.Import, ast.ImportFrom)):
             return self._import(s)
-        if isinstance(s, ast.With) and any(self._is_session(i.context_expr) for i in s.items):
+        if isinstance(s, ast.With) and all(self._is_session(i.context_expr) or self._is_graph_default(i.context_expr)
+                                           for i in s.items):
             for item in s.items:
                 if item.optional_vars is not None:
                     self.sessions |= self._stores(item.optional_vars)
@@ -241,6 +277,87 @@ class _Rewriter:
             return [self._todo(s, "TF1 code")]
         return [s]
 
+    def _is_graph(self, expr) -> bool:
+        """`tf.Graph()`: TF2 has no graph to build in; the model's variables live in the program."""
+        return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "Graph" and \
+            self._uses_tf(expr.func) and not expr.args and not expr.keywords
+
+    def _is_graph_default(self, expr) -> bool:
+        """`g.as_default()` of a `g = tf.Graph()`, or `tf.Graph().as_default()`."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and
+                expr.func.attr == "as_default" and not expr.args):
+            return False
+        owner = expr.func.value
+        return (isinstance(owner, ast.Name) and owner.id in self.graphs) or self._is_graph(owner)
+
+    def _is_tf_call(self, expr, attr: str) -> bool:
+        return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == attr and \
+            self._uses_tf(expr.func)
+
+    def _note(self, text: str) -> ast.stmt:
+        return ast.Expr(ast.Constant(f"{NOTE_MARK}{text}"))
+
+    def _file_writer(self, s) -> list | None:
+        """`w = tf.summary.FileWriter(dir, graph=...)` -> `w = tf.summary.create_file_writer(dir)`: TF2 writes no graph."""
+        call = s.value
+        options = {k.arg: k.value for k in call.keywords}
+        if not call.args or len(call.args) > 2 or not set(options) <= {"graph", "flush_secs", *_WRITER_OPTIONS}:
+            return None
+        keywords = [ast.keyword(_WRITER_OPTIONS[k], v) for k, v in options.items() if k in _WRITER_OPTIONS]
+        if "flush_secs" in options:
+            keywords.append(ast.keyword("flush_millis", ast.BinOp(options["flush_secs"], ast.Mult(), ast.Constant(1000))))
+        self.writers |= self._stores(s)
+        self.tainted -= self._stores(s)
+        new = ast.Assign(s.targets, ast.Call(ast.parse("tf.summary.create_file_writer", mode="eval").body,
+                                             [call.args[0]], keywords), lineno=s.lineno)
+        dropped = " (TF1's graph= is not written: TF2 has no graph to show)" if len(call.args) > 1 or \
+            "graph" in options else ""
+        return [self._note(f"TF1's FileWriter as a TF2 summary writer{dropped}"), new]
+
+    def _saver_calls(self, s):
+        """`saver.save(sess, path)` -> a tf.train.Checkpoint's write(path); `saver.restore(sess, path)` -> read(path).
+        Returns (statement, notes) or None when a call has arguments this does not map."""
+        notes, bad = [], []
+        rewriter = self
+
+        class Calls(ast.NodeTransformer):
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                f = node.func
+                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in rewriter.writers:
+                    # a fetch written as None (a summary kind not translated) must not reach add_summary
+                    if f.attr == "add_summary" and len(node.args) == 2 and not node.keywords and \
+                            rewriter.plan.summaries and not rewriter.plan.untranslated:
+                        rewriter.summaries = True
+                        return ast.copy_location(ast.Call(ast.Name("add_summary", ast.Load()),
+                                                          [f.value, *node.args], []), node)
+                    if f.attr not in ("close", "flush"):  # TF2's writer has these two of FileWriter's methods
+                        bad.append(node)
+                    return node
+                if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and
+                        f.value.id in rewriter.savers and f.attr in ("save", "restore")):
+                    return node
+                options = {k.arg: k.value for k in node.keywords}
+                path = node.args[1] if len(node.args) > 1 else options.pop("save_path", None)
+                step = options.pop("global_step", None) if f.attr == "save" else None
+                if path is None or len(node.args) > 2 or options.keys() - {"sess"}:
+                    bad.append(node)
+                    return node
+                if step is not None:  # TF1 saves to PATH-STEP and returns that
+                    path = ast.parse(f"'%s-%d' % ({ast.unparse(path)}, {ast.unparse(step)})", mode="eval").body
+                # write/read, not save/restore: the checkpoint keeps TF1's exact path (save would add -N)
+                method = "write" if f.attr == "save" else "read"
+                notes.append(f"TF1's Saver.{f.attr} as tf.train.Checkpoint.{method} of the model and optimizer at "
+                             "the same path; the format differs: object-based names (model/weights_1/...), not TF1's "
+                             "variable names, so a TF1 checkpoint does not restore here nor this one into TF1" +
+                             ("; no `checkpoint` state file is written (tf.train.latest_checkpoint does not see it)"
+                              if method == "write" else ""))
+                return ast.copy_location(ast.parse(f"{_CHECKPOINT}.{method}({ast.unparse(path)})",
+                                                   mode="eval").body, node)
+
+        new = Calls().visit(s)
+        return None if bad else (new, notes)
+
     def _has_run(self, node) -> bool:
         return any(isinstance(n, ast.Attribute) and n.attr in ("run", "eval") for n in ast.walk(node))
 
@@ -280,6 +397,33 @@ class _Rewriter:
         if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and self._is_session(s.value.func):
             self.sessions |= self._stores(s)
             return []
+        if isinstance(s, ast.Assign) and self._is_graph(s.value) and all(isinstance(t, ast.Name) for t in s.targets):
+            self.graphs |= self._stores(s)  # tainted still: any other use of the graph is a TODO
+            self.model_parts += before_step
+            return []
+        if isinstance(s, ast.Assign) and self._is_tf_call(s.value, "Saver") and not s.value.args and \
+                {k.arg for k in s.value.keywords} <= _SAVER_OPTIONS and all(isinstance(t, ast.Name) for t in s.targets):
+            self.savers |= self._stores(s)  # all variables: the model's and the optimizer's, as a Checkpoint has
+            self.model_parts += before_step
+            return []
+        if isinstance(s, ast.Assign) and self._is_tf_call(s.value, "FileWriter") and len(s.targets) == 1 and \
+                isinstance(s.targets[0], ast.Name):
+            new = self._file_writer(s)
+            if new is not None:
+                return new
+        if self.plan.summary_lines and isinstance(s, ast.Expr) and s.lineno in self.plan.summary_lines and \
+                self._uses_tf(s):
+            self.model_parts += before_step  # written by the TF2 script where TF1 fetched and wrote the summary
+            return []
+        if self._loads(s) & (self.savers | self.writers):
+            saved = self._saver_calls(s)
+            if saved is None or self._loads(saved[0]) & self.savers:
+                self.tainted |= self._stores(s)
+                return [self._todo(s, "a TF1 Saver or FileWriter use tfcompare does not map")]
+            s = saved[0]
+            if not self._loads(s) & (self.tainted | self.sessions) - self.writers:
+                self.tainted -= self._stores(s)
+                return [self._note(n) for n in saved[1]] + [s]
         stores = self._stores(s) if not isinstance(s, ast.Expr) else set()
         if self._has_run(s):
             new, ok, had = self._calls(s)
@@ -375,4 +519,4 @@ def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
             placed = True  # the first graph statement: the model goes here
         (tail if placed else head).extend(new)
     return Carried([text(x) for x in head], [text(x) for x in tail], [ast.unparse(x) for x in imports],
-                   rewriter.todos, rewriter.loader)
+                   rewriter.todos, rewriter.loader, rewriter.summaries)

@@ -21,6 +21,7 @@ from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.tools.pair import initialisation
 from tfcompare.tools.pair.convert import keras_layers
 from tfcompare.tools.pair.convert import source as carried
+from tfcompare.tools.pair.convert import summaries as summary_ops
 from tfcompare.tools.pair.convert.moving import moving_average_updates, other_assignments
 from tfcompare.tools.pair.convert.ops import Translator, number, source_line
 from tfcompare.tools.pair.loaders import _DataSet
@@ -382,6 +383,37 @@ def _moving_average_todos(unwritten: list, script: str, lines: list[str], todos:
     return out
 
 
+def _summary_methods(fetched: dict, tr: Translator, loss, methods: list, taken: set, code: list, feed_tensors: list,
+                     arguments: dict, placeholder_global: dict, script: str, lines: list[str], untranslated: set):
+    """The model methods computing what each fetched summary summarised; returns (fetched name -> [(tag, kind,
+    method prefix, placeholder names, is the loss)], source lines of the summary ops written in TF2)."""
+    plan, written_lines = {}, set()
+    for own, found in fetched.items():
+        items, todos_before = [], list(tr.todos)
+        for s in found:
+            if s.value is loss:
+                items.append((s.tag, s.kind, f"model.{methods[0][1]}",
+                              [placeholder_global[a] for a in methods[0][2]], True))
+                continue
+            body, expr = tr.function(s.value)
+            method = _identifier(f"summary_{s.tag}", taken)
+            reach = {op.name for op in ancestors([s.value])}
+            args = [arguments[t.op.name] for t in feed_tensors if t.op.name in reach]
+            code.append(f"{_INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
+            code.extend(line.text(_INDENT * 2) for line in body)
+            code.extend([f"{_INDENT * 2}return {expr}", ""])
+            items.append((s.tag, s.kind, f"model.{method}", [placeholder_global[a] for a in args], False))
+        if len(tr.todos) > len(todos_before):
+            untranslated.add(own)
+            continue
+        plan[own] = items
+        for s in found:
+            where = source_line(s.op, script, lines)
+            if where:
+                written_lines.add(where[0])
+    return plan, written_lines
+
+
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
           first_step_line: int, style: str = "module") -> Written:
     """The TF2 script for the TF1 `script`, stopped at its first training step; `style` "module" (a tf.Module)
@@ -469,10 +501,15 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                                       taken | set(variables.values()) | set(arguments.values()))
         variables.update(owned)  # a layer's weight is read as self.dense1.kernel where it is used op by op
     method_taken = set(variables.values()) | taken | {layer.attr for layer in layers}
+    fetched_summaries = {}  # global name of a fetched summary -> its summaries
     for target in targets:
         own = names.get(target.name)
         if target is not loss and own in values:
             continue  # the decayed learning rate: the optimizer's own
+        found = summary_ops.find(target, tf) if target is not loss and own else None
+        if found is not None:
+            fetched_summaries[own] = found
+            continue
         todos_before = list(tr.todos)
         body, expr = tr.function(target)
         if target is not loss and len(tr.todos) > len(todos_before):
@@ -493,6 +530,9 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         if own:
             plan_methods[own] = (f"model.{method}", [placeholder_global[a] for a in args])
     loss_method, loss_args = methods[0][1], methods[0][2]
+    plan_summaries, summary_lines = _summary_methods(fetched_summaries, tr, loss, methods, method_taken, method_code,
+                                                     feed_tensors, arguments, placeholder_global, script, lines,
+                                                     untranslated)
 
     trained_attrs = {variables[v.op.name]: v for v in trained}
     if style == "keras":
@@ -514,7 +554,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods, values=values,
                         after={k for k, v in values.items() if v.startswith("optimizer.iterations")},
                         step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
-                        tf_names=tf_names, untranslated=untranslated,
+                        tf_names=tf_names, untranslated=untranslated, summaries=plan_summaries,
+                        summary_lines=summary_lines,
                         placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
                                       and v.op.type in ("Placeholder", "PlaceholderWithDefault")})
     if any(g is None for g in plan.step_args):
@@ -570,8 +611,11 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             f"{_INDENT}optimizer.apply_gradients(zip(gradients, model.trainable_variables))",
             *step_todos,
             f"{_INDENT}return loss_value", "", ""]
+    if kept.summaries:
+        out += [summary_ops.HELPER.strip("\n"), "", ""]
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
     body = "\n".join(out).rstrip() + "\n"
     body = re.sub(r"^(\s*)(['\"])" + carried.TODO_MARK + r"(.*)\2$", r"\1pass  # TODO(tfcompare): \3", body,
                   flags=re.M)
+    body = re.sub(r"^(\s*)(['\"])" + carried.NOTE_MARK + r"(.*)\2$", r"\1# NOTE(tfcompare): \3", body, flags=re.M)
     return Written(body, all_todos, notes)
