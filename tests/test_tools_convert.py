@@ -206,7 +206,17 @@ def test_summaries_and_checkpoint_are_tf1s(converted, tmp_path):
     assert sorted({step for _, step in tf1_events}) == [0, 1, 2, 3, 4]
     for key, (kind, value) in tf1_events.items():
         assert tf2_events[key][0] == kind
-        np.testing.assert_allclose(tf2_events[key][1], value, rtol=1e-6, err_msg=str(key))
+        if key[0] != "weights_1":
+            np.testing.assert_allclose(tf2_events[key][1], value, rtol=1e-6, err_msg=str(key))
+            continue
+        # TF1's histogram reads the variable in the same Session.run that updates it, with no dependency between the
+        # two: it may see the weights before or after that step's update (TF1's own race; seen as 2 in ~7 runs
+        # failing exact equality). TF2 writes the weights the step starts from. So: the same count, and min and max
+        # within one step's move (the weights are ~0.1, one update moves them by well under 10% here; a histogram of
+        # another tensor, e.g. the zero biases, would fail this).
+        (tf1_min, tf1_max, tf1_n), (tf2_min, tf2_max, tf2_n) = value, tf2_events[key][1]
+        assert tf1_n == tf2_n == 48 * 32
+        np.testing.assert_allclose([tf2_min, tf2_max], [tf1_min, tf1_max], rtol=0.1, err_msg=str(key))
 
 
 def test_a_graph_used_for_more_than_its_default_stays_a_todo():
@@ -562,7 +572,7 @@ def test_dynamic_rnn_lstm_is_one_call_and_matches_the_while_loop():
 
 def test_dynamic_rnn_gru_is_one_call_and_matches_the_while_loop():
     """GRUCell through dynamic_rnn: the written gru() over the unstacked time axis gives TF1's while loop's outputs
-    and final state (rtol 1e-6: the same kernels, op for op)."""
+    and final state (rtol 1e-5: the same ops, but a matmul may add in another order: 1.4e-6 seen once)."""
     from tfcompare.core.legacy.rnn import GRUCell
 
     rng = np.random.RandomState(6)
@@ -580,7 +590,7 @@ def test_dynamic_rnn_gru_is_one_call_and_matches_the_while_loop():
                         "self.rnn_gru_cell_candidate_bias)"), lines
     assert "tf.stack(outputs1, axis=1)[:, 1:, :]" in "\n".join(lines) and "tf.reduce_sum(state1, axis=1)" in \
         "\n".join(lines)
-    np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
+    np.testing.assert_allclose(tf1, tf2, rtol=1e-5, atol=1e-7)
 
 
 def test_written_centered_rmsprop_is_tf1s_update():
