@@ -121,6 +121,10 @@ def test_tutorial_forms_are_carried_as_their_authors_wrote_them(converted):
     assert "    train_step(batch[0], batch[1])\n" in softmax
     assert "train_accuracy = model.accuracy(batch[0], batch[1]).numpy()" in softmax
     assert "initializer()" not in softmax and ".run(" not in softmax and "TODO" not in softmax
+    # the test accuracy the script builds after its loop (after the first training step, where the child stops)
+    assert "    def test_accuracy(self, x, y_):\n" in softmax and "# TF1 line 38: test_accuracy = " in softmax
+    assert "print('final accuracy %g' % model.test_accuracy(images, labels).numpy())" in softmax
+    assert "test_prediction = " not in softmax.split("def train_step")[1]  # no graph code left at the top level
     fetch = (out / "linreg_step_fetch_tf2.py").read_text()
     # the learning rate TF1 computed for the step is read before it; the global step (a ref variable the step
     # increments) after it, as TF1's fetch returned it
@@ -128,6 +132,32 @@ def test_tutorial_forms_are_carried_as_their_authors_wrote_them(converted):
             "(optimizer.learning_rate.numpy(), train_step(") in fetch
     assert "optimizer.iterations.numpy())" in fetch
     assert "w_out, b_out = [model.w.numpy(), model.b.numpy()]" in fetch
+
+
+def test_late_graph_code_is_defined_only_when_plain_and_never_from_a_stale_name():
+    """After the first step only plain `tf.*` assignments over the script's tensors are run; a statement that is
+    skipped (a user function, a session run) makes every later reader of what it rebinds stop the search."""
+    from tfcompare.tools.pair.convert.late import define_late_tensors
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        x = tf.placeholder(tf.float32, [None, 3])
+        logits = tf.layers_dense_stand_in(x)
+        sess.run(train)
+        probs = tf.nn.softmax(logits)
+        value = sess.run(probs)
+        top = tf.argmax(probs, 1)
+        logits = my_model(x)
+        again = tf.nn.softmax(logits)
+        after = tf.reduce_sum(x)
+    """)
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [None, 3])
+        scope = {"tf": v1, "x": x, "logits": x * 2.0}
+    bound = define_late_tensors("<script>", source, scope, 4, graph)
+    assert bound == {"probs", "top"}  # `logits = my_model(x)` is not plain: `again` would read a stale logits
+    assert scope["top"].graph is graph and "again" not in scope and "after" not in scope
 
 
 def test_tutorial_scripts_print_what_the_tf1_scripts_print(converted, tmp_path):

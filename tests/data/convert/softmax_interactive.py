@@ -1,6 +1,6 @@
 """Softmax regression in the style of TF 1.x's "MNIST for ML beginners" / "Deep MNIST" tutorials: an
 InteractiveSession, `tf.global_variables_initializer().run()`, the labels placeholder called `y_` beside the
-logits `y`, `train_step.run(feed_dict=...)` and `accuracy.eval(feed_dict=...)` in the loop."""
+logits `y`, `train_step.run(feed_dict=...)` and `accuracy.eval(feed_dict=...)` in the loop, a test accuracy built after it."""
 import argparse
 
 import numpy as np
@@ -33,4 +33,7 @@ for i in range(args.steps):
         train_accuracy = accuracy.eval(feed_dict={x: batch[0], y_: batch[1]})
         print("step %d, training accuracy %g" % (i, train_accuracy))
     train_step.run(feed_dict={x: batch[0], y_: batch[1]})
-print("final accuracy %g" % accuracy.eval(feed_dict={x: images, y_: labels}))
+# graph code after the training loop, as the tutorials wrote their test accuracy
+test_prediction = tf.equal(tf.argmax(y, 1), tf.argmax(y_, 1))
+test_accuracy = tf.reduce_mean(tf.cast(test_prediction, tf.float32))
+print("final accuracy %g" % test_accuracy.eval(feed_dict={x: images, y_: labels}))

@@ -38,6 +38,7 @@ def main(argv: list[str]) -> int:
         from tfcompare.core.legacy import install as install_legacy
         from tfcompare.tools.pair.dropout import fed_rates
         from tfcompare.tools.pair.convert import calls
+        from tfcompare.tools.pair.convert.late import define_late_tensors
         from tfcompare.tools.pair.convert.writer import write
         from tfcompare.tools.pair.loaders import install as install_loaders
         from tfcompare.tools.pair.probe_tf1 import Stop, op_site, optimizer_patches, runs
@@ -58,9 +59,14 @@ def main(argv: list[str]) -> int:
             if train_op is None or not runs(fetches, train_op):
                 return original(self, fetches, feed_dict, options, run_metadata)
             frames = [f for f in traceback.extract_stack() if f.filename == script]
+            first_line = frames[-1].lineno if frames else 10**9
             try:
+                late = define_late_tensors(script, Path(script).read_text(), module.__dict__, first_line, self.graph)
+                if late:
+                    report["notes"].append(f"graph code after the first training step defined ahead of it, to be "
+                                           f"translated too: {', '.join(sorted(late))}")
                 written = write(script, dict(module.__dict__), self, found, groups, decays, dict(feed_dict or {}),
-                                frames[-1].lineno if frames else 10**9, style)
+                                first_line, style, late)
             except Exception as exc:  # tfcompare's own failure, said as such
                 report["status"] = "failed"
                 report["error"] = f"tfcompare convert failed while writing the TF2 script: {type(exc).__name__}: {exc}"

@@ -39,6 +39,7 @@ class Plan:
     tf_names: set  # names bound to the tensorflow module
     placeholders: set = dataclasses.field(default_factory=set)  # names bound to placeholders
     untranslated: set = dataclasses.field(default_factory=set)  # fetched tensors with no translation (None)
+    late: set = dataclasses.field(default_factory=set)  # graph names the script binds after its first step (late.py)
     values: dict = dataclasses.field(default_factory=dict)  # fetched variable or step counter -> its TF2 expression
     after: set = dataclasses.field(default_factory=set)  # of those, read after the step (TF1's global step)
     # fetched summary's global name -> [(tag, "scalar" | "histogram", method prefix, placeholder names, is the loss)]
@@ -442,6 +443,9 @@ class _Rewriter:
         if stores and stores <= self.plan.graph and before_step:
             self.model_parts += 1
             return []
+        if stores and stores <= self.plan.late and not self._has_run(s):
+            self.tainted |= stores
+            return []  # graph code after the first step, defined by `late`: the model's methods have it
         if self._uses_tf(s) or self._loads(s) & (self.tainted | self.sessions):
             if before_step and stores and not self._has_run(s):
                 self.tainted |= stores

@@ -415,7 +415,7 @@ def _summary_methods(fetched: dict, tr: Translator, loss, methods: list, taken: 
 
 
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
-          first_step_line: int, style: str = "module") -> Written:
+          first_step_line: int, style: str = "module", late: set | None = None) -> Written:
     """The TF2 script for the TF1 `script`, stopped at its first training step; `style` "module" (a tf.Module)
     or "keras" (a keras.Model of Keras layers where a group of TF1 ops is exactly one)."""
     import ast
@@ -555,7 +555,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         after={k for k, v in values.items() if v.startswith("optimizer.iterations")},
                         step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
                         tf_names=tf_names, untranslated=untranslated, summaries=plan_summaries,
-                        summary_lines=summary_lines,
+                        summary_lines=summary_lines, late=set(late or ()),
                         placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
                                       and v.op.type in ("Placeholder", "PlaceholderWithDefault")})
     if any(g is None for g in plan.step_args):
