@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import concurrent.futures
+import json
 import types
 from pathlib import Path
 
@@ -62,6 +63,7 @@ def test_keras_script_uses_keras_layers_and_pair_agrees(converted, name):
     result = results[name]
     assert result.status == WRITTEN_AGREES, "\n".join(result.lines())
     assert result.todos == []
+    assert result.style == "keras" and json.loads(result.json_text())["style"] == "keras"  # said in --json too
     assert len(result.pair.checks) == 3 and all(c.ok for c in result.pair.checks)
     text = (out / f"{name}_tf2.py").read_text()
     tree = ast.parse(text)

@@ -52,6 +52,7 @@ class ConvertResult:
     pair: PairResult | None = None
     proof: str = ""  # how pair ran, when not as written (dropout off, and why)
     wall_s: float = 0.0
+    style: str = "module"  # what the TF2 script holds the model in: a tf.Module or a keras.Model
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -101,7 +102,7 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
         raise ValueError(f"style {options.style!r} is not one of {', '.join(STYLES)}")
     started = time.perf_counter()
     old, new = Path(tf1_script).resolve(), Path(tf2_script).resolve()
-    result = ConvertResult(str(tf1_script), str(tf2_script))
+    result = ConvertResult(str(tf1_script), str(tf2_script), style=options.style)
     folder = pair_folder("tfcompare-convert-")
     try:
         report = _read_tf1(old, new, options, folder)
