@@ -38,6 +38,11 @@ SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
     "mlp_graph_summary_saver": (),
 }
 
+# `python -c _AS_TF1 + _RUN_SCRIPT SCRIPT ARGS`: a TF1 script run as it is, its `import tensorflow` being compat.v1
+_AS_TF1 = ("import runpy, sys\nimport tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n"
+           "sys.modules['tensorflow'] = tf\n")
+_RUN_SCRIPT = "script = sys.argv[1]\nsys.argv = sys.argv[1:]\nrunpy.run_path(script, run_name='__main__')\n"
+
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
@@ -164,9 +169,7 @@ def test_tutorial_scripts_print_what_the_tf1_scripts_print(converted, tmp_path):
     """Run as they are, over 60 steps: the TF1 script (as tensorflow.compat.v1) and its conversion print the same
     lines, digit for digit (accuracies, losses, the global step, the learning rate, the final weights)."""
     out, _ = converted
-    tf1 = ("import runpy, sys\nimport tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n"
-           "sys.modules['tensorflow'] = tf\nscript = sys.argv[1]\nsys.argv = sys.argv[1:]\n"
-           "runpy.run_path(script, run_name='__main__')\n")
+    tf1 = _AS_TF1 + _RUN_SCRIPT
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "2"}
     for name in ("softmax_interactive", "linreg_step_fetch"):
         printed = []
@@ -214,10 +217,9 @@ def test_summaries_and_checkpoint_are_tf1s(converted, tmp_path):
     same_draws = ("import numpy as np\nrng = np.random.RandomState(0)\n"
                   "def drawn(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None):\n"
                   "    return tf.constant(np.clip(rng.randn(*shape), -2, 2).astype(np.float32) * stddev + mean)\n")
-    run = "script = sys.argv[1]\nsys.argv = sys.argv[1:]\nrunpy.run_path(script, run_name='__main__')\n"
-    tf1 = ("import runpy, sys\nimport tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n"
-           "sys.modules['tensorflow'] = tf\n" + same_draws + "tf.truncated_normal = drawn\n" + run)
-    tf2 = "import runpy, sys\nimport tensorflow as tf\n" + same_draws + "tf.random.truncated_normal = drawn\n" + run
+    tf1 = _AS_TF1 + same_draws + "tf.truncated_normal = drawn\n" + _RUN_SCRIPT
+    tf2 = ("import runpy, sys\nimport tensorflow as tf\n" + same_draws + "tf.random.truncated_normal = drawn\n"
+           + _RUN_SCRIPT)
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "2"}
     events, printed = [], []
     for side, argv in (("tf1", ["-c", tf1, str(DATA / "mlp_graph_summary_saver.py")]),

@@ -25,6 +25,9 @@ def _statements(body: list, after: int):
             yield s
 
 
+_MISSING = object()
+
+
 def _root(node) -> str | None:
     while isinstance(node, ast.Attribute):
         node = node.value
@@ -35,13 +38,11 @@ def _plain(stmt, module_dict: dict, tf_names: set, is_graph) -> bool:
     """An assignment of a TensorFlow expression over the script's tensors, and nothing else."""
     if not isinstance(stmt, ast.Assign) or not all(isinstance(t, ast.Name) for t in stmt.targets):
         return False
-    funcs = set()
     for node in ast.walk(stmt.value):
         if isinstance(node, ast.Call):
             if _root(node.func) not in tf_names or (isinstance(node.func, ast.Attribute) and
                                                     node.func.attr in ("run", "eval", "Session", "py_func")):
                 return False
-            funcs.add(id(node.func))
         elif isinstance(node, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.comprehension)):
             return False
     for node in ast.walk(stmt.value):
@@ -50,9 +51,6 @@ def _plain(stmt, module_dict: dict, tf_names: set, is_graph) -> bool:
             if value is _MISSING or not (is_graph(value) or isinstance(value, (int, float, str, bool))):
                 return False
     return True
-
-
-_MISSING = object()
 
 
 def define_late_tensors(script: str, source: str, module_dict: dict, first_step_line: int, graph) -> set[str]:

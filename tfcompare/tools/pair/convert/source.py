@@ -184,7 +184,8 @@ class _Rewriter:
         before = [i for i, n in enumerate(extras) if n not in self.plan.after]
         after = [i for i, n in enumerate(extras) if n in self.plan.after]
         order = [params[i] for i in before] + ["loss_value"] + [params[i] for i in after]
-        calls = [ast.unparse(fetched[i]) for i in before] + [f"{step}.numpy()"] + [ast.unparse(fetched[i]) for i in after]
+        calls = [*(ast.unparse(fetched[i]) for i in before), f"{step}.numpy()",
+                 *(ast.unparse(fetched[i]) for i in after)]
         code = f"(lambda {', '.join(order)}: ({values}))({', '.join(calls)})"
         return ast.parse(code, mode="eval").body
 
@@ -280,8 +281,7 @@ class _Rewriter:
 
     def _is_graph(self, expr) -> bool:
         """`tf.Graph()`: TF2 has no graph to build in; the model's variables live in the program."""
-        return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "Graph" and \
-            self._uses_tf(expr.func) and not expr.args and not expr.keywords
+        return self._is_tf_call(expr, "Graph") and not expr.args and not expr.keywords
 
     def _is_graph_default(self, expr) -> bool:
         """`g.as_default()` of a `g = tf.Graph()`, or `tf.Graph().as_default()`."""

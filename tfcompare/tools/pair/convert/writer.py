@@ -244,7 +244,21 @@ def read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, r
 '''
 
 
-def _optimizer(graph, sess, train_op, decays: dict, notes: list, todos: list, line: str) -> tuple[str, str]:
+def _schedule(graph, train_op, decays: dict) -> tuple[str, set[str]] | None:
+    """(the exponential_decay tensor that sets the optimizer's learning rate, the variables its train op steps) when
+    the train op steps one (`minimize(global_step=...)`): TF1's decay is then a Keras schedule on the optimizer's
+    iteration count, and the global step that count."""
+    train_ancestors = {op.name for op in ancestors([train_op])}
+    stepped = {op.inputs[0].op.name for op in graph.get_operations()
+               if op.type in ("AssignAdd", "AssignAddVariableOp") and op.inputs
+               and (op.name in train_ancestors or train_op in op.control_inputs)}
+    for name, decay in decays.items():
+        if name.split(":")[0] in train_ancestors and None not in decay.values():
+            return (name, stepped) if stepped else None
+    return None
+
+
+def _optimizer(graph, sess, decays: dict, schedule, notes: list, todos: list, line: str) -> tuple[str, str]:
     """(class source or "", the expression that makes the optimizer)."""
     side = tf1_optimizer(graph, sess)
     if side is None:
@@ -252,18 +266,13 @@ def _optimizer(graph, sess, train_op, decays: dict, notes: list, todos: list, li
         return "", "tf.keras.optimizers.SGD()  # TODO(tfcompare): the TF1 optimizer is not one tfcompare knows"
     s = side.settings
     lr = number(np.float32(s["learning_rate"]))
-    train_ancestors = {op.name for op in ancestors([train_op])}
-    for name, decay in decays.items():
-        if name.split(":")[0] in train_ancestors and None not in decay.values():
-            increments = any(op.type in ("AssignAdd", "AssignAddVariableOp") for op in graph.get_operations()
-                             if op.name in train_ancestors or train_op in op.control_inputs)
-            if increments:
-                lr = (f"tf.keras.optimizers.schedules.ExponentialDecay({number(np.float32(decay['learning_rate']))}, "
-                      f"decay_steps={number(np.float32(decay['decay_steps']))}, "
-                      f"decay_rate={number(np.float32(decay['decay_rate']))}, staircase={decay['staircase']})")
-                notes.append("TF1's exponential_decay on the global step became a Keras ExponentialDecay schedule on "
-                             "the optimizer's iteration count (both start at 0 and count the steps)")
-            break
+    if schedule is not None:
+        decay = decays[schedule[0]]
+        lr = (f"tf.keras.optimizers.schedules.ExponentialDecay({number(np.float32(decay['learning_rate']))}, "
+              f"decay_steps={number(np.float32(decay['decay_steps']))}, "
+              f"decay_rate={number(np.float32(decay['decay_rate']))}, staircase={decay['staircase']})")
+        notes.append("TF1's exponential_decay on the global step became a Keras ExponentialDecay schedule on "
+                     "the optimizer's iteration count (both start at 0 and count the steps)")
     if side.kind == "sgd":
         return "", f"tf.keras.optimizers.SGD(learning_rate={lr})"
     if side.kind == "adam":
@@ -282,18 +291,17 @@ def _optimizer(graph, sess, train_op, decays: dict, notes: list, todos: list, li
                                            f"{number(np.float32(s['initial_accumulator']))})")
 
 
-def _optimizer_values(graph, train_op, module_dict: dict, decays: dict, opt_expr: str, tf) -> dict[str, str]:
-    """What a fetch of the global step or of the decayed learning rate becomes: the Keras optimizer's iteration
-    count and current learning rate, read before the step as TF1 computed them for it."""
-    if "schedules.ExponentialDecay" not in opt_expr:
+def _optimizer_values(module_dict: dict, schedule, tf) -> dict[str, str]:
+    """What a fetch of the global step or of the decayed learning rate becomes under a schedule: the Keras
+    optimizer's iteration count and current learning rate."""
+    if schedule is None:
         return {}
-    increments = {op.inputs[0].op.name for op in graph.get_operations()
-                  if op.type in ("AssignAdd", "AssignAddVariableOp") and op.inputs}
+    decayed, stepped = schedule
     out = {}
     for key, value in module_dict.items():
-        if isinstance(value, tf.Variable) and value.op.name in increments:
+        if isinstance(value, tf.Variable) and value.op.name in stepped:
             out[key] = "optimizer.iterations.numpy()"
-        elif isinstance(value, tf.Tensor) and value.name in decays:
+        elif isinstance(value, tf.Tensor) and value.name == decayed:
             out[key] = "optimizer.learning_rate.numpy()"
     return out
 
@@ -490,9 +498,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
 
     opt_line = source_line(train_op, script, lines)
     opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
-    opt_class, opt_expr = _optimizer(graph, sess, train_op, decays, notes, tr.todos, opt_where)
+    schedule = _schedule(graph, train_op, decays)
+    opt_class, opt_expr = _optimizer(graph, sess, decays, schedule, notes, tr.todos, opt_where)
     values = {name: f"model.{variables[op]}.numpy()" for op, name in var_globals.items() if op in variables}
-    values.update(_optimizer_values(graph, train_op, module_dict, decays, opt_expr, tf))
+    values.update(_optimizer_values(module_dict, schedule, tf))
     methods, method_code, plan_methods, untranslated = [], [], {}, set()
     layers: list = []
     if style == "keras":
