@@ -543,7 +543,7 @@ def _tagged(tag: str) -> list[str]:
 
 
 def test_pair_kills_what_a_script_forked_or_detached_and_leaves_no_temporary_file(tmp_path):
-    from tfcompare.tools.pair import AGREE, PairOptions, pair_scripts
+    from tfcompare.scripts.pair import AGREE, PairOptions, pair_scripts
 
     tag = f"tfcompare-test-leftover-{os.getpid()}"
     script = tmp_path / "tf1_forks.py"
@@ -555,7 +555,7 @@ def test_pair_kills_what_a_script_forked_or_detached_and_leaves_no_temporary_fil
     killed = tmp / f"tfcompare-pair-{int(dead.stdout)}-abcd1234"  # what a SIGKILLed pair left
     killed.mkdir()
     (killed / ".tfcompare-temp").write_text(f"{int(dead.stdout)} 1\n")
-    code = ("from tfcompare.tools.pair import pair_scripts, PairOptions;"
+    code = ("from tfcompare.scripts.pair import pair_scripts, PairOptions;"
             f"r = pair_scripts({str(script)!r}, {str(PAIRS / 'tf2_logreg.py')!r}, PairOptions(steps=1));"
             "print(r.status, r.error)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180)
@@ -565,7 +565,7 @@ def test_pair_kills_what_a_script_forked_or_detached_and_leaves_no_temporary_fil
 
 
 def test_a_pair_script_that_allocates_without_bound_is_stopped_at_its_memory_limit(tmp_path, monkeypatch):
-    from tfcompare.tools.pair import processes
+    from tfcompare.scripts.child import processes
 
     script = tmp_path / "tf1_hog.py"
     script.write_text("chunks = []\nwhile True:\n    chunks.append(bytearray(b'x') * 50_000_000)\n")
@@ -666,7 +666,7 @@ def test_the_memory_floor_counts_the_largest_activation_and_names_the_option(wor
 
 
 def test_a_pair_scripts_traceback_shows_its_own_lines_and_the_library_not_tfcompare(tmp_path):
-    from tfcompare.tools.pair.child import _user_traceback
+    from tfcompare.scripts.child.main import _user_traceback
 
     script = tmp_path / "tf1_script.py"
     script.write_text("from tfcompare.core.equivalence import tolerance\n\ntolerance('float16')\n")

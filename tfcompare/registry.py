@@ -238,11 +238,11 @@ register(Case(
 ))
 
 
-_LSTM_STEPS, _LSTM_FEATURES = 12, 6
+_LSTM_STEPS, _LSTM_FEATURES, _LSTM_HIDDEN, _LSTM_CLASSES, _LSTM_FORGET_BIAS = 12, 6, 8, 4, 1.0
 
 
 def _lstm_weights(rng):
-    hidden, classes = legacy_graphs.lstm_cell.HIDDEN, legacy_graphs.lstm_cell.CLASSES
+    hidden, classes = _LSTM_HIDDEN, _LSTM_CLASSES
     return {"lstm/kernel": _normal(rng, (_LSTM_FEATURES + hidden, 4 * hidden), 0.3),
             "lstm/bias": np.zeros((4 * hidden,), np.float32),
             "out/kernel": _normal(rng, (hidden, classes), 0.4), "out/bias": np.zeros((classes,), np.float32)}
@@ -250,7 +250,7 @@ def _lstm_weights(rng):
 
 def _lstm_batch(rng, n):
     return {"x": _normal(rng, (n, _LSTM_STEPS, _LSTM_FEATURES), 1.0),
-            "label": rng.integers(0, legacy_graphs.lstm_cell.CLASSES, size=n).astype(np.int32)}
+            "label": rng.integers(0, _LSTM_CLASSES, size=n).astype(np.int32)}
 
 
 register(Case(
@@ -259,9 +259,11 @@ register(Case(
                 "integer labels, keep_prob",
     inputs=(InputSpec("x", (_LSTM_STEPS, _LSTM_FEATURES)), InputSpec("label", (), "int32")),
     init_weights=_lstm_weights, make_batch=_lstm_batch,
-    build_graph=legacy_graphs.lstm_cell.build, make_model=eager_models.keras_lstm.make_model,
-    tf1_batch=eager_models.keras_lstm.keep_everything, tf2_batch=eager_models.keras_lstm.one_hot_labels,
-    tf2_layout=eager_models.keras_lstm.LAYOUT, default_batch_size=16, features=("x",),
+    build_graph=functools.partial(legacy_graphs.lstm_cell.build, hidden=_LSTM_HIDDEN, classes=_LSTM_CLASSES,
+                                  forget_bias=_LSTM_FORGET_BIAS),
+    make_model=eager_models.keras_lstm.make_model, tf1_batch=eager_models.keras_lstm.keep_everything,
+    tf2_batch=functools.partial(eager_models.keras_lstm.one_hot_labels, classes=_LSTM_CLASSES),
+    tf2_layout=eager_models.keras_lstm.layout(_LSTM_FORGET_BIAS), default_batch_size=16, features=("x",),
     unsupported_modes={"tf2-partial": "a KerasStep brings its own train_step (forward, loss, tape, Keras "
                                       "apply_gradients): there is no separate update to run eagerly"},
 ))

@@ -32,7 +32,7 @@ def convert(tf1_script, args, output, style, force, steps, timeout_s, as_json):
     tf.Module (--style keras: a keras.Model of Keras layers), a Keras optimizer with TF1's settings and a @tf.function step; the script's own code is carried
     over; what cannot be translated is marked TODO(tfcompare). Exit codes: 0 written and pair agrees, 1 written
     and pair differs, 2 usage error, 3 not written or not compared (the message says why)."""
-    from tfcompare.tools.pair.convert import FAILED, WRITTEN_AGREES, ConvertOptions, convert_script
+    from tfcompare.scripts.convert import FAILED, WRITTEN_AGREES, ConvertOptions, convert_script
 
     target = Path(output)
     if target.resolve() == Path(tf1_script).resolve():

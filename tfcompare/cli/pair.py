@@ -41,8 +41,8 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, log
     import threading
 
     from tfcompare.core.files import FolderTaken, check_claimable, claim_folder
-    from tfcompare.tools.pair import AGREE, FAILED, PairOptions, pair_scripts
-    from tfcompare.tools.pair.emit import check_target, emit
+    from tfcompare.scripts.pair import AGREE, FAILED, PairOptions, pair_scripts
+    from tfcompare.scripts.pair.emit import check_target, emit
 
     if emit_case is not None:
         try:
@@ -106,7 +106,7 @@ def run_tf1(script, args, steps, timeout_s, logdir, run_name, as_json):
     and written to TensorBoard. Exit codes: 0 it trained (or ran to its end), 2 usage error, 3 it failed or ran
     out of time (the reason is printed)."""
     from tfcompare.core.files import FolderTaken, claim_folder
-    from tfcompare.tools.pair.run_tf1 import FAILED, run_tf1 as run
+    from tfcompare.scripts.run_tf1 import FAILED, run_tf1 as run
 
     result = run(script, steps=steps, timeout_s=timeout_s, args=tuple(args))
     folder = None

@@ -13,7 +13,7 @@ import re
 import time
 from pathlib import Path
 
-from tfcompare.core.legacy.coverage import is_provided
+from tfcompare.scripts.legacy.coverage import is_provided
 from tfcompare.report.format import grid
 from tfcompare.tools.migrate.calls import CallIssue, call_issues
 from tfcompare.tools.migrate.classify import (BEHAVIOUR, CLASSES, NEEDS_EXTRA, REMOVED, RUNS, UNPARSABLE,

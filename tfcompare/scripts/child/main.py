@@ -1,0 +1,124 @@
+"""The process that runs one script of a pair: `python -m tfcompare.scripts.child.main SIDE SCRIPT FOLDER K DROPOUT
+[ARGS]` (DROPOUT: `dropout.MODES`).
+
+The TF2 side waits for the TF1 side's record (it needs TF1's initial weights and batches); both import
+TensorFlow meanwhile. The record is written whatever happens (steps done, a crash with its traceback, a
+refusal to pair); the parent reads it, and kills this process if it does not finish in time.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from tfcompare.scripts.child.user_script import as_tf1, compat_v1_modules, run_script
+
+__all__ = ["main"]
+
+_WAIT_FOR_TF1_S = 600.0  # the parent's own time limit ends this process first
+
+
+def _user_traceback(exc: BaseException, script: str) -> str:
+    """The traceback from the script's first frame on, without tfcompare's own frames (its probes wrap the
+    script's Session.run and gradient calls): the user's code, then the library that raised."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    start = next((i for i, f in enumerate(frames) if f.filename == script), 0)
+    ours = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+    frames = [f for f in frames[start:] if not f.filename.startswith(ours) or f.filename == script]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
+             *traceback.format_exception_only(type(exc), exc)]
+    return "".join(lines)
+
+
+def _refuse_tf1_switches() -> None:
+    """A TF2 script that switches eager execution off is a TF1 script: say so instead of failing later."""
+    def refuse(*args, **kwargs):
+        raise RuntimeError("the TF2 script switches TF2 behaviour off (disable_v2_behavior / disable_eager_execution):"
+                           " it is a TF1 script; tfcompare pair takes the TF1 script first, then the TF2 one")
+
+    for module in compat_v1_modules():
+        module.disable_v2_behavior = module.disable_eager_execution = refuse
+
+
+def main(argv: list[str]) -> int:
+    side, script, folder, steps, mode, args = argv[0], str(Path(argv[1]).resolve()), Path(argv[2]), int(argv[3]), \
+        argv[4], argv[5:]
+    from tfcompare.scripts.child.record import SideRecord, load, save
+
+    record = SideRecord(side=side, script=script)
+    import tensorflow as tf
+
+    from tfcompare.scripts.child.loaders import install
+
+    gpus = tf.config.list_physical_devices("GPU")
+    record.device = f"GPU ({len(gpus)}: {', '.join(g.name for g in gpus)})" if gpus else "CPU"
+    install(record.notes)
+    started = time.perf_counter()
+    if side == "tf1":
+        from tfcompare.scripts.legacy import install as install_legacy
+        from tfcompare.scripts.child.probe_tf1 import Stop, TF1Probe
+
+        install_legacy(script, record.notes)  # tf.contrib, tf.estimator: in this child only
+        probe = TF1Probe(record, steps, script, mode)
+        probe.install()
+        run = lambda: run_script(script, args, {}, lambda tree: record.notes.extend(as_tf1(tree)))  # noqa: E731
+        finish = lambda: None  # noqa: E731
+        scope = None
+    else:
+        from tfcompare.scripts.child.probe_tf1 import Stop
+        from tfcompare.scripts.child.probe_tf2 import TF2Probe, wrap_steps
+
+        deadline = time.monotonic() + _WAIT_FOR_TF1_S
+        while (tf1 := load(folder, "tf1")) is None:
+            if (folder / "tf1.failed").exists() or time.monotonic() > deadline:
+                return 0
+            time.sleep(0.05)
+        if tf1.status != "ok" or not tf1.steps:
+            return 0
+        probe = TF2Probe(record, tf1, steps, script, mode)
+        names = probe.install()
+        _refuse_tf1_switches()
+        wrapped: list[str] = []
+        run = lambda: run_script(script, args, names, lambda tree: wrapped.extend(wrap_steps(tree)))  # noqa: E731
+        finish = probe.finish
+        scope = lambda: tf.variable_creator_scope(probe.creator)  # noqa: E731
+        started = time.perf_counter()
+    try:
+        if scope is not None:
+            with scope():
+                run()
+        else:
+            run()
+    except Stop:
+        pass
+    except SystemExit as exc:
+        if exc.code not in (None, 0) and not record.steps:
+            record.status, record.error = "crashed", f"the script exited with {exc.code!r} before its first step"
+    except BaseException as exc:  # the script's own failure: reported with its traceback
+        if not record.steps:
+            record.status = "crashed"
+        record.error = f"{type(exc).__name__}: {exc}"
+        record.traceback = _user_traceback(exc, script)
+    try:
+        if scope is not None:
+            with scope():
+                finish()
+        else:
+            finish()
+    except BaseException as exc:
+        record.notes.append(f"the probes after the steps failed: {type(exc).__name__}: {exc}")
+    if record.status == "running":
+        record.status = "ok" if record.steps else "no-step"
+    record.seconds = time.perf_counter() - started
+    save(record, folder)
+    return 0
+
+
+if __name__ == "__main__":
+    _code = main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(_code)  # the script's own threads (queue runners, tf.data) must not keep the process alive

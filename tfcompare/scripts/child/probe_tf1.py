@@ -1,0 +1,222 @@
+"""The TF1 side: run a TF1 training script unchanged and record its first K training steps.
+
+The optimizer's `compute_gradients`/`apply_gradients` (what `minimize` calls) are observed for the loss, the
+gradients and the variables they update; each `Session.run` that fetches that train op is a training step.
+Before the step runs, the same feed is used to read the loss, gradients and weights; after it, the weights.
+After K steps the script is stopped. Runs in its own process with TF1 semantics (`disable_v2_behavior`), which
+is what such a script expects; nothing here touches the process that compares.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.client import session as _session
+
+from tfcompare.core.graphs import ancestors
+from tfcompare.core.optimizer_replay import tf1_optimizer
+from tfcompare.scripts.child import batches, dropout, initialisation, noise
+from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
+
+__all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches", "op_site"]
+
+_PASS_THROUGH = {"Identity", "ReadVariableOp", "Cast", "Enter", "Switch", "Merge"}
+
+
+class Stop(BaseException):
+    """Raised inside the script once K steps are recorded; a BaseException so `except Exception` lets it pass."""
+
+
+def op_site(op, script: str) -> str:
+    """`line N`: where in the script an op was made."""
+    frames = [f for f in (op.traceback or []) if f.filename == script]
+    return f"line {frames[-1].lineno}" if frames else "?"
+
+
+def _leaves(fetches):
+    """Every fetch in a nest of lists, tuples and dicts; dict keys are not sorted (MonitoredSession keys its
+    hooks' fetches by the hook objects, which `tf.nest` cannot sort)."""
+    if isinstance(fetches, dict):
+        for value in fetches.values():
+            yield from _leaves(value)
+    elif isinstance(fetches, (list, tuple)):
+        for value in fetches:
+            yield from _leaves(value)
+    else:
+        yield fetches
+
+
+def runs(fetches, train_op) -> bool:
+    """Whether a `Session.run` of `fetches` runs `train_op`: itself, or a group that runs it (`tf.group(train_op,
+    ema_op)`)."""
+    for fetch in _leaves(fetches):
+        op = fetch if isinstance(fetch, tf.Operation) else getattr(fetch, "op", None)
+        if op is train_op or (op is not None and train_op in op.control_inputs):
+            return True
+    return False
+
+
+def feed_name(key) -> str:
+    """A feed_dict key (a placeholder, or its name) as the placeholder's name."""
+    return (key if isinstance(key, str) else getattr(key, "name", str(key))).removesuffix(":0")
+
+
+def optimizer_patches(found: dict) -> list[tuple]:
+    """(owner, name, replacement) patches of `tf.compat.v1.train.Optimizer` that record the script's first train
+    op in `found`: its loss, the op, and the (gradient, variable) pairs it applies."""
+    optimizer = tf.compat.v1.train.Optimizer
+    compute, apply = optimizer.compute_gradients, optimizer.apply_gradients
+
+    def compute_gradients(self, loss, *args, **kwargs):
+        if "train_op" not in found:  # the loss of the first train op, not of a later optimizer's
+            found["loss"] = loss
+        return compute(self, loss, *args, **kwargs)
+
+    def apply_gradients(self, grads_and_vars, *args, **kwargs):
+        grads_and_vars = list(grads_and_vars)
+        op = apply(self, grads_and_vars, *args, **kwargs)
+        if "train_op" not in found:
+            found["train_op"] = op
+            found["grads_and_vars"] = [(g, v) for g, v in grads_and_vars if g is not None]
+        return op
+
+    return [(optimizer, "compute_gradients", compute_gradients), (optimizer, "apply_gradients", apply_gradients)]
+
+
+class TF1Probe:
+    """Install with `install()`; the script then runs as usual until `Stop`."""
+
+    def __init__(self, record: SideRecord, steps: int, script: str, dropout_mode: str = dropout.AS_WRITTEN):
+        self.record, self.steps, self.script, self.dropout_mode = record, steps, script, dropout_mode
+        self._replaced: list = []  # --dropout off: what each replaced dropout returned (an Identity in the graph)
+        self.found: dict = {}  # loss, train_op, grads_and_vars: see optimizer_patches
+        self._run = _session.BaseSession.run
+        self._start: list | None = None  # every global variable's value before the first step
+        self._fed: list[dict] = []  # each step's feed_dict, for the noise-floor replays
+
+    @property
+    def loss(self):
+        return self.found["loss"]
+
+    @property
+    def train_op(self):
+        return self.found.get("train_op")
+
+    @property
+    def grads_and_vars(self) -> list:
+        return self.found["grads_and_vars"]
+
+    def install(self) -> None:
+        """For this whole process (the child that runs the TF1 script)."""
+        tf.compat.v1.disable_v2_behavior()
+        probe = self
+
+        def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+            if probe.train_op is None or not probe._trains(fetches):
+                return probe._run(self, fetches, feed_dict, options, run_metadata)
+            return probe._step(self, fetches, feed_dict, options, run_metadata)
+
+        for owner, name, value in [*optimizer_patches(self.found), (_session.BaseSession, "run", run)]:
+            setattr(owner, name, value)
+        if self.dropout_mode == dropout.OFF:
+            dropout.switch_off(lambda x: tf.identity(x, name="dropout_off"), self._replaced.append)
+
+    def _trains(self, fetches) -> bool:
+        return runs(fetches, self.train_op)
+
+    def _step(self, sess, fetches, feed_dict, options, run_metadata):
+        rec, step = self.record, self.record.steps
+        feed = dict(feed_dict or {})
+        variables = [v for _, v in self.grads_and_vars]
+        grads = [g for g, _ in self.grads_and_vars]
+        if step == 0:
+            self._first(sess, feed)
+            self._start = noise.snapshot(self, sess)
+        loss, grad_values, before = self._run(sess, [self.loss, grads, variables], feed)
+        if step == 0:
+            self._reduction(sess, feed, np.asarray(loss))  # before the step changes the weights
+            rec.repeat = noise.repeat(self, sess, feed, np.asarray(loss))
+        self._fed.append(feed)
+        result = self._run(sess, fetches, feed_dict, options, run_metadata)
+        after = self._run(sess, variables)
+        for v, g, b, a in zip(rec.variables, grad_values, before, after):
+            rec.arrays[f"grad/{step}/{v.key}"] = noise.dense(g)
+            rec.arrays[f"before/{step}/{v.key}"] = np.asarray(b)
+            rec.arrays[f"after/{step}/{v.key}"] = np.asarray(a)
+        for name, value in self._feeds(feed).items():
+            rec.arrays[f"feed/{step}/{name}"] = value
+        loss = np.asarray(loss)
+        rec.loss_shape = list(loss.shape)
+        rec.losses.append(float(loss.sum()))
+        if rec.steps >= self.steps:
+            noise.measure(self, sess)
+            raise Stop
+        return result
+
+    def _feeds(self, feed: dict) -> dict[str, np.ndarray]:
+        return {feed_name(key): np.asarray(value) for key, value in feed.items()}
+
+    def _first(self, sess, feed) -> None:
+        """Variables (creation order = graph order), their initial values, the feeds, the optimizer, the ops."""
+        rec, graph = self.record, sess.graph
+        variables = [v for _, v in self.grads_and_vars]
+        values = self._run(sess, variables)
+        use = self._use_order(variables)
+        ordered = sorted(range(len(variables)), key=lambda i: variables[i].op._id)
+        created = {i: n for n, i in enumerate(ordered)}
+        for i, (v, value) in enumerate(zip(variables, values)):
+            key = v.op.name
+            rec.variables.append(Variable(key=key, name=key, shape=list(np.shape(value)), dtype=v.dtype.base_dtype.name,
+                                          site=op_site(v.op, self.script), created=created[i], used=use.get(i),
+                                          init=stats(value), scheme=initialisation.tf1_scheme(v, sess)))
+            rec.arrays[f"init/{key}"] = np.asarray(value)
+        dtypes = {feed_name(k): k.dtype.base_dtype.name for k in feed if hasattr(k, "dtype")}
+        for name, value in self._feeds(feed).items():
+            kind = batches.kind(value)
+            rec.feeds.append({"name": name, "shape": list(value.shape), "dtype": dtypes.get(name, value.dtype.name),
+                              "kind": kind,
+                              "high": int(value.max()) + 1 if kind in ("int", "ids") and value.size else None,
+                              "value": value.item() if kind == "scalar" else None})
+        side = tf1_optimizer(graph, sess)
+        if side is not None:
+            rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings, "extras": side.extras}
+        forward = ancestors([self.loss])
+        rec.ops = forward_op_counts(op.type for op in forward)
+        rec.dropout = dropout.fed_rates(self._run, sess, feed, forward, lambda op: op_site(op, self.script))
+        if self.dropout_mode == dropout.OFF:
+            rec.dropout_replaced = sum(1 for t in self._replaced if getattr(t, "op", None) in forward)
+
+    def _use_order(self, variables) -> dict[int, int]:
+        """Position of each variable's first use on the way from the inputs to the loss (graph order)."""
+        forward = ancestors([self.loss])
+        owner = {v.op: i for i, v in enumerate(variables)}
+        first: dict[int, int] = {}
+        for op in sorted(forward, key=lambda o: o._id):
+            if op.type in _PASS_THROUGH or op in owner:
+                continue
+            for t in op.inputs:
+                source = t.op
+                while source not in owner and source.type in _PASS_THROUGH and source.inputs:
+                    source = source.inputs[0].op
+                if source in owner and owner[source] not in first:
+                    first[owner[source]] = op._id
+        ranked = sorted(first, key=first.get)
+        return {i: n for n, i in enumerate(ranked)}
+
+    def _reduction(self, sess, feed, loss) -> None:
+        """Feed the batch twice: a mean over the batch stays the same, a sum doubles."""
+        rec = self.record
+        sizes = [np.shape(v)[0] for v in feed.values() if np.ndim(v) >= 1]
+        if not sizes:
+            rec.reduction_note = "no batch in the feed"
+            return
+        batch = max(set(sizes), key=sizes.count)
+        doubled = {k: (np.concatenate([v, v]) if np.ndim(v) >= 1 and np.shape(v)[0] == batch else v)
+                   for k, v in feed.items()}
+        try:
+            twice = np.asarray(self._run(sess, self.loss, doubled))
+        except Exception as exc:  # a placeholder with a fixed batch size
+            rec.reduction_note = f"the batch cannot be doubled: {str(exc).splitlines()[0][:160]}"
+            return
+        once = float(loss.sum())
+        rec.reduction_ratio = float(twice.sum()) / once if once else None

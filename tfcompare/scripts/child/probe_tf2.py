@@ -1,0 +1,68 @@
+"""The TF2 side: run a TF2 training script unchanged, with TF1's initial weights and batches, and record its steps.
+
+Observed, in the script's own process: variable creation (`tf.variable_creator_scope`: order, shape, site;
+TF1's initial value injected into the provisionally paired variable), variable reads (the order of use),
+`GradientTape.gradient` (a gradient of the loss with respect to paired variables is one training step: its
+target is the loss), the Keras optimizer's `apply` (what `apply_gradients` and `fit` call) and `Model.fit`.
+Step inputs are replaced by TF1's: `fit` gets TF1's batches; a function of the script that takes a gradient
+is wrapped (in the compiled code only, the file is unchanged) and its batch arguments are replaced.
+`tf.function` bodies run eagerly so that every step can be read: the comparison is of eager numerics.
+
+Its parts: `tf2_variables` (creation, injection, reads), `tf2_tape` (the gradient tape: the steps),
+`tf2_inputs` (TF1's batches for TF2's step), `tf2_step_wrapper` (the script's step functions wrapped),
+`tf2_keras` (the optimizer's apply, `fit`, dropout) and `tf2_after_steps` (the probes after the steps).
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from tfcompare.scripts.child import dropout
+from tfcompare.scripts.child.record import SideRecord
+from tfcompare.scripts.child.tf2_after_steps import AfterSteps
+from tfcompare.scripts.child.tf2_inputs import InputSubstitution, SubstitutionError
+from tfcompare.scripts.child.tf2_keras import KerasObserver
+from tfcompare.scripts.child.tf2_step_wrapper import STEP_WRAPPER, StepWrapper, wrap_steps
+from tfcompare.scripts.child.tf2_tape import StepObserver
+from tfcompare.scripts.child.tf2_variables import VariableObserver
+
+__all__ = ["TF2Probe", "STEP_WRAPPER", "SubstitutionError", "wrap_steps"]
+
+
+class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, KerasObserver, AfterSteps):
+    """Install with `install()` (and `creator` as the script's variable creator scope); `finish()` after the
+    script stops fills in the probes. Everything observed goes into `record`."""
+
+    def __init__(self, record: SideRecord, tf1: SideRecord, steps: int, script: str,
+                 dropout_mode: str = dropout.AS_WRITTEN):
+        self.record, self.tf1, self.steps, self.script = record, tf1, steps, script
+        self.dropout_mode = dropout_mode
+        self.variables: dict[str, tf.Variable] = {}  # trainable, by key
+        self.by_id: dict[int, str] = {}
+        self.every: list[tf.Variable] = []  # every variable the script made (restored after probes)
+        self.pairs: dict[str, str] = {}  # tf2 key -> tf1 key
+        self.made: dict[tuple, int] = {}  # trainable variables made so far, per shape
+        self.unpaired = False  # the first step showed the variables cannot be paired: stop after it
+        self.reads: list[str] = []
+        self.busy = False
+        self.mode = "normal"  # normal | loss | ops
+        self.probed = None
+        self.calls = 0
+        self.fit_model = None
+        self.step_fn = None
+        self.step_args = None
+        self.after_taken = -1
+        self.optimizer = None
+        self.mixed = False  # the step's batch arguments cannot all take TF1's feeds: none are replaced
+
+    # --- installation -------------------------------------------------------------------------------------
+    def install(self) -> dict:
+        """Patch TF and Keras; returns the globals the compiled script needs (the step wrapper)."""
+        tf.config.run_functions_eagerly(True)
+        self._install_tape()
+        self._install_reads()
+        self._install_keras()
+        if self.dropout_mode == dropout.OFF:  # outermost: the calls never reach _install_dropout's wrappers
+            self.record.dropout_replaced = 0
+            dropout.switch_off(tf.identity, self._count_replaced)
+        return {STEP_WRAPPER: self._step_wrapper}

@@ -1,0 +1,102 @@
+"""The TF2 probe after the steps: the last weights, the optimizer, and the loss-reduction and forward-op probes.
+
+Once the script has stopped, the step is called again (its own function, or Keras's `train_step`) with its
+batch, and with its batch doubled, each call ending at its gradient: the ratio of the two losses says how the
+loss reduces over the batch. Traced once more as a graph, the ops under its loss are counted. Every variable is
+put back afterwards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+
+from tfcompare.core.optimizer_replay import tf2_optimizer
+from tfcompare.scripts.child.tf2_inputs import _is_batch
+from tfcompare.scripts.child.tf2_tape import _Probe
+
+__all__ = ["AfterSteps"]
+
+
+class AfterSteps:
+    """`TF2Probe`'s part that runs after the script: `finish()`."""
+
+    def finish(self) -> None:
+        """The last step's weights (if the script ended first), the reduction and op-trace probes, the optimizer."""
+        rec = self.record
+        if rec.steps:
+            self._take_after()
+        if self.optimizer is not None:
+            side = tf2_optimizer(self.optimizer)
+            if side is not None:
+                rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings,
+                                 "extras": side.extras}
+            try:
+                import keras
+                rec.optimizer_config = keras.optimizers.serialize(self.optimizer)
+            except Exception:
+                pass
+        if rec.steps and self.step_fn is None and self.fit_model is None:
+            rec.substitution.append("TF2's step inputs were not replaced: its gradient is taken outside a function "
+                                    "(inline in a loop), so both scripts must read the same data")
+        if not rec.steps:
+            return
+        if self.step_args is None:
+            rec.reduction_note = "the gradient is taken outside any function tfcompare can call again"
+            rec.ops_note = "no step function to trace"
+            return
+        saved = self._save_all()
+        try:
+            self._probe_reduction(self.step_args)
+            self._probe_ops(self.step_args)
+        finally:
+            self._restore_all(saved)
+
+    def _call_for_probe(self, args):
+        """One call of the step (or Keras's train_step) that ends at its gradient."""
+        if self.fit_model is not None:
+            return self.fit_model.train_step(args)
+        fn = getattr(self.step_fn, "python_function", self.step_fn)
+        call_args, call_kwargs = args
+        return fn(*call_args, **call_kwargs)
+
+    def _probe_reduction(self, args) -> None:
+        rec = self.record
+
+        def doubled(leaf):
+            if not _is_batch(leaf):
+                return leaf
+            out = np.concatenate([np.asarray(leaf)] * 2)
+            return out if isinstance(leaf, np.ndarray) else tf.constant(out)
+
+        try:
+            once = self._probe("loss", args)
+            twice = self._probe("loss", tf.nest.map_structure(doubled, args))
+            rec.reduction_ratio = twice / once if once else None
+        except Exception as exc:
+            rec.reduction_note = f"the batch cannot be doubled: {str(exc).splitlines()[0][:160]}"
+
+    def _probe_ops(self, args) -> None:
+        rec = self.record
+        tf.config.run_functions_eagerly(False)
+        try:
+            traced = tf.function(lambda a: self._call_for_probe(a))
+            self._probe("ops", args, lambda a: traced.get_concrete_function(a))
+            rec.ops = self.probed
+            added = len(getattr(self.fit_model, "losses", None) or [])  # kernel_regularizer / add_loss terms
+            if added:
+                rec.ops["regularisation (Keras layer losses)"] = added
+        except Exception as exc:
+            rec.ops_note = f"the step could not be traced: {str(exc).splitlines()[0][:160]}"
+        finally:
+            tf.config.run_functions_eagerly(True)
+
+    def _probe(self, mode, args, call=None):
+        self.mode, self.probed = mode, None
+        try:
+            (call or self._call_for_probe)(args)
+        except _Probe:
+            return self.probed
+        finally:
+            self.mode = "normal"
+        raise RuntimeError("the step took no gradient")

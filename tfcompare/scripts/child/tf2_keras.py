@@ -1,0 +1,85 @@
+"""The TF2 probe's Keras part: the optimizer's `apply`, `Model.fit`, and the dropouts the first step calls.
+
+`apply` (what `apply_gradients` and `fit` call) ends a step: the weights after it are read, and after K steps
+the script is stopped. `fit` runs one epoch on TF1's batches (validation dropped, no shuffling). Each Keras
+Dropout layer and `tf.nn.dropout` the first step calls is recorded; with dropout switched off, each replaced
+call is counted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.eager import record as _tape
+
+from tfcompare.scripts.child.probe_tf1 import Stop
+
+__all__ = ["KerasObserver"]
+
+
+class KerasObserver:
+    """`TF2Probe`'s part that patches Keras: the optimizer, `fit`, and dropout."""
+
+    def _install_keras(self) -> None:
+        try:
+            import keras
+            from keras.src.optimizers.base_optimizer import BaseOptimizer
+        except ImportError:
+            return
+        probe = self
+        apply, fit = BaseOptimizer.apply, keras.Model.fit
+
+        def apply_patched(optimizer, grads, trainable_variables=None):
+            out = apply(optimizer, grads, trainable_variables)
+            if not probe.busy and probe.mode == "normal" and probe.record.steps:
+                probe.optimizer = optimizer
+                probe._take_after()
+                if probe.record.steps >= probe.steps or probe.unpaired:
+                    raise Stop
+            return out
+
+        def fit_patched(model, x=None, y=None, batch_size=None, epochs=1, **kwargs):
+            x2, y2, size2 = probe._fit_inputs(x, y, batch_size, kwargs)
+            probe.fit_model = model
+            if x2 is x:  # not substituted
+                return fit(model, x, y, batch_size=batch_size, epochs=1, **kwargs)
+            own = dict(kwargs, batch_size=batch_size, epochs=1, steps_per_epoch=1)
+            return probe._first_call(lambda a, k: fit(model, *a, **k), ((x2, y2), dict(kwargs, batch_size=size2,
+                                                                                          epochs=1)), ((x, y), own))
+
+        BaseOptimizer.apply, keras.Model.fit = apply_patched, fit_patched
+        self._install_dropout(keras)
+
+    def _count_replaced(self, out) -> None:
+        """A replaced dropout call of the first training step: under a recording GradientTape (an evaluation before
+        it is not counted, nor a call on symbolic tensors: Keras building a model by calling it on placeholders)."""
+        if not self.busy and self.mode == "normal" and not self.record.steps and tf.executing_eagerly() \
+                and not tf.is_symbolic_tensor(out) and _tape.could_possibly_record():
+            self.record.dropout_replaced += 1
+
+    def _install_dropout(self, keras) -> None:
+        """Each dropout the first step calls: a Keras Dropout layer (its rate, and whether it trains) or
+        tf.nn.dropout (its rate)."""
+        probe = self
+        layer_call, nn_dropout = keras.layers.Dropout.call, tf.nn.dropout
+
+        def seen(rate, how, live):
+            found = {"rate": rate, "how": how, "live": live}
+            first = not probe.busy and probe.mode == "normal" and not probe.record.steps
+            if first and found not in probe.record.dropout:
+                probe.record.dropout.append(found)
+
+        def call(layer, inputs, training=False):
+            seen(float(layer.rate), f"keras Dropout(rate={layer.rate:g}) called with training={bool(training)}",
+                 bool(training) and layer.rate > 0)
+            return layer_call(layer, inputs, training=training)
+
+        def dropout(x, rate=None, *args, **kwargs):
+            try:
+                value = float(np.max(np.asarray(rate)))
+            except Exception:  # a symbolic rate, in a traced function
+                value = None
+            seen(value, f"tf.nn.dropout(rate={value if value is not None else '?'})", value is None or value > 0)
+            return nn_dropout(x, rate, *args, **kwargs)
+
+        keras.layers.Dropout.call, tf.nn.dropout = call, dropout

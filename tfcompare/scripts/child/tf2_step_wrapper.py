@@ -1,0 +1,98 @@
+"""The TF2 probe's step wrapper: each function of the script that takes a gradient, wrapped to take TF1's batches.
+
+`wrap_steps` decorates every such function in the script's syntax tree (the compiled code only; the file is
+unchanged) with `STEP_WRAPPER`, a global the probe provides: its first K calls get TF1's batches in place of
+their batch arguments, all of them or, if some cannot take one of TF1's feeds, none.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+import numpy as np
+import tensorflow as tf
+
+from tfcompare.scripts.child.tf2_inputs import _is_batch
+
+__all__ = ["STEP_WRAPPER", "StepWrapper", "wrap_steps"]
+
+STEP_WRAPPER = "__tfcompare_step__"
+
+
+def wrap_steps(tree: ast.Module) -> list[str]:
+    """Decorate every function of the script that calls `.gradient(...)` with the step wrapper (outermost)."""
+    wrapped = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                     and n.func.attr == "gradient"]
+            if calls:
+                node.decorator_list.insert(0, ast.Name(id=STEP_WRAPPER, ctx=ast.Load()))
+                wrapped.append(f"{node.name} (line {node.lineno})")
+    ast.fix_missing_locations(tree)
+    return wrapped
+
+
+class StepWrapper:
+    """`TF2Probe`'s part that wraps the script's step functions (`STEP_WRAPPER`)."""
+
+    def _step_wrapper(self, fn):
+        probe = self
+
+        @functools.wraps(fn)
+        def step(*args, **kwargs):
+            if probe.fit_model is not None or probe.busy or probe.mode != "normal":
+                return fn(*args, **kwargs)
+            call, probe.calls = probe.calls, probe.calls + 1
+            if call >= probe.tf1.steps:
+                return fn(*args, **kwargs)
+            leaves = tf.nest.flatten((args, kwargs))
+            if not call:
+                probe._own(leaves)
+            notes = [] if call else probe.record.substitution
+            specs = None if call else []
+            converted = probe._convert(leaves, call, notes, specs=specs)
+            if specs:
+                probe.record.inputs = [dict(s, leaf=i) for i, s in enumerate(specs) if s is not None]
+            if not any(c is not None for c in converted):
+                if not call:
+                    notes.append(f"{_name(fn)}'s arguments hold no array shaped like TF1's batch: its inputs are "
+                                 "the script's own")
+                return fn(*args, **kwargs)
+            left = _unmatched(leaves, converted)
+            if left or probe.mixed:
+                if not call:  # half TF1's examples and half TF2's would break the script or compare nonsense
+                    probe.mixed, probe.record.inputs = True, []
+                    notes.append(f"{_name(fn)}'s argument {left} matches none of TF1's feeds, so none of its arguments "
+                                 "were replaced (replacing only some would mix TF1's examples with TF2's): its inputs "
+                                 "are the script's own, and both scripts must read the same data")
+                return fn(*args, **kwargs)
+            original = (args, kwargs)
+            leaves = [c if c is not None else leaf for c, leaf in zip(converted, leaves)]
+            args, kwargs = tf.nest.pack_sequence_as((args, kwargs), leaves)
+            if not call:
+                probe.step_fn, probe.step_args = fn, (args, kwargs)
+                probe.record.step_function = _name(fn)
+                notes.append(f"the arguments of {_name(fn)} were replaced by TF1's batches")
+                return probe._first_call(lambda a, k: fn(*a, **k), (args, kwargs), original)
+            return fn(*args, **kwargs)
+
+        return step
+
+
+def _unmatched(leaves: list, converted: list) -> str:
+    """The first batch argument (its leading dimension the batch's) that took no TF1 feed; "" when none."""
+    sizes = [leaf.shape[0] for leaf, c in zip(leaves, converted) if c is not None]
+    if not sizes:
+        return ""
+    for i, (leaf, c) in enumerate(zip(leaves, converted)):
+        if c is None and _is_batch(leaf) and leaf.shape[0] in sizes:
+            return f"#{i} {tuple(leaf.shape)} {np.dtype(getattr(leaf.dtype, 'as_numpy_dtype', leaf.dtype)).name}"
+    return ""
+
+
+def _name(fn) -> str:
+    inner = getattr(fn, "python_function", fn)
+    code = getattr(inner, "__code__", None)
+    return f"{getattr(inner, '__name__', 'step')}()" + (f" (line {code.co_firstlineno})" if code else "")

@@ -1,0 +1,134 @@
+"""The TF2 probe's gradient tape: each `GradientTape.gradient` of the loss with respect to paired variables is a step.
+
+Before the gradient the loss and the weights are read; after it, the gradients (and, at the first step, the
+variables' Keras paths and the confirmed pairing); the next gradient, or the optimizer's apply, reads the weights
+after the step. In a probing call (`mode` "loss" or "ops", see `tf2_after_steps`) the gradient ends the call
+with `_Probe`, having read the loss or the forward ops (loop bodies, branches and called functions included).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+
+from tfcompare.core.graphs import ancestors
+from tfcompare.scripts.child.align import PairingError, confirm
+from tfcompare.scripts.child.probe_tf1 import Stop
+from tfcompare.scripts.child.record import forward_op_counts
+
+__all__ = ["StepObserver"]
+
+
+class _Probe(BaseException):
+    """Ends a probing call at its gradient, before any update."""
+
+
+class StepObserver:
+    """`TF2Probe`'s part that observes the gradient tape: the steps, their losses, gradients and weights."""
+
+    def _install_tape(self) -> None:
+        """Patch `GradientTape.gradient`: every gradient with respect to the script's trainable variables."""
+        probe = self
+        tape_gradient = tf.GradientTape.gradient
+
+        def gradient(tape, target, sources, *args, **kwargs):
+            if not probe.busy:
+                keys = [probe._key(s) for s in tf.nest.flatten(sources)]
+                if any(keys):
+                    probe._before_gradient(target, keys)
+            grads = tape_gradient(tape, target, sources, *args, **kwargs)
+            if not probe.busy and probe.mode == "normal":
+                flat = tf.nest.flatten(sources)
+                keys = [probe._key(s) for s in flat]
+                if any(keys):
+                    if not probe.record.steps:  # a Keras variable's path names it better than its TF name
+                        probe._names(keys, flat)
+                    probe._after_gradient(keys, tf.nest.flatten(grads))
+            return grads
+
+        tf.GradientTape.gradient = gradient
+
+    def _before_gradient(self, target, keys) -> None:
+        if self.mode == "loss":
+            self.probed = float(np.sum(np.asarray(target)))
+            raise _Probe
+        if self.mode == "ops":
+            self.probed = forward_op_counts(op.type for op in _with_bodies(ancestors([target])))
+            raise _Probe
+        rec = self.record
+        if rec.steps:
+            self._take_after()
+            if rec.steps >= self.steps or self.unpaired:
+                raise Stop
+        value = np.asarray(target)
+        rec.loss_shape = list(value.shape)
+        self._pending_loss = float(value.sum())
+        self._pending_before = self._weights()
+
+    def _names(self, keys, sources) -> None:
+        for key, source in zip(keys, sources):
+            path = getattr(source, "path", None)
+            if key is not None and isinstance(path, str) and not isinstance(source, tf.Variable):
+                next(v for v in self.record.variables if v.key == key).name = path
+
+    def _after_gradient(self, keys, grads) -> None:
+        rec, step = self.record, self.record.steps
+        if step == 0:
+            self._confirm_pairing(keys)
+            if self.unpaired:  # the weights are as before the gradient: read every trained one again
+                self._pending_before = self._weights()
+        for key, grad in zip(keys, grads):
+            if key is not None and key in self.pairs:
+                rec.arrays[f"grad/{step}/{key}"] = np.asarray(tf.convert_to_tensor(grad)) if grad is not None \
+                    else np.zeros_like(self._pending_before[key])
+        for key, value in self._pending_before.items():
+            rec.arrays[f"before/{step}/{key}"] = value
+        rec.losses.append(self._pending_loss)
+
+    def _take_after(self) -> None:
+        step = self.record.steps - 1
+        if step > self.after_taken:
+            for key, value in self._weights().items():
+                self.record.arrays[f"after/{step}/{key}"] = value
+            self.after_taken = step
+
+    def _confirm_pairing(self, keys) -> None:
+        rec = self.record
+        stepped = [k for k in keys if k is not None]
+        order = [k for k in self.reads if k in stepped] + [k for k in stepped if k not in self.reads]
+        for v in rec.variables:
+            v.used = order.index(v.key) if v.key in stepped and v.key in self.reads else None
+        mine = [v for v in rec.variables if v.key in stepped]
+        pairs = {k: t for k, t in self.pairs.items() if k in stepped}
+        try:
+            rec.pairing = [list(p) for p in confirm(self.tf1.variables, mine, pairs)]
+        except PairingError as exc:
+            # not compared; the step still runs once, so the checks that need no pairing (optimizer and its
+            # update, loss reduction, forward ops) can say what else differs
+            rec.status, rec.error = "unpairable", str(exc)
+            self.pairs, self.unpaired = {k: k for k in stepped}, True
+            return
+        rec.variables = mine + [v for v in rec.variables if v.key not in stepped]
+        self.pairs = pairs
+
+
+_FUNCTIONAL = {"While": ("cond", "body"), "StatelessWhile": ("cond", "body"), "If": ("then_branch", "else_branch"),
+               "StatelessIf": ("then_branch", "else_branch"), "PartitionedCall": ("f",),
+               "StatefulPartitionedCall": ("f",)}
+
+
+def _with_bodies(ops, depth: int = 0):
+    """The ops, and the ops inside each loop body, branch or called function among them (a Keras LSTM's step runs
+    in a While body): each counted once, as TF1's graph holds its loop's ops once."""
+    for op in ops:
+        yield op
+        if depth > 5 or op.type not in _FUNCTIONAL:
+            continue
+        for attr in _FUNCTIONAL[op.type]:
+            try:
+                name = op.get_attr(attr).name
+                body = op.graph._get_function(name)
+            except Exception:
+                continue
+            if body is not None and getattr(body, "graph", None) is not None:
+                yield from _with_bodies(body.graph.get_operations(), depth + 1)

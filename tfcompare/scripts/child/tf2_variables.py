@@ -1,0 +1,117 @@
+"""The TF2 probe's variables: each one the script creates, TF1's initial value injected, and the order of reads.
+
+`tf.variable_creator_scope(creator)` sees every variable the script makes: a trainable one is recorded (order,
+shape, site, Keras initializer) and, if a TF1 variable provisionally pairs with it (`align.provisional`), it is
+created with that TF1 variable's initial value. Reads of a variable before the first step give the order of
+use that confirms the pairing. The weights are read, saved and put back without being observed (`busy`).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.ops import resource_variable_ops as _rvo
+
+from tfcompare.scripts.child import initialisation
+from tfcompare.scripts.child.align import provisional
+from tfcompare.scripts.child.record import Variable, stats
+
+__all__ = ["VariableObserver"]
+
+
+class VariableObserver:
+    """`TF2Probe`'s part that creates, finds, reads and restores the script's variables."""
+
+    def _install_reads(self) -> None:
+        """Patch variable reads: the order in which the first step uses the trainable variables."""
+        probe = self
+        read = _rvo.BaseResourceVariable._read_variable_op
+
+        def read_variable_op(var, *args, **kwargs):
+            if not probe.busy and probe.mode == "normal" and probe.record.steps == 0:
+                key = probe.by_id.get(id(var))
+                if key is not None and key not in probe.reads:
+                    probe.reads.append(key)
+            return read(var, *args, **kwargs)
+
+        _rvo.BaseResourceVariable._read_variable_op = read_variable_op
+
+    def creator(self, next_creator, **kwargs):
+        """Record every trainable variable; inject TF1's initial value into its provisional partner."""
+        if kwargs.get("trainable") is False or self.busy:
+            var = next_creator(**kwargs)
+            self.every.append(var)
+            return var
+        initial = kwargs.get("initial_value")
+        if callable(initial):
+            initial = initial()
+        value = np.asarray(initial.numpy() if hasattr(initial, "numpy") else initial)
+        rec = self.record
+        key = f"v{len(self.variables)}"
+        shape = tuple(value.shape)
+        partner = provisional(self.tf1.variables, list(shape), self.made.get(shape, 0))
+        self.made[shape] = self.made.get(shape, 0) + 1
+        if partner is not None:
+            self.pairs[key] = partner.key
+            kwargs["initial_value"] = self.tf1.arrays[f"init/{partner.key}"].astype(value.dtype)
+        else:
+            kwargs["initial_value"] = value
+        var = next_creator(**kwargs)
+        name = getattr(var, "name", key).removesuffix(":0")
+        rec.variables.append(Variable(key=key, name=name, shape=list(value.shape), dtype=value.dtype.name,
+                                      site=self._site(), created=len(self.variables), init=stats(value),
+                                      scheme=_keras_initializer()))
+        rec.arrays[f"init/{key}"] = value
+        self.variables[key] = var
+        self.by_id[id(var)] = key
+        self.every.append(var)
+        return var
+
+    def _site(self) -> str:
+        frames = [f for f in traceback.extract_stack() if f.filename == self.script]
+        return f"line {frames[-1].lineno}" if frames else "?"
+
+    def _key(self, source) -> str | None:
+        var = source
+        if not isinstance(var, tf.Variable) and isinstance(getattr(var, "value", None), tf.Variable):
+            var = var.value  # a Keras 3 Variable wraps its tf.Variable
+        return self.by_id.get(id(var))
+
+    def _weights(self) -> dict[str, np.ndarray]:
+        self.busy = True
+        try:
+            return {k: v.numpy() for k, v in self.variables.items() if k in self.pairs}
+        finally:
+            self.busy = False
+
+    def _save_all(self):
+        self.busy = True
+        try:
+            return [(v, v.numpy()) for v in self.every if hasattr(v, "assign")]
+        finally:
+            self.busy = False
+
+    def _restore_all(self, saved) -> None:
+        self.busy = True
+        try:
+            for var, value in saved:
+                var.assign(value)
+        finally:
+            self.busy = False
+
+
+def _keras_initializer() -> dict | None:
+    """The Keras initializer of the keras.Variable being created (a frame up the stack), as a scheme."""
+    frame = sys._getframe(1)
+    for _ in range(40):
+        if frame is None:
+            return None
+        owner = frame.f_locals.get("self")
+        initializer = getattr(owner, "_initializer", None) or frame.f_locals.get("initializer")
+        if type(owner).__module__.startswith("keras") and callable(initializer):
+            return initialisation.keras_scheme(initializer)
+        frame = frame.f_back
+    return None

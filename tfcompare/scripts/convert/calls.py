@@ -1,0 +1,253 @@
+"""TF1 calls that build many ops for one idea, recorded as the script makes them so each is written back as one
+TF2 call: dropout (keep_prob -> rate), the cross-entropies, exponential learning-rate decay, static_rnn /
+dynamic_rnn with a plain LSTM or GRU cell (one call of a helper written into the script).
+
+The ops such a call makes (dropout's random mask, the decay's `Pow`) are read as a group: the translator stops
+at the group's inputs and writes the group's TF2 call instead of the ops inside it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+__all__ = ["Group", "install"]
+
+_HELPERS = {"lstm": "basic_lstm", "gru": "gru"}  # the function written into the script for each cell
+_XENT = {"softmax_xent": "softmax_cross_entropy_with_logits", "sparse_xent": "sparse_softmax_cross_entropy_with_logits",
+         "sigmoid_xent": "sigmoid_cross_entropy_with_logits"}
+
+
+@dataclasses.dataclass
+class Group:
+    kind: str  # dropout | softmax_xent | sparse_xent | sigmoid_xent | lstm | gru
+    op: object  # the output op: its TF1 line is the group's
+    inputs: list  # the tensors the TF2 call reads
+    outputs_ops: set
+    params: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def stem(self) -> str:
+        return {"dropout": "drop", "lstm": "lstm", "gru": "gru"}.get(self.kind, "xent")
+
+    def translate(self, tr, t) -> str:
+        if self.kind in _HELPERS:
+            return self._rnn(tr, t)
+        if self.kind == "dropout":
+            x, keep = self.inputs
+            keep_text = tr._rhs(keep)
+            rate = f"1 - {keep_text}" if self.params["keep"] else keep_text
+            return f"tf.nn.dropout({tr.value(x)}, rate={rate})"
+        if self.kind in _XENT:
+            labels, logits = self.inputs
+            call = f"tf.nn.{_XENT[self.kind]}(labels={tr.value(labels)}, logits={tr.value(logits)})"
+            return f"tf.reduce_mean({call})" if self.params.get("mean") else call
+        raise ValueError(self.kind)
+
+    def _rnn(self, tr, t) -> str:
+        """`outputs, (c, h) = basic_lstm(steps, kernel, bias, forget_bias)` or `outputs, h = gru(steps, gate kernel,
+        gate bias, candidate kernel, candidate bias)`, written once; `t` is one of them."""
+        steps = self.inputs
+        unpack = steps[0].op
+        if unpack.type == "Unpack" and [x.op for x in steps] == [unpack] * len(steps) and \
+                [x.value_index for x in steps] == list(range(len(steps))) and len(steps) == len(unpack.outputs):
+            sequence = (f"tf.unstack({tr.value(unpack.inputs[0])}, num={unpack.get_attr('num')}, "
+                        f"axis={unpack.get_attr('axis')})")
+        else:
+            sequence = f"[{', '.join(tr.value(x) for x in steps)}]"
+        p = self.params
+        weights = ", ".join(f"self.{tr.variables[v.op.name]}" for v in p["weights"])
+        if p.get("dynamic"):  # one [batch, time, features] tensor, batch-major
+            sequence = f"tf.unstack({tr.value(steps[0])}, axis=1)"
+        tr.helpers.add(self.kind)
+        extra = f", forget_bias={p['forget_bias']!r}" if self.kind == "lstm" else ""
+        outputs, state = tr.bind_pair(self.op, f"{_HELPERS[self.kind]}({sequence}, {weights}{extra})",
+                                      ("outputs", "state"))
+        where, i = p["index"][t.name]
+        if where == 2:
+            return f"tf.stack({outputs}, axis=1)"
+        if i is None:  # a GRU's state: one tensor
+            return state
+        return f"{outputs if where == 0 else state}[{i}]"
+
+
+def install(groups: dict, decays: dict) -> None:
+    """Record each dropout / sigmoid cross-entropy in `groups` (output tensor name -> Group) and each
+    exponential_decay in `decays` (output tensor name -> its settings), for this whole process."""
+    import tensorflow as tf
+
+    from tfcompare.scripts.child.user_script import compat_v1_modules
+
+    for v1 in compat_v1_modules():
+        _wrap(v1.nn, "dropout", functools.partial(_dropout, groups))
+        for name, kind in (("sigmoid_cross_entropy_with_logits", "sigmoid_xent"),
+                           ("softmax_cross_entropy_with_logits", "softmax_xent"),
+                           ("softmax_cross_entropy_with_logits_v2", "softmax_xent"),
+                           ("sparse_softmax_cross_entropy_with_logits", "sparse_xent")):
+            _wrap(v1.nn, name, functools.partial(_xent, groups, kind))
+        _wrap(v1.losses, "softmax_cross_entropy", functools.partial(_losses, groups, "softmax_xent"))
+        _wrap(v1.losses, "sparse_softmax_cross_entropy", functools.partial(_losses, groups, "sparse_xent"))
+        _wrap(v1.losses, "sigmoid_cross_entropy", functools.partial(_losses, groups, "sigmoid_xent"))
+        _wrap(v1.train, "exponential_decay", functools.partial(_decay, decays))
+        _wrap(v1.nn, "static_rnn", functools.partial(_static_rnn, groups))
+        _wrap(v1.nn, "dynamic_rnn", functools.partial(_dynamic_rnn, groups))
+    from tfcompare.scripts.legacy import rnn
+
+    _wrap(rnn, "static_rnn", functools.partial(_static_rnn, groups))  # what tf.contrib.rnn.static_rnn serves
+    _wrap(rnn, "dynamic_rnn", functools.partial(_dynamic_rnn, groups))
+    del tf
+
+
+def _wrap(owner, name: str, record) -> None:
+    original = getattr(owner, name)
+    if getattr(original, "_tfcompare_recorded", False):
+        return
+
+    @functools.wraps(original)
+    def wrapper(*args, **kwargs):
+        out = original(*args, **kwargs)
+        try:
+            record(out, original, *args, **kwargs)
+        except Exception:  # a call we cannot read is translated op by op
+            pass
+        return out
+
+    wrapper._tfcompare_recorded = True
+    setattr(owner, name, wrapper)
+
+
+def _tensor(value, like=None):
+    import tensorflow as tf
+
+    return value if isinstance(value, tf.Tensor) else tf.convert_to_tensor(value, dtype=getattr(like, "dtype", None))
+
+
+def _inside(out, inputs) -> set:
+    """Op names between `inputs` and `out` (the group's own ops)."""
+    stop = {t.op.name for t in inputs}
+    seen, stack = set(), [out.op]
+    while stack:
+        op = stack.pop()
+        if op.name in seen or op.name in stop:
+            continue
+        seen.add(op.name)
+        stack.extend(t.op for t in op.inputs)
+    return seen
+
+
+def _dropout(groups, out, original, x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+    if noise_shape is not None:
+        return
+    keep = rate is None
+    level = _tensor(keep_prob if keep else rate, x)
+    x = _tensor(x)
+    groups[out.name] = Group("dropout", out.op, [x, level], _inside(out, [x, level]), {"keep": keep})
+
+
+def _xent(groups, kind, out, original, _sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
+    if (axis if axis is not None else dim) != -1:
+        return
+    labels, logits = _tensor(labels), _tensor(logits)
+    groups[out.name] = Group(kind, out.op, [labels, logits], _inside(out, [labels, logits]))
+
+
+def _losses(groups, kind, out, original, labels, logits, weights=1.0, *rest, **kwargs):
+    """tf.losses.*_cross_entropy with its defaults (weights 1, no smoothing, SUM_BY_NONZERO_WEIGHTS): a mean."""
+    import tensorflow as tf
+
+    default = tf.compat.v1.losses.Reduction.SUM_BY_NONZERO_WEIGHTS
+    if rest or kwargs.get("label_smoothing") or kwargs.get("reduction") not in (None, default) or \
+            not (isinstance(weights, float) and weights == 1.0):
+        return
+    labels, logits = _tensor(labels), _tensor(logits)
+    groups[out.name] = Group(kind, out.op, [labels, logits], _inside(out, [labels, logits]), {"mean": True})
+
+
+def _decay(decays, out, original, learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None):
+    import numpy as np
+
+    def value(v):
+        return float(np.asarray(v)) if not hasattr(v, "op") else None
+
+    decays[getattr(out, "name", str(out))] = {"learning_rate": value(learning_rate), "decay_steps": value(decay_steps),
+                                              "decay_rate": value(decay_rate), "staircase": bool(staircase)}
+
+
+def _plain_lstm(cell) -> bool:
+    """A BasicLSTMCell / plain LSTMCell: no peepholes, projection or clipping, tanh, state as a tuple."""
+    import tensorflow as tf
+
+    if type(cell).__name__ not in ("BasicLSTMCell", "LSTMCell") or not getattr(cell, "_state_is_tuple", False):
+        return False
+    return not (getattr(cell, "_use_peepholes", False) or getattr(cell, "_num_proj", None) is not None or
+                getattr(cell, "_cell_clip", None) is not None or
+                getattr(cell, "_activation", None) not in (tf.tanh, tf.math.tanh))
+
+
+def _plain_gru(cell) -> bool:
+    """A GRUCell with tanh (its default): TF 1.15's formula, the helper `gru` writes."""
+    import tensorflow as tf
+
+    return type(cell).__name__ == "GRUCell" and getattr(cell, "_activation", None) in (tf.tanh, tf.math.tanh)
+
+
+def _cell(cell) -> tuple[str, list, dict] | None:
+    """(kind, the cell's variables in the helper's argument order, helper settings), or None for a cell not written."""
+    if _plain_lstm(cell):
+        return "lstm", [cell._kernel, cell._bias], {"forget_bias": float(cell._forget_bias)}
+    if _plain_gru(cell):
+        return "gru", [cell._gate_kernel, cell._gate_bias, cell._candidate_kernel, cell._candidate_bias], {}
+    return None
+
+
+def _state_index(kind: str, state, index: dict) -> None:
+    if kind == "lstm":
+        index.setdefault(state[0].name, (1, 0))
+        index.setdefault(state[1].name, (1, 1))
+    else:
+        index.setdefault(state.name, (1, None))
+
+
+def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, initial_state=None, dtype=None,
+                 parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
+    """dynamic_rnn of a plain LSTM or GRU over batch-major inputs with a known number of steps, from a zero state."""
+    inputs = _tensor(inputs)
+    written = _cell(cell)
+    if initial_state is not None or sequence_length is not None or time_major or written is None or \
+            inputs.shape.rank != 3 or inputs.shape[1] is None:
+        return
+    kind, weights, settings = written
+    outputs, state = out
+    index = {outputs.name: (2, 0)}
+    _state_index(kind, state, index)
+    inside = set()
+    for o in [outputs, *_flat(state)]:
+        inside |= _inside(o, [inputs])
+    group = Group(kind, outputs.op, [inputs], inside, {"weights": weights, "dynamic": True, "index": index,
+                                                       **settings})
+    for name in index:
+        groups[name] = group
+
+
+def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=None, sequence_length=None,
+                scope=None):
+    """A plain LSTM or GRU cell unrolled over a list of inputs from a zero state."""
+    written = _cell(cell)
+    if initial_state is not None or sequence_length is not None or written is None:
+        return
+    kind, weights, settings = written
+    outputs, state = out
+    index = {o.name: (0, i - len(outputs) if i == len(outputs) - 1 else i) for i, o in enumerate(outputs)}
+    _state_index(kind, state, index)
+    inputs = [_tensor(x) for x in inputs]
+    inside = set()
+    for o in [*outputs, *_flat(state)]:
+        inside |= _inside(o, inputs)
+    group = Group(kind, outputs[-1].op, inputs, inside, {"weights": weights, "index": index, **settings})
+    for name in index:
+        groups[name] = group
+
+
+def _flat(state) -> list:
+    """The tensors of a cell's state: (c, h) for an LSTM, h for a GRU."""
+    return list(state) if isinstance(state, tuple) else [state]

@@ -1,0 +1,107 @@
+"""The process that reads a TF1 script for `convert`: `python -m tfcompare.scripts.convert.child SCRIPT OUT REPORT
+STYLE [ARGS]`.
+
+The script runs as `pair`'s TF1 side runs it (`tensorflow.compat.v1`, the legacy runtime, the known loaders
+replaced by seeded synthetic data) up to its first training `Session.run`; there the graph, the session and
+the script's globals are read and the TF2 script is written to OUT (atomically); the script is then stopped.
+REPORT gets what happened (JSON), whatever happens, with each dropout live in that step (`convert` then proves
+the rewrite with dropout off on both sides).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+import types
+from pathlib import Path
+
+__all__ = ["main"]
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def main(argv: list[str]) -> int:
+    script, out, report_path, style, args = str(Path(argv[0]).resolve()), Path(argv[1]), Path(argv[2]), argv[3], \
+        argv[4:]
+    report = {"status": "no-step", "error": "", "traceback": "", "todos": [], "notes": [], "dropout": []}
+    try:
+        import tensorflow as tf
+        from tensorflow.python.client import session as _session
+
+        from tfcompare.core.graphs import ancestors
+        from tfcompare.scripts.legacy import install as install_legacy
+        from tfcompare.scripts.child.dropout import fed_rates
+        from tfcompare.scripts.convert import calls
+        from tfcompare.scripts.convert.late import define_late_tensors
+        from tfcompare.scripts.convert.writer import write
+        from tfcompare.scripts.child.loaders import install as install_loaders
+        from tfcompare.scripts.child.probe_tf1 import Stop, op_site, optimizer_patches, runs
+        from tfcompare.scripts.child.user_script import as_tf1, run_script
+
+        install_loaders(report["notes"])
+        install_legacy(script, report["notes"])
+        tf.compat.v1.disable_v2_behavior()
+        found, groups, decays = {}, {}, {}
+        for owner, name, value in optimizer_patches(found):
+            setattr(owner, name, value)
+        calls.install(groups, decays)
+        module = types.ModuleType("__main__")
+        original = _session.BaseSession.run
+
+        def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+            train_op = found.get("train_op")
+            if train_op is None or not runs(fetches, train_op):
+                return original(self, fetches, feed_dict, options, run_metadata)
+            frames = [f for f in traceback.extract_stack() if f.filename == script]
+            first_line = frames[-1].lineno if frames else 10**9
+            try:
+                late = define_late_tensors(script, Path(script).read_text(), module.__dict__, first_line, self.graph)
+                if late:
+                    report["notes"].append(f"graph code after the first training step defined ahead of it, to be "
+                                           f"translated too: {', '.join(sorted(late))}")
+                written = write(script, dict(module.__dict__), self, found, groups, decays, dict(feed_dict or {}),
+                                first_line, style, late)
+            except Exception as exc:  # tfcompare's own failure, said as such
+                report["status"] = "failed"
+                report["error"] = f"tfcompare convert failed while writing the TF2 script: {type(exc).__name__}: {exc}"
+                report["traceback"] = traceback.format_exc()
+                raise Stop
+            _write_atomically(out, written.text)
+            report.update(status="ok", todos=written.todos, notes=report["notes"] + written.notes)
+            rates = fed_rates(original, self, dict(feed_dict or {}), ancestors([found["loss"]]),
+                              lambda op: op_site(op, script))
+            report["dropout"] = [d for d in rates if d["live"]]
+            raise Stop
+
+        _session.BaseSession.run = run
+        try:
+            run_script(script, args, {}, lambda tree: report["notes"].extend(as_tf1(tree)), module=module)
+        except Stop:
+            pass
+        except SystemExit as exc:
+            if exc.code not in (None, 0) and report["status"] == "no-step":
+                report.update(status="crashed", error=f"the TF1 script exited with {exc.code!r} before its first step")
+        except BaseException as exc:
+            if report["status"] == "no-step":
+                frames = traceback.extract_tb(exc.__traceback__)
+                start = next((i for i, f in enumerate(frames) if f.filename == script), 0)
+                report.update(status="crashed", error=f"{type(exc).__name__}: {exc}",
+                              traceback="".join(["Traceback (most recent call last):\n",
+                                                 *traceback.format_list(frames[start:]),
+                                                 *traceback.format_exception_only(type(exc), exc)]))
+    finally:
+        _write_atomically(report_path, json.dumps(report, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    _code = main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(_code)

@@ -1,0 +1,80 @@
+"""The Model's methods: one per tensor the script fetches (the loss first), op by op, taking the fed
+placeholders it reaches; and for each fetched TF1 summary the methods computing what it summarised.
+"""
+
+from __future__ import annotations
+
+from tfcompare.core.graphs import ancestors
+from tfcompare.scripts.convert import summaries as summary_ops
+from tfcompare.scripts.convert.naming import INDENT, identifier
+from tfcompare.scripts.convert.ops import Translator, source_line
+
+__all__ = ["fetch_methods", "summary_methods"]
+
+
+def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator, style: str, taken: set,
+                  method_taken: set, feed_tensors: list, arguments: dict, placeholder_global: dict, tf):
+    """The methods of `targets` (the loss first); returns ([(target, method, argument names)], their code lines,
+    fetched global name -> (method prefix, placeholder names), fetched names with no translation, fetched global
+    name -> its TF1 summaries, the moving averages the loss updates)."""
+    methods, method_code, plan_methods, untranslated = [], [], {}, set()
+    fetched_summaries = {}  # global name of a fetched summary -> its summaries
+    for target in targets:
+        own = names.get(target.name)
+        if target is not loss and own in values:
+            continue  # the decayed learning rate: the optimizer's own
+        found = summary_ops.find(target, tf) if target is not loss and own else None
+        if found is not None:
+            fetched_summaries[own] = found
+            continue
+        todos_before = list(tr.todos)
+        body, expr = tr.function(target)
+        if target is not loss and len(tr.todos) > len(todos_before):
+            untranslated.add(own)  # a fetch (a merged summary) with no translation: None where it was fetched
+            continue
+        method = own or "loss"
+        method = identifier(f"{method}_fn" if style == "keras" and method in taken else method, method_taken)
+        reach = {op.name for op in ancestors([target])}
+        args = [arguments[t.op.name] for t in feed_tensors if t.op.name in reach]
+        if target is loss:
+            updated = set(tr.updated)
+        flag = ", update_moving_averages=False" if tr.updated else ""
+        method_code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}{flag}):")
+        method_code += [line.text(INDENT * 2) for line in body]
+        method_code.append(f"{INDENT * 2}return {expr}")
+        method_code.append("")
+        methods.append((target, method, args))
+        if own:
+            plan_methods[own] = (f"model.{method}", [placeholder_global[a] for a in args])
+    return methods, method_code, plan_methods, untranslated, fetched_summaries, updated
+
+
+def summary_methods(fetched: dict, tr: Translator, loss, methods: list, taken: set, code: list, feed_tensors: list,
+                    arguments: dict, placeholder_global: dict, script: str, lines: list[str], untranslated: set):
+    """The model methods computing what each fetched summary summarised; returns (fetched name -> [(tag, kind,
+    method prefix, placeholder names, is the loss)], source lines of the summary ops written in TF2)."""
+    plan, written_lines = {}, set()
+    for own, found in fetched.items():
+        items, todos_before = [], list(tr.todos)
+        for s in found:
+            if s.value is loss:
+                items.append((s.tag, s.kind, f"model.{methods[0][1]}",
+                              [placeholder_global[a] for a in methods[0][2]], True))
+                continue
+            body, expr = tr.function(s.value)
+            method = identifier(f"summary_{s.tag}", taken)
+            reach = {op.name for op in ancestors([s.value])}
+            args = [arguments[t.op.name] for t in feed_tensors if t.op.name in reach]
+            code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
+            code.extend(line.text(INDENT * 2) for line in body)
+            code.extend([f"{INDENT * 2}return {expr}", ""])
+            items.append((s.tag, s.kind, f"model.{method}", [placeholder_global[a] for a in args], False))
+        if len(tr.todos) > len(todos_before):
+            untranslated.add(own)
+            continue
+        plan[own] = items
+        for s in found:
+            where = source_line(s.op, script, lines)
+            if where:
+                written_lines.add(where[0])
+    return plan, written_lines

@@ -1,0 +1,107 @@
+"""The Model's `__init__`: its variables with TF1's initializers (the module style's tf.Variable lines), or the
+Keras style's weights no layer owns and its Keras layers, built for their input shapes; each naming the TF1 line
+it came from.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfcompare.scripts.child import initialisation
+from tfcompare.scripts.convert import keras_layers
+from tfcompare.scripts.convert.naming import INDENT
+from tfcompare.scripts.convert.ops import Translator, number, source_line
+
+__all__ = ["keras_init_lines", "variable_line"]
+
+
+def _initializer(v, sess, attr: str, tr: Translator) -> str:
+    shape = list(v.shape.as_list())
+    dtype = v.dtype.base_dtype
+    dt = "" if dtype.name == "float32" else f", dtype=tf.{dtype.name}"
+    scheme = initialisation.tf1_scheme(v, sess)
+    kind = (scheme or {}).get("scheme")
+    if kind in ("normal", "truncated_normal"):
+        fn = "tf.random.normal" if kind == "normal" else "tf.random.truncated_normal"
+        mean = f", mean={number(np.float32(scheme['mean']))}" if scheme["mean"] else ""
+        return f"{fn}({shape}{mean}, stddev={number(np.float32(scheme['stddev']))}{dt})"
+    if kind == "uniform":
+        low, high = (number(np.float32(scheme[k])) for k in ("low", "high"))
+        return f"tf.random.uniform({shape}, {low}, {high}{dt})"
+    if kind == "constant":
+        value = float(scheme["value"])
+        if value == 0:
+            return f"tf.zeros({shape}{dt})"
+        if value == 1:
+            return f"tf.ones({shape}{dt})"
+        return f"tf.fill({shape}, tf.constant({number(np.asarray(value, dtype.as_numpy_dtype))}{dt}))"
+    line = source_line(v.op, tr.script, tr.source)
+    where = f"TF1 line {line[0]}" if line else "the TF1 graph"
+    tr.todos.append(f"the initializer of {attr} ({v.initial_value.op.type}) from {where}")
+    return f"tf.zeros({shape}{dt})  # TODO(tfcompare): initializer {v.initial_value.op.type} from {where}"
+
+
+def _wrapped(head: str, args: list[str], comment: str) -> list[str]:
+    """`head(args)  # comment`; when long, the comment on a line of its own above and the arguments packed."""
+    one = f"{INDENT * 2}{head}({', '.join(args)})"
+    if len(one) + len(comment) + 4 <= 120:
+        return [one + (f"  # {comment}" if comment else "")]
+    out = [f"{INDENT * 2}# {comment}"] if comment else []
+    if len(one) <= 116:
+        return out + [one]
+    out, line = out + [f"{INDENT * 2}{head}("], ""
+    for i, arg in enumerate(args):
+        piece = arg + (")" if i == len(args) - 1 else ",")
+        if line and len(INDENT * 3 + line + " " + piece) > 116:
+            out.append(INDENT * 3 + line)
+            line = ""
+        line = f"{line} {piece}" if line else piece
+    return out + [INDENT * 3 + line]
+
+
+def keras_init_lines(layers: list, loose: dict, tf1_names: dict, sess, tr: Translator) -> list[str]:
+    """The Keras model's __init__ body: the weights no layer owns (add_weight with TF1's initializer), then each
+    layer in the order of the forward pass, built for its input shape so its weights exist before the first step."""
+    out = []
+    for attr, v in loose.items():
+        line = source_line(v.op, tr.script, tr.source)
+        comment = (f"TF1 line {line[0]}: {line[1][:60]}" if line else "") + "; not in a Keras layer"
+        init = keras_layers.keras_initializer(v, sess)
+        if init is None:
+            init = '"zeros"'
+            comment += f"; TODO(tfcompare): initializer {v.initial_value.op.type}"
+            tr.todos.append(f"the initializer of {attr} ({v.initial_value.op.type}) from "
+                            f"{f'TF1 line {line[0]}' if line else 'the TF1 graph'}")
+        dtype = v.dtype.base_dtype.name
+        args = [f"shape={tuple(v.shape.as_list())}", f"initializer={init}",
+                *([] if dtype == "float32" else [f'dtype="{dtype}"']), f'name="{attr}"']
+        out += _wrapped(f"self.{attr} = self.add_weight", args, comment.lstrip("; "))
+    for layer in sorted(layers, key=lambda x: x.op._id):
+        first, line = (source_line(op, tr.script, tr.source) for op in (layer.first or layer.op, layer.op))
+        comment = ""
+        if first and line:
+            span = f" {first[0]}" if first[0] == line[0] else f"s {first[0]}-{line[0]}"
+            comment = f"TF1 line{span}: {first[1] if len(first[1]) <= 60 else first[1][:57] + '...'}"
+        if layer.weights:
+            comment += "; TF1's " + ", ".join(tf1_names[v.op.name] for v in layer.weights.values())
+        for role, v in layer.unread:
+            comment += f"; TODO(tfcompare): {role} initializer {v.initial_value.op.type}"
+            tr.todos.append(f"the initializer of {layer.attr}.{role} ({v.initial_value.op.type}) from "
+                            f"{f'TF1 line {line[0]}' if line else 'the TF1 graph'}")
+        out += _wrapped(f"self.{layer.attr} = {layer.cls}", layer.arguments(), comment.lstrip("; "))
+        if layer.build:
+            out.append(f"{INDENT * 2}self.{layer.attr}.build({layer.build})")
+    return out
+
+
+def variable_line(attr: str, v, sess, tr: Translator, trainable: bool = True) -> str:
+    """`self.attr = tf.Variable(TF1's initializer, name=...)`, naming the TF1 line that made it."""
+    line = source_line(v.op, tr.script, tr.source)
+    comment = f"  # TF1 line {line[0]}: {line[1][:60]}" if line else ""
+    init = _initializer(v, sess, attr, tr)
+    flag = "" if trainable else ", trainable=False"
+    if "#" in init:
+        return (f"{INDENT * 2}self.{attr} = tf.Variable({init.split('  #')[0]}{flag}, name={attr!r})"
+                f"  #{init.split('  #', 1)[1]}")
+    return f"{INDENT * 2}self.{attr} = tf.Variable({init}{flag}, name={attr!r}){comment}"
+

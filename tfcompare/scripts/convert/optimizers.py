@@ -1,0 +1,170 @@
+"""TF1's optimizer in the TF2 script: a Keras optimizer with TF1's settings, or, where Keras's update differs
+from TF1's (Momentum, RMSProp, Adagrad), a Keras optimizer class written into the script with TF1's update;
+TF1's exponential_decay on the global step as a Keras schedule on the optimizer's iteration count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfcompare.core.graphs import ancestors
+from tfcompare.core.optimizer_replay import tf1_optimizer
+from tfcompare.scripts.convert.ops import number
+
+__all__ = ["decay_schedule", "keras_optimizer", "optimizer_values"]
+
+_OPTIMIZER_CLASSES = {
+    "momentum": '''
+class Momentum(tf.keras.optimizers.Optimizer):
+    """TF1's MomentumOptimizer as a Keras optimizer: accumulation = momentum * accumulation + gradient;
+    variable -= lr * accumulation (Keras's SGD folds the learning rate into the velocity, which differs once
+    the learning rate changes)."""
+
+    def __init__(self, learning_rate, momentum, use_nesterov=False, name="Momentum", **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.momentum, self.use_nesterov = momentum, use_nesterov
+
+    def build(self, variables):
+        if self.built:
+            return
+        super().build(variables)
+        self.accumulations = [self.add_variable_from_reference(v, "momentum") for v in variables]
+
+    def get_config(self):
+        return {**super().get_config(), "momentum": self.momentum, "nesterov": self.use_nesterov}
+
+    def update_step(self, gradient, variable, learning_rate):
+        lr = tf.cast(learning_rate, variable.dtype)
+        accumulation = self.accumulations[self._get_variable_index(variable)]
+        accumulation.assign(accumulation * self.momentum + gradient)
+        if self.use_nesterov:
+            variable.assign_sub(gradient * lr + accumulation * self.momentum * lr)
+        else:
+            variable.assign_sub(lr * accumulation)
+''',
+    "rmsprop": '''
+class RMSProp(tf.keras.optimizers.Optimizer):
+    """TF1's RMSPropOptimizer as a Keras optimizer: the mean-square slot starts at 1.0 and epsilon is added
+    inside the root (Keras's RMSprop starts it at 0 and adds epsilon outside the root); centered, the mean
+    gradient (from 0) is subtracted inside the root too: rsqrt(ms - mg**2 + epsilon)."""
+
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, centered=False, name="RMSProp",
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.decay, self.momentum, self.epsilon, self.centered = decay, momentum, epsilon, centered
+
+    def build(self, variables):
+        if self.built:
+            return
+        super().build(variables)
+        self.mean_squares = [self.add_variable_from_reference(v, "rms", initializer="ones") for v in variables]
+        self.moments = [self.add_variable_from_reference(v, "momentum") for v in variables]
+        if self.centered:
+            self.mean_gradients = [self.add_variable_from_reference(v, "mg") for v in variables]
+
+    def get_config(self):
+        return {**super().get_config(), "rho": self.decay, "momentum": self.momentum, "epsilon": self.epsilon,
+                "centered": self.centered}
+
+    def update_step(self, gradient, variable, learning_rate):
+        lr = tf.cast(learning_rate, variable.dtype)
+        i = self._get_variable_index(variable)
+        ms, moment = self.mean_squares[i], self.moments[i]
+        ms.assign_add((tf.square(gradient) - ms) * (1 - self.decay))
+        if self.centered:
+            mg = self.mean_gradients[i]
+            mg.assign_add((gradient - mg) * (1 - self.decay))
+            moment.assign(moment * self.momentum + gradient * lr / tf.sqrt(ms - tf.square(mg) + self.epsilon))
+        else:
+            moment.assign(moment * self.momentum + lr * gradient * tf.math.rsqrt(ms + self.epsilon))
+        variable.assign_sub(moment)
+''',
+    "adagrad": '''
+class Adagrad(tf.keras.optimizers.Optimizer):
+    """TF1's AdagradOptimizer as a Keras optimizer: the accumulator starts at initial_accumulator_value, no epsilon
+    (Keras's Adagrad adds one)."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, name="Adagrad", **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.initial_accumulator_value = initial_accumulator_value
+
+    def build(self, variables):
+        if self.built:
+            return
+        super().build(variables)
+        init = tf.keras.initializers.Constant(self.initial_accumulator_value)
+        self.accumulators = [self.add_variable_from_reference(v, "accumulator", initializer=init) for v in variables]
+
+    def get_config(self):
+        return {**super().get_config(), "initial_accumulator_value": self.initial_accumulator_value}
+
+    def update_step(self, gradient, variable, learning_rate):
+        lr = tf.cast(learning_rate, variable.dtype)
+        accumulator = self.accumulators[self._get_variable_index(variable)]
+        accumulator.assign_add(tf.square(gradient))
+        variable.assign_sub(lr * gradient * tf.math.rsqrt(accumulator))
+''',
+}
+
+
+def decay_schedule(graph, train_op, decays: dict) -> tuple[str, set[str]] | None:
+    """(the exponential_decay tensor that sets the optimizer's learning rate, the variables its train op steps) when
+    the train op steps one (`minimize(global_step=...)`): TF1's decay is then a Keras schedule on the optimizer's
+    iteration count, and the global step that count."""
+    train_ancestors = {op.name for op in ancestors([train_op])}
+    stepped = {op.inputs[0].op.name for op in graph.get_operations()
+               if op.type in ("AssignAdd", "AssignAddVariableOp") and op.inputs
+               and (op.name in train_ancestors or train_op in op.control_inputs)}
+    for name, decay in decays.items():
+        if name.split(":")[0] in train_ancestors and None not in decay.values():
+            return (name, stepped) if stepped else None
+    return None
+
+
+def keras_optimizer(graph, sess, decays: dict, schedule, notes: list, todos: list,
+                    line: str) -> tuple[str, str]:
+    """(class source or "", the expression that makes the optimizer)."""
+    side = tf1_optimizer(graph, sess)
+    if side is None:
+        todos.append("the optimizer (no TF1 Apply op tfcompare knows)")
+        return "", "tf.keras.optimizers.SGD()  # TODO(tfcompare): the TF1 optimizer is not one tfcompare knows"
+    s = side.settings
+    lr = number(np.float32(s["learning_rate"]))
+    if schedule is not None:
+        decay = decays[schedule[0]]
+        lr = (f"tf.keras.optimizers.schedules.ExponentialDecay({number(np.float32(decay['learning_rate']))}, "
+              f"decay_steps={number(np.float32(decay['decay_steps']))}, "
+              f"decay_rate={number(np.float32(decay['decay_rate']))}, staircase={decay['staircase']})")
+        notes.append("TF1's exponential_decay on the global step became a Keras ExponentialDecay schedule on "
+                     "the optimizer's iteration count (both start at 0 and count the steps)")
+    if side.kind == "sgd":
+        return "", f"tf.keras.optimizers.SGD(learning_rate={lr})"
+    if side.kind == "adam":
+        return "", (f"tf.keras.optimizers.Adam(learning_rate={lr}, beta_1={number(np.float32(s['beta1']))}, "
+                    f"beta_2={number(np.float32(s['beta2']))}, epsilon={number(np.float32(s['epsilon']))})")
+    if side.kind == "momentum":
+        nesterov = ", use_nesterov=True" if s.get("nesterov") else ""
+        return _OPTIMIZER_CLASSES["momentum"], \
+            f"Momentum(learning_rate={lr}, momentum={number(np.float32(s['momentum']))}{nesterov})"
+    if side.kind == "rmsprop":
+        centered = ", centered=True" if s.get("centered") else ""
+        return _OPTIMIZER_CLASSES["rmsprop"], (f"RMSProp(learning_rate={lr}, decay={number(np.float32(s['decay']))}, "
+                                               f"momentum={number(np.float32(s['momentum']))}, "
+                                               f"epsilon={number(np.float32(s['epsilon']))}{centered})")
+    return _OPTIMIZER_CLASSES["adagrad"], (f"Adagrad(learning_rate={lr}, initial_accumulator_value="
+                                           f"{number(np.float32(s['initial_accumulator']))})")
+
+
+def optimizer_values(module_dict: dict, schedule, tf) -> dict[str, str]:
+    """What a fetch of the global step or of the decayed learning rate becomes under a schedule: the Keras
+    optimizer's iteration count and current learning rate."""
+    if schedule is None:
+        return {}
+    decayed, stepped = schedule
+    out = {}
+    for key, value in module_dict.items():
+        if isinstance(value, tf.Variable) and value.op.name in stepped:
+            out[key] = "optimizer.iterations.numpy()"
+        elif isinstance(value, tf.Tensor) and value.name == decayed:
+            out[key] = "optimizer.learning_rate.numpy()"
+    return out

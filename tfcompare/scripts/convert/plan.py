@@ -1,0 +1,47 @@
+"""What `source.rewrite` is told and what it hands back: the plan (what the run of the TF1 script told about its
+global names) and the carried code (the script's own statements around the graph, rewritten for TF2).
+
+TODO_MARK and NOTE_MARK start the string constants the rewrite leaves where a TODO or a NOTE comment goes; the
+writer turns them into `pass  # TODO(tfcompare): ...` and `# NOTE(tfcompare): ...` lines. GENERATED are the
+names the generated code binds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+__all__ = ["Plan", "Carried", "TODO_MARK", "NOTE_MARK", "GENERATED"]
+
+TODO_MARK = "__tfcompare_todo__"
+NOTE_MARK = "__tfcompare_note__"  # a comment the TF2 script gets above a statement whose meaning changed
+GENERATED = ("train_step", "model", "optimizer", "Model")
+
+
+@dataclasses.dataclass
+class Plan:
+    """What the run of the TF1 script told about its global names."""
+
+    graph: set  # names bound to graph things (tensors, ops, variables, optimizers, sessions, cells)
+    train: set  # names bound to the train op
+    methods: dict  # tensor's global name -> (expression prefix, [placeholder names in argument order])
+    step_args: list  # placeholder names train_step takes, in order
+    loss: str | None  # the loss's global name, when it has one
+    tf_names: set  # names bound to the tensorflow module
+    placeholders: set = dataclasses.field(default_factory=set)  # names bound to placeholders
+    untranslated: set = dataclasses.field(default_factory=set)  # fetched tensors with no translation (None)
+    late: set = dataclasses.field(default_factory=set)  # graph names the script binds after its first step (late.py)
+    values: dict = dataclasses.field(default_factory=dict)  # fetched variable or step counter -> its TF2 expression
+    after: set = dataclasses.field(default_factory=set)  # of those, read after the step (TF1's global step)
+    # fetched summary's global name -> [(tag, "scalar" | "histogram", method prefix, placeholder names, is the loss)]
+    summaries: dict = dataclasses.field(default_factory=dict)
+    summary_lines: set = dataclasses.field(default_factory=set)  # TF1 lines of the summary ops written in TF2
+
+
+@dataclasses.dataclass
+class Carried:
+    head: list  # statements before the graph (unparsed source lines)
+    tail: list  # statements after it
+    imports: list
+    todos: list
+    loader: bool  # read_data_sets must be written into the script
+    summaries: bool = False  # a FileWriter's add_summary became add_summary(writer, ...): the helper is written

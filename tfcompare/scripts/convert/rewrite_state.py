@@ -1,0 +1,58 @@
+"""What the rewrite of the script's own code keeps track of as it goes, statement by statement, and the small
+questions it asks of a node (the names it reads or binds, whether it uses TensorFlow); the TODO and NOTE
+statements it leaves. The base of `statements.Rewriter` and of its parts (`session_runs`, `saving`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tfcompare.scripts.convert.plan import GENERATED, NOTE_MARK, TODO_MARK, Plan
+
+__all__ = ["RewriteState"]
+
+_SESSIONS = {"Session", "InteractiveSession", "MonitoredTrainingSession", "MonitoredSession"}
+
+
+class RewriteState:
+    """The rewrite's state: the plan, the TF1 source lines, the TODOs so far and what each global name now is."""
+
+    def __init__(self, plan: Plan, source_lines: list[str]):
+        self.plan, self.lines = plan, source_lines
+        self.todos: list[str] = []
+        self.loader = False
+        # the names the generated code binds (the step function, the model, the Keras optimizer) replace the
+        # script's graph things of those names (a train op called `train_step` or `optimizer`): no TF1 values now
+        self.tainted = set(plan.graph) - set(GENERATED)
+        self.sessions: set = set()
+        self.graphs: set = set()  # names bound to tf.Graph(): `with g.as_default():` gives way to its body
+        self.savers: set = set()  # names bound to a tf.train.Saver() of all variables
+        self.writers: set = set()  # names bound to a FileWriter, now a tf.summary.create_file_writer
+        self.summaries = False
+        self.feed_vars: dict = {}  # name bound to a feed dict literal -> its keys (which become strings)
+        self.model_parts = 0  # graph statements dropped before the first step: the generated model replaces them
+        self.tf_imported = False
+        self.first_step_line = 10**9
+
+    # -- helpers ------------------------------------------------------------------------------------------------
+    def _todo(self, node, what: str) -> ast.stmt:
+        line = getattr(node, "lineno", 0)
+        text = self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+        message = f"{what} from TF1 line {line}: {text}"[:150]
+        self.todos.append(message)
+        return ast.Expr(ast.Constant(f"{TODO_MARK}{message}"))
+
+    def _loads(self, node) -> set:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+    def _stores(self, node) -> set:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+    def _uses_tf(self, node) -> bool:
+        return bool(self._loads(node) & self.plan.tf_names)
+
+    def _is_session(self, expr) -> bool:
+        return any(isinstance(n, ast.Attribute) and n.attr in _SESSIONS for n in ast.walk(expr))
+
+    def _note(self, text: str) -> ast.stmt:
+        return ast.Expr(ast.Constant(f"{NOTE_MARK}{text}"))

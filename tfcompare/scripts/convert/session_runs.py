@@ -1,0 +1,147 @@
+"""`sess.run(...)` / `t.eval(...)` / `train_op.run(...)` in the script's own code, rewritten as calls of the
+generated `train_step` and model methods: the feed_dict's values become their arguments, each fetch the value
+TF1's returned (the loss the step's, a fetched variable or summary what the plan says), in TF1's order.
+`input_data.read_data_sets` (gone from TF 2) becomes the loader written into the script.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tfcompare.scripts.convert.rewrite_state import RewriteState
+
+__all__ = ["SessionRuns"]
+
+_LOADER = "read_data_sets"
+
+
+class SessionRuns(RewriteState):
+    """The Session.run / eval rewrites of `statements.Rewriter`."""
+
+    def _feed(self, call: ast.Call, position: int):
+        feed = next((k.value for k in call.keywords if k.arg == "feed_dict"), None)
+        if feed is None and len(call.args) > position:
+            feed = call.args[position]
+        if feed is None:
+            return {}
+        if isinstance(feed, ast.Name) and feed.id in self.feed_vars:
+            return {p: ast.Subscript(ast.Name(feed.id, ast.Load()), ast.Constant(p), ast.Load())
+                    for p in self.feed_vars[feed.id]}
+        if not isinstance(feed, ast.Dict) or not all(isinstance(k, ast.Name) for k in feed.keys):
+            return None
+        return {k.id: v for k, v in zip(feed.keys, feed.values)}
+
+    def _fetch(self, name: str, feed: dict, step: bool = False):
+        if name in self.plan.summaries:
+            return self._summary_values(name, feed, step)
+        if name in self.plan.values:
+            return ast.parse(self.plan.values[name], mode="eval").body
+        prefix, args = self.plan.methods[name]
+        if any(a not in feed for a in args):
+            return None
+        return ast.parse(f"{prefix}({', '.join(ast.unparse(feed[a]) for a in args)}).numpy()", mode="eval").body
+
+    def _summary_values(self, name: str, feed: dict, step: bool):
+        """{tag: (tf.summary.scalar | histogram, value)} for a fetched TF1 summary; in the training step the loss's
+        value is the step's own (added by `_run`), the others are computed before the step, as TF1's were."""
+        parts = []
+        for tag, kind, prefix, args, is_loss in self.plan.summaries[name]:
+            if is_loss and step:
+                continue
+            if any(a not in feed for a in args):
+                return None
+            value = f"{prefix}({', '.join(ast.unparse(feed[a]) for a in args)}).numpy()"
+            parts.append(f"{tag!r}: (tf.summary.{kind}, {value})")
+        return ast.parse("{" + ", ".join(parts) + "}", mode="eval").body
+
+    def _with_loss(self, name: str, param: str) -> str:
+        """The step's fetched summary: the values computed before it, and the loss the step returned."""
+        losses = [f"{tag!r}: (tf.summary.{kind}, loss_value)" for tag, kind, _, _, is_loss in self.plan.summaries[name]
+                  if is_loss]
+        return "{" + ", ".join([f"**{param}", *losses]) + "}" if losses else param
+
+    def _run(self, call: ast.Call, fetches, feed: dict | None):
+        """The TF2 expression for one Session.run / eval, or None when it cannot be written."""
+        if feed is None:
+            return None
+        single = not isinstance(fetches, (ast.List, ast.Tuple))
+        items = [fetches] if single else list(fetches.elts)
+        if not all(isinstance(i, ast.Name) for i in items):
+            return None
+        names = [i.id for i in items]
+        known = self.plan.train | set(self.plan.methods) | self.plan.untranslated | set(self.plan.values) | \
+            set(self.plan.summaries)
+        if any(n not in known for n in names):
+            return None
+        for n in names:
+            if n in self.plan.untranslated:
+                self.todos.append(f"the fetch {n} has no TF2 translation (None in its place) from TF1 line "
+                                  f"{call.lineno}: {self.lines[call.lineno - 1].strip()}"[:150])
+        if not any(n in self.plan.train for n in names):
+            parts = [ast.Constant(None) if n in self.plan.untranslated else self._fetch(n, feed) for n in names]
+            if any(p is None for p in parts):
+                return None
+            return parts[0] if single else ast.List(parts, ast.Load())
+        if any(a not in feed for a in self.plan.step_args):
+            return None
+        step = f"train_step({', '.join(ast.unparse(feed[a]) for a in self.plan.step_args)})"
+        if single:
+            return ast.parse(step, mode="eval").body
+        extras = [n for n in names if n not in self.plan.train and n != self.plan.loss and
+                  n not in self.plan.untranslated]
+        if not extras:  # one call: the tuple's order is TF1's
+            values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else f"{step}.numpy()"
+                               for n in names)
+            return ast.parse(f"({values})" if len(names) > 1 else step, mode="eval").body
+        fetched = [self._fetch(n, feed, step=True) for n in extras]
+        if any(p is None for p in fetched):
+            return None
+        params = [f"value_{i}" for i in range(len(extras))]
+        values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
+                           "loss_value" if n == self.plan.loss else
+                           self._with_loss(n, params[extras.index(n)]) if n in self.plan.summaries else
+                           params[extras.index(n)] for n in names)
+        # arguments are evaluated in order: what TF1 computed for the step is read before it, a TF1 ref variable
+        # the step increments (the global step) after it, as its fetch returned it
+        before = [i for i, n in enumerate(extras) if n not in self.plan.after]
+        after = [i for i, n in enumerate(extras) if n in self.plan.after]
+        order = [params[i] for i in before] + ["loss_value"] + [params[i] for i in after]
+        calls = [*(ast.unparse(fetched[i]) for i in before), f"{step}.numpy()",
+                 *(ast.unparse(fetched[i]) for i in after)]
+        code = f"(lambda {', '.join(order)}: ({values}))({', '.join(calls)})"
+        return ast.parse(code, mode="eval").body
+
+    def _calls(self, stmt):
+        """Rewrite the Session.run / eval calls inside `stmt`; returns (stmt, ok, had_any)."""
+        state = {"ok": True, "any": False}
+        rewriter = self
+
+        class Calls(ast.NodeTransformer):
+            def visit_Attribute(self, node):
+                self.generic_visit(node)
+                if isinstance(node.value, ast.Name) and node.value.id == "input_data" and node.attr == _LOADER:
+                    rewriter.loader = True
+                    return ast.copy_location(ast.Name(_LOADER, ast.Load()), node)
+                return node
+
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                f = node.func
+                if isinstance(f, ast.Attribute) and f.attr == "run" and isinstance(f.value, ast.Name) and \
+                        f.value.id in rewriter.sessions and node.args:
+                    state["any"] = True
+                    new = rewriter._run(node, node.args[0], rewriter._feed(node, 1))
+                elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and (
+                        (f.attr == "eval" and f.value.id in rewriter.plan.methods) or
+                        (f.attr == "run" and f.value.id in rewriter.plan.train)):  # loss.eval(...), train_op.run(...)
+                    state["any"] = True
+                    new = rewriter._run(node, f.value, rewriter._feed(node, 0))
+                else:
+                    return node
+                if new is None:
+                    state["ok"] = False
+                    return node
+                return ast.copy_location(new, node)
+
+        stmt = Calls().visit(stmt)
+        return stmt, state["ok"], state["any"]

@@ -1,0 +1,67 @@
+"""The script's own code around the graph, carried over: data loading, batch size, loops, logging.
+
+The TF1 script's syntax tree is rewritten statement by statement: graph-building statements (they bound a
+placeholder, variable, tensor, optimizer or session when the script reached its first training step) become
+the generated model; `with tf.Session() as sess:` gives way to its body; `sess.run(...)` / `t.eval(...)` become
+calls of the generated step and model methods; `input_data.read_data_sets` (gone from TF 2) becomes a loader
+written into the script; what remains of TF1 becomes `pass  # TODO(tfcompare): ...`, never a silent change.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from tfcompare.scripts.convert.plan import GENERATED, NOTE_MARK, TODO_MARK, Carried, Plan
+from tfcompare.scripts.convert.statements import Rewriter
+
+__all__ = ["Plan", "Carried", "rewrite", "TODO_MARK", "NOTE_MARK", "GENERATED"]
+
+
+def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
+    """Carry the script's statements over; the generated model goes where its graph code was. A statement that
+    comes through unchanged keeps its own text (comments inside it, line breaks); a rewritten one is unparsed."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    original = {id(n): ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.stmt)}
+    rewriter = Rewriter(plan, lines)
+    rewriter.first_step_line = first_step_line
+    head, tail, imports = [], [], []
+    placed = False
+    body = tree.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        body = body[1:]  # the TF1 docstring: the writer gives the TF2 script its own
+
+    starts = {id(n): n.body[0].lineno for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.If))}
+    headers = {id(n): ast.dump(n.target if isinstance(n, ast.For) else n.test) for n in ast.walk(tree)
+               if isinstance(n, (ast.For, ast.While, ast.If))}
+    iters = {id(n): ast.dump(n.iter) for n in ast.walk(tree) if isinstance(n, ast.For)}
+
+    def text(node) -> str:
+        line = getattr(node, "lineno", 0)  # 0: a statement this rewrite made
+        gap = "\n" if line >= 2 and not lines[line - 2].strip() else ""
+        if id(node) in original and ast.dump(node) == original[id(node)]:
+            segment = ast.get_source_segment(source, node)
+            if segment is not None:
+                return gap + textwrap.dedent(" " * node.col_offset + segment)
+        if id(node) in starts and not node.orelse and \
+                headers[id(node)] == ast.dump(node.target if isinstance(node, ast.For) else node.test) and \
+                (not isinstance(node, ast.For) or iters[id(node)] == ast.dump(node.iter)):
+            header = textwrap.dedent("\n".join(" " * node.col_offset + lines[i].lstrip() if i == node.lineno - 1
+                                               else lines[i] for i in range(node.lineno - 1, starts[id(node)] - 1)))
+            inner = "\n".join(text(child) for child in node.body)
+            return gap + header + "\n" + textwrap.indent(inner, "    ")
+        return gap + ast.unparse(node)
+
+    for s in body:
+        before = s.lineno <= first_step_line and not (s.lineno <= first_step_line <= s.end_lineno)
+        new = rewriter.statement(s, before)
+        if isinstance(s, (ast.Import, ast.ImportFrom)):
+            imports.extend(new)
+            continue
+        if not placed and (rewriter.model_parts or not before):
+            placed = True  # the first graph statement: the model goes here
+        (tail if placed else head).extend(new)
+    return Carried([text(x) for x in head], [text(x) for x in tail], [ast.unparse(x) for x in imports],
+                   rewriter.todos, rewriter.loader, rewriter.summaries)

@@ -1,0 +1,210 @@
+"""The rewrite of the script's own code, statement by statement: imports of TensorFlow become TF2's one; graph
+statements before the first training step give way to the generated model; `with tf.Session()` / `with
+g.as_default()` to their bodies; calls TF2 does without (initializers, disable_v2_behavior, ...) are dropped;
+loops and branches are rewritten inside; what remains of TF1 becomes a TODO.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tfcompare.scripts.convert.saving import SaversAndWriters
+from tfcompare.scripts.convert.session_runs import SessionRuns
+
+__all__ = ["Rewriter"]
+
+_SAVER_OPTIONS = {"max_to_keep", "keep_checkpoint_every_n_hours", "name", "save_relative_paths", "pad_step_number"}
+_DROP_CALLS = {"disable_v2_behavior", "disable_eager_execution", "reset_default_graph", "set_verbosity",
+               "enable_resource_variables"}
+
+
+class Rewriter(SessionRuns, SaversAndWriters):
+    """Rewrites one statement at a time (`statement`), in the script's order; its state (`RewriteState`) carries
+    what each name now is from one statement to the next."""
+
+    def body(self, stmts: list, before_step: bool) -> list:
+        out = []
+        for s in stmts:
+            out.extend(self.statement(s, before_step))
+        return out
+
+    def statement(self, s, before_step: bool) -> list:
+        if isinstance(s, (ast.Import, ast.ImportFrom)):
+            return self._import(s)
+        if isinstance(s, ast.With) and all(self._is_session(i.context_expr) or self._is_graph_default(i.context_expr)
+                                           for i in s.items):
+            for item in s.items:
+                if item.optional_vars is not None:
+                    self.sessions |= self._stores(item.optional_vars)
+            return self.body(s.body, before_step)
+        if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
+            if self._uses_tf(s) or self._loads(s) & self.tainted:
+                if s.name in self.plan.graph or before_step:
+                    self.tainted.add(s.name)
+                    self.model_parts += 1
+                    return []
+                self.tainted.add(s.name)
+                return [self._todo(s, f"the function {s.name} builds TF1 graph code")]
+            return [s]
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and self._dropped_call(s.value):
+            return []
+        if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)):
+            return self._simple(s, before_step)
+        if isinstance(s, (ast.For, ast.While, ast.If, ast.With, ast.Try)):
+            if isinstance(s, ast.If) and not self._has_run(s) and self._stores(s) and \
+                    self._stores(s) <= self.plan.graph:
+                self.model_parts += 1  # e.g. the choice of optimizer: the generated model has the one the script ran
+                return [self._todo(s, "a choice between TF1 graph alternatives (the TF2 script has the branch this "
+                                      "run took)")]
+            test = getattr(s, "test", None) or getattr(s, "iter", None)
+            if test is not None and (self._loads(test) & self.tainted or self._uses_tf(test)):
+                return [self._todo(s, "a loop or condition on TF1 graph values")]
+            parts = self.model_parts
+            emptied = []
+            for field in ("body", "orelse", "finalbody"):
+                if hasattr(s, field) and getattr(s, field):
+                    new = self.body(getattr(s, field), before_step)
+                    emptied.append(not new)
+                    setattr(s, field, new or [ast.Pass()])
+            if before_step and all(emptied) and self.model_parts > parts and not isinstance(s, ast.Try):
+                return []  # e.g. a loop that stacks layers: the generated model has them
+            if isinstance(s, ast.Try):
+                for h in s.handlers:
+                    h.body = self.body(h.body, before_step) or [ast.Pass()]
+            return [s]
+        if self._uses_tf(s) or self._loads(s) & self.tainted:
+            return [self._todo(s, "TF1 code")]
+        return [s]
+
+    def _is_graph(self, expr) -> bool:
+        """`tf.Graph()`: TF2 has no graph to build in; the model's variables live in the program."""
+        return self._is_tf_call(expr, "Graph") and not expr.args and not expr.keywords
+
+    def _is_graph_default(self, expr) -> bool:
+        """`g.as_default()` of a `g = tf.Graph()`, or `tf.Graph().as_default()`."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and
+                expr.func.attr == "as_default" and not expr.args):
+            return False
+        owner = expr.func.value
+        return (isinstance(owner, ast.Name) and owner.id in self.graphs) or self._is_graph(owner)
+
+    def _is_tf_call(self, expr, attr: str) -> bool:
+        return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == attr and \
+            self._uses_tf(expr.func)
+
+    def _has_run(self, node) -> bool:
+        return any(isinstance(n, ast.Attribute) and n.attr in ("run", "eval") for n in ast.walk(node))
+
+    def _dropped_call(self, call: ast.Call) -> bool:
+        f = call.func
+        if isinstance(f, ast.Attribute) and f.attr in _DROP_CALLS and self._uses_tf(f):
+            return True
+        if isinstance(f, ast.Attribute) and f.attr == "close" and isinstance(f.value, ast.Name) and \
+                f.value.id in self.sessions:
+            return True
+        if isinstance(f, ast.Attribute) and f.attr == "run" and not call.args and not call.keywords and (
+                (isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Attribute) and
+                 "initializ" in f.value.func.attr) or
+                (isinstance(f.value, ast.Name) and f.value.id in self.plan.graph and
+                 f.value.id not in self.plan.train)):
+            return True  # tf.global_variables_initializer().run(), init.run(): variables start initialised in TF2
+        if isinstance(f, ast.Attribute) and f.attr == "run" and isinstance(f.value, ast.Name) and \
+                f.value.id in self.sessions and call.args:
+            fetch = call.args[0]
+            if isinstance(fetch, ast.Call) and isinstance(fetch.func, ast.Attribute) and \
+                    "initializer" in fetch.func.attr:
+                return True
+            if isinstance(fetch, ast.Name) and fetch.id in self.plan.graph and fetch.id not in self.plan.train and \
+                    fetch.id not in self.plan.methods:
+                return True  # sess.run(init)
+        return False
+
+    def _simple(self, s, before_step: bool) -> list:
+        if isinstance(s, ast.Assign) and isinstance(s.value, ast.Dict) and s.value.keys and len(s.targets) == 1 and \
+                isinstance(s.targets[0], ast.Name) and \
+                all(isinstance(k, ast.Name) and k.id in self.plan.placeholders for k in s.value.keys):
+            # feed = {x: ..., y: ...} -> {'x': ..., 'y': ...}
+            self.feed_vars[s.targets[0].id] = [k.id for k in s.value.keys]
+            self.tainted.discard(s.targets[0].id)
+            s.value.keys = [ast.Constant(k.id) for k in s.value.keys]
+            return [s]
+        if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and self._is_session(s.value.func):
+            self.sessions |= self._stores(s)
+            return []
+        if isinstance(s, ast.Assign) and self._is_graph(s.value) and all(isinstance(t, ast.Name) for t in s.targets):
+            self.graphs |= self._stores(s)  # tainted still: any other use of the graph is a TODO
+            self.model_parts += before_step
+            return []
+        if isinstance(s, ast.Assign) and self._is_tf_call(s.value, "Saver") and not s.value.args and \
+                {k.arg for k in s.value.keywords} <= _SAVER_OPTIONS and all(isinstance(t, ast.Name) for t in s.targets):
+            self.savers |= self._stores(s)  # all variables: the model's and the optimizer's, as a Checkpoint has
+            self.model_parts += before_step
+            return []
+        if isinstance(s, ast.Assign) and self._is_tf_call(s.value, "FileWriter") and len(s.targets) == 1 and \
+                isinstance(s.targets[0], ast.Name):
+            new = self._file_writer(s)
+            if new is not None:
+                return new
+        if self.plan.summary_lines and isinstance(s, ast.Expr) and s.lineno in self.plan.summary_lines and \
+                self._uses_tf(s):
+            self.model_parts += before_step  # written by the TF2 script where TF1 fetched and wrote the summary
+            return []
+        if self._loads(s) & (self.savers | self.writers):
+            saved = self._saver_calls(s)
+            if saved is None or self._loads(saved[0]) & self.savers:
+                self.tainted |= self._stores(s)
+                return [self._todo(s, "a TF1 Saver or FileWriter use tfcompare does not map")]
+            s = saved[0]
+            if not self._loads(s) & (self.tainted | self.sessions) - self.writers:
+                self.tainted -= self._stores(s)
+                return [self._note(n) for n in saved[1]] + [s]
+        stores = self._stores(s) if not isinstance(s, ast.Expr) else set()
+        if self._has_run(s):
+            new, ok, had = self._calls(s)
+            if had:
+                if not ok:
+                    self.tainted |= stores
+                    return [self._todo(s, "a Session.run whose fetches or feed_dict tfcompare cannot map")]
+                if self._loads(new) & (self.tainted | self.sessions):
+                    self.tainted |= stores
+                    return [self._todo(s, "TF1 graph values")]
+                self.tainted -= stores
+                return [new]
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and self._is_tf_seed(s.value):
+            s.value.func = ast.parse("tf.random.set_seed", mode="eval").body
+            return [s]
+        if stores and stores <= self.plan.graph and before_step:
+            self.model_parts += 1
+            return []
+        if stores and stores <= self.plan.late and not self._has_run(s):
+            self.tainted |= stores
+            return []  # graph code after the first step, defined by `late`: the model's methods have it
+        if self._uses_tf(s) or self._loads(s) & (self.tainted | self.sessions):
+            if before_step and stores and not self._has_run(s):
+                self.tainted |= stores
+                self.model_parts += 1
+                return []
+            self.tainted |= stores
+            return [self._todo(s, "TF1 code with no TF2 translation" if s.lineno < self.first_step_line else
+                               "TF1 graph code run after the first training step")]
+        new, _, _ = self._calls(s)  # input_data.read_data_sets -> read_data_sets
+        return [new]
+
+    def _is_tf_seed(self, call) -> bool:
+        f = call.func
+        return isinstance(f, ast.Attribute) and f.attr == "set_random_seed" and self._uses_tf(f)
+
+    def _import(self, s) -> list:
+        if isinstance(s, ast.Import):
+            kept = [a for a in s.names if not a.name.startswith("tensorflow")]
+            if len(kept) == len(s.names):
+                return [s]
+            tf2 = [] if self.tf_imported else [ast.Import([ast.alias("tensorflow", "tf")])]
+            self.tf_imported = True
+            return tf2 + ([ast.Import(kept)] if kept else [])
+        module = s.module or ""
+        if module.startswith("tensorflow") or module == "tensorflow":
+            if any(a.name == "input_data" for a in s.names):
+                self.loader = True
+            return []
+        return [s]

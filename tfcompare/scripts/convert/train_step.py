@@ -1,0 +1,51 @@
+"""The TF2 script's `@tf.function` train step (the loss under a GradientTape, the Keras optimizer's
+apply_gradients), and a TODO for each thing TF1's train op also did that the step does not write.
+"""
+
+from __future__ import annotations
+
+from tfcompare.scripts.convert.moving import other_assignments
+from tfcompare.scripts.convert.naming import INDENT
+from tfcompare.scripts.convert.ops import source_line
+
+__all__ = ["step_todo_lines", "step_code"]
+
+
+def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: list[str]) -> list[str]:
+    """The lines of `train_step`, taking the fed placeholders `loss_args` and returning the loss."""
+    return ["@tf.function",
+            f"def train_step({', '.join(loss_args)}):",
+            f"{INDENT}with tf.GradientTape() as tape:",
+            f"{INDENT * 2}loss_value = model.{loss_method}({', '.join(loss_args)}"
+            f"{', update_moving_averages=True' if updated else ''})",
+            f"{INDENT}gradients = tape.gradient(loss_value, model.trainable_variables)",
+            f"{INDENT}optimizer.apply_gradients(zip(gradients, model.trainable_variables))",
+            *step_todos,
+            f"{INDENT}return loss_value"]
+
+
+def step_todo_lines(unwritten: list, train_op, tr, script: str, lines: list[str]) -> list[str]:
+    """The TODO lines of the step (each also in `tr.todos`): the moving averages not written, and the train op's
+    other assignments."""
+    step_todos = _moving_average_todos(unwritten, script, lines, tr.todos)
+    for variable, where in other_assignments(train_op, tr.updates, unwritten, script, lines):
+        where = where or "the TF1 graph"
+        tr.todos.append(f"an assignment to {variable} TF1's train op ran (not an optimizer update) from {where}")
+        step_todos.append(f"{INDENT}# TODO(tfcompare): TF1's train op also assigned {variable} ({where}); "
+                          "not written")
+    return step_todos
+
+
+def _moving_average_todos(unwritten: list, script: str, lines: list[str], todos: list) -> list[str]:
+    """A TODO line for each batch norm whose moving mean/variance TF1's train op updated in a form `moving` does not
+    write (zero_debias): the TF2 step does not carry those updates, and says so."""
+    out = []
+    for op in unwritten:
+        line = source_line(op, script, lines)
+        where = f"TF1 line {line[0]}" if line else "the TF1 graph"
+        todos.append(f"the moving-average update of {op.type} (moving mean/variance: zero_debias, "
+                     f"updates_collections=None or another form) from {where}")
+        out.append(f"{INDENT}# TODO(tfcompare): TF1's train op also updated the moving mean/variance of the "
+                   f"batch norm at {where} (zero_debias, updates_collections=None or another form); not written")
+    return out
+

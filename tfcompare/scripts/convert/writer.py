@@ -1,0 +1,186 @@
+"""Write the TF2 script: the TF1 graph as a `tf.Module`, a Keras optimizer with TF1's settings (TF1's update
+written out where Keras's formula differs), a `@tf.function` train step, and the script's own code around them.
+
+Called in the child that ran the TF1 script, at its first training step, with the graph, the session and the
+script's globals at that moment. This module lays the script out; its parts come from `script_globals` (what the
+script's globals are), `optimizers`, `model_init` (the Model's `__init__`), `methods` (its methods), `train_step`,
+`written_cells` (code written in as it is) and `source` (the script's own code, carried over).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from tfcompare.scripts.convert import keras_layers
+from tfcompare.scripts.convert import source as carried
+from tfcompare.scripts.convert import summaries as summary_ops
+from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER
+from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
+from tfcompare.scripts.convert.model_init import keras_init_lines, variable_line
+from tfcompare.scripts.convert.moving import moving_average_updates
+from tfcompare.scripts.convert.naming import INDENT, identifier
+from tfcompare.scripts.convert.ops import Translator, source_line
+from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values
+from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
+from tfcompare.scripts.convert.train_step import step_code, step_todo_lines
+
+__all__ = ["Written", "write"]
+
+
+@dataclasses.dataclass
+class Written:
+    text: str
+    todos: list[str]
+    notes: list[str]
+
+
+_MODULE_DOC = ["The model is a tf.Module with the TF1 variables (same shapes and initializers); its methods are the",
+               "TF1 forward pass and loss, op by op, each line naming the TF1 line it came from. Training runs in a"]
+_KERAS_DOC = ["The model is a Keras Model: Keras layers where TF1's ops are exactly one (same weights, shapes and",
+              "initializers), op by op elsewhere, each line naming the TF1 line it came from. Training runs in a"]
+
+
+def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
+          first_step_line: int, style: str = "module", late: set | None = None) -> Written:
+    """The TF2 script for the TF1 `script`, stopped at its first training step; `style` "module" (a tf.Module)
+    or "keras" (a keras.Model of Keras layers where a group of TF1 ops is exactly one)."""
+    import ast
+
+    import tensorflow as tf
+
+    text = Path(script).read_text()
+    lines = text.splitlines()
+    graph, loss, train_op = sess.graph, found["loss"], found["train_op"]
+    trained = sorted((v for _, v in found["grads_and_vars"]), key=lambda v: v.op._id)
+    notes: list[str] = []
+
+    names, var_globals, graph_names, train_names, tf_names = read_globals(module_dict, train_op, tf)
+
+    taken = {"name", "variables", "trainable_variables", "submodules", "name_scope", "non_trainable_variables"}
+    if style == "keras":
+        import keras
+
+        taken |= set(dir(keras.Model))  # a method or weight must not hide Keras's own (`loss`, `weights`, ...)
+    variables = {v.op.name: identifier(var_globals.get(v.op.name, v.op.name), taken) for v in trained}
+
+    feed_tensors = []
+    for key in feed:
+        t = graph.get_tensor_by_name(key if ":" in key else key + ":0") if isinstance(key, str) else key
+        feed_tensors.append(t)
+    feed_tensors.sort(key=lambda t: t.op._id)
+    # an argument never takes a name the forward pass binds (the script's global names of its tensors)
+    own_names = {names.get(t.name) for t in feed_tensors}
+    arg_taken = set(variables.values()) | {n for n in names.values() if n not in own_names}
+    arguments = {t.op.name: identifier(names.get(t.name, t.op.name), arg_taken) for t in feed_tensors}
+    placeholder_global = {arguments[t.op.name]: names.get(t.name) for t in feed_tensors}
+
+    tr = Translator(script, lines, sess, names, variables, arguments, groups)
+    tr.updates, unwritten = moving_average_updates(graph, train_op, loss, script, lines)
+    moving = {}  # variable op name -> (attr, tf.Variable): the non-trainable statistics the step updates
+    for update in (u for us in tr.updates.values() for u in us):
+        name = update.variable.op.name
+        if name not in moving:
+            moving[name] = (identifier(var_globals.get(name, name), taken), update.variable)
+        update.attr = moving[name][0]
+    tree = ast.parse(text)
+    targets = [loss]
+    for name in sorted(fetched_names(tree)):
+        value = module_dict.get(name)
+        if isinstance(value, tf.Tensor) and value is not loss and value.op.type != "Placeholder":
+            targets.append(value)
+
+    opt_line = source_line(train_op, script, lines)
+    opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
+    schedule = decay_schedule(graph, train_op, decays)
+    opt_class, opt_expr = keras_optimizer(graph, sess, decays, schedule, notes, tr.todos, opt_where)
+    values = {name: f"model.{variables[op]}.numpy()" for op, name in var_globals.items() if op in variables}
+    values.update(optimizer_values(module_dict, schedule, tf))
+    layers: list = []
+    if style == "keras":
+        tf1_names = dict(variables)  # the names the module style would give, for the layers' comments
+        layers, owned, tr.remarks = keras_layers.find(tr, targets, trained, sess,
+                                                      taken | set(variables.values()) | set(arguments.values()))
+        variables.update(owned)  # a layer's weight is read as self.dense1.kernel where it is used op by op
+    method_taken = set(variables.values()) | taken | {layer.attr for layer in layers}
+    methods, method_code, plan_methods, untranslated, fetched_summaries, updated = fetch_methods(
+        targets, loss, names, values, tr, style, taken, method_taken, feed_tensors, arguments, placeholder_global, tf)
+    loss_method, loss_args = methods[0][1], methods[0][2]
+    plan_summaries, summary_lines = summary_methods(fetched_summaries, tr, loss, methods, method_taken, method_code,
+                                                    feed_tensors, arguments, placeholder_global, script, lines,
+                                                    untranslated)
+
+    trained_attrs = {variables[v.op.name]: v for v in trained}
+    if style == "keras":
+        init_lines = keras_init_lines(layers, {a: v for a, v in trained_attrs.items() if "." not in a}, tf1_names,
+                                      sess, tr)
+    else:
+        init_lines = [variable_line(attr, v, sess, tr) for attr, v in trained_attrs.items()]
+    init_lines += [variable_line(attr, v, sess, tr, trainable=False) for name, (attr, v) in moving.items()
+                   if any(u.variable is v for bn in updated for u in tr.updates[bn])]
+    unwritten += [graph.get_operation_by_name(bn) for bn in tr.updates if bn not in updated]  # not on the loss path
+
+    step_todos = step_todo_lines(unwritten, train_op, tr, script, lines)
+
+    plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods, values=values,
+                        after={k for k, v in values.items() if v.startswith("optimizer.iterations")},
+                        step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
+                        tf_names=tf_names, untranslated=untranslated, summaries=plan_summaries,
+                        summary_lines=summary_lines, late=set(late or ()),
+                        placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
+                                      and v.op.type in ("Placeholder", "PlaceholderWithDefault")})
+    if any(g is None for g in plan.step_args):
+        tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
+    kept = carried.rewrite(text, plan, first_step_line)
+
+    out = [f'"""TF2 rewrite of {Path(script).name}, written by `tfcompare convert` from the graph the TF1 script '
+           'built.',
+           "",
+           *(_MODULE_DOC if style == "module" else _KERAS_DOC),
+           '@tf.function step with a Keras optimizer carrying TF1\'s settings."""', ""]
+    imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
+    if style == "keras" and "import keras" not in imports:
+        imports.insert(imports.index("import tensorflow as tf") + 1, "import keras")
+    if kept.loader:
+        for extra in ("import types", "import numpy as np"):
+            if extra not in imports:
+                imports.append(extra)
+    out += sorted(set(imports), key=imports.index) + [""]
+    if kept.loader:
+        out += [LOADER.strip("\n"), "", ""]
+        notes.append("input_data.read_data_sets (gone from TF 2) is written into the script on "
+                     "tf.keras.datasets.mnist, without a validation split or shuffling")
+    out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
+    if kept.head:
+        out += ["", ""]
+    all_todos = tr.todos + kept.todos
+    if any("TODO_tfcompare(" in c for c in method_code):
+        out += ["", "def TODO_tfcompare(what):",
+                f'{INDENT}raise NotImplementedError(f"tfcompare convert could not translate {{what}}")', ""]
+    if opt_class:
+        out += [opt_class.strip("\n"), "", ""]
+    for helper in sorted(tr.helpers):
+        out += [HELPER_SOURCE[helper].strip("\n"), "", ""]
+    out += ["class Model(tf.Module):" if style == "module" else "class Model(keras.Model):",
+            f'{INDENT}"""The TF1 graph of {Path(script).name}: its trained variables, and one method per tensor the '
+            'script fetches."""' if style == "module" else
+            f'{INDENT}"""The TF1 graph of {Path(script).name}: Keras layers where a group of TF1 ops is exactly one, '
+            f'the other\n{INDENT}trained variables as weights of the model; one method per tensor the script '
+            f'fetches, op by op\n{INDENT}around the layers (the loss and what no Keras layer computes the same '
+            'way)."""', "",
+            f"{INDENT}def __init__(self):", f"{INDENT * 2}super().__init__(name=\"model\")", *init_lines, "",
+            *method_code, "",
+            "model = Model()",
+            f"optimizer = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
+            "", "",
+            *step_code(loss_method, loss_args, updated, step_todos),
+            "", ""]
+    if kept.summaries:
+        out += [summary_ops.HELPER.strip("\n"), "", ""]
+    out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
+    body = "\n".join(out).rstrip() + "\n"
+    body = re.sub(r"^(\s*)(['\"])" + carried.TODO_MARK + r"(.*)\2$", r"\1pass  # TODO(tfcompare): \3", body,
+                  flags=re.M)
+    body = re.sub(r"^(\s*)(['\"])" + carried.NOTE_MARK + r"(.*)\2$", r"\1# NOTE(tfcompare): \3", body, flags=re.M)
+    return Written(body, all_todos, notes)

@@ -1,0 +1,235 @@
+"""`tfcompare pair TF1_SCRIPT TF2_SCRIPT`: does a training script train the same as its rewrite? No adapter code.
+
+Each script runs unchanged in its own process, instrumented (see `probe_tf1`, `probe_tf2`); the TF2 run gets
+TF1's initial weights and batches; the first K steps are compared and each known cause of a difference is
+checked on its own (`diagnose`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import time
+from pathlib import Path
+
+from tfcompare.core.equivalence import TOLERANCES
+from tfcompare.core.errors import legacy_hint
+from tfcompare.core.results import json_text
+from tfcompare.scripts.child import noise
+from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
+from tfcompare.scripts.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
+                                            unpaired_findings)
+from tfcompare.scripts.child.processes import OverLimit, output_tail, pair_folder, run_sides
+from tfcompare.scripts.child.record import SideRecord, load
+
+__all__ = ["PairOptions", "PairResult", "pair_scripts", "MAX_STEPS", "AGREE", "DIFFER", "FAILED", "DROPOUT_MODES"]
+
+MAX_STEPS = 20
+AGREE, DIFFER, FAILED = "agree", "differ", "failed"
+_EAGER_NOTE = "TF2's tf.function bodies ran eagerly so every step could be read: the comparison is of eager numerics"
+_NOT_SUBSTITUTED = ("tfcompare replaces only known loaders (input_data.read_data_sets, keras.datasets.*.load_data); "
+                    "a script that reads other files reads them as they are, so the file must exist")
+
+
+@dataclasses.dataclass(frozen=True)
+class PairOptions:
+    """How a pair runs: K steps compared, each side's time limit, the ARGS both scripts get, dropout as written or
+    off on both sides (`dropout.MODES`)."""
+
+    steps: int = 3
+    timeout_s: float = 120.0
+    args: tuple[str, ...] = ()
+    dropout: str = AS_WRITTEN
+
+    def __post_init__(self):
+        if not 1 <= self.steps <= MAX_STEPS:
+            raise ValueError(f"steps must be 1..{MAX_STEPS}, got {self.steps}")
+        if not self.timeout_s > 0:
+            raise ValueError(f"the time limit must be positive, got {self.timeout_s}")
+        if self.dropout not in DROPOUT_MODES:
+            raise ValueError(f"dropout must be one of {', '.join(DROPOUT_MODES)}, got {self.dropout!r}")
+
+
+@dataclasses.dataclass
+class PairResult:
+    tf1_script: str
+    tf2_script: str
+    steps: int
+    args: list[str] = dataclasses.field(default_factory=list)
+    status: str = FAILED
+    error: str = ""
+    failed_side: str = ""
+    traceback: str = ""
+    pairing: list[dict] = dataclasses.field(default_factory=list)
+    checks: list[StepCheck] = dataclasses.field(default_factory=list)
+    findings: list[Finding] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    sides: dict[str, dict] = dataclasses.field(default_factory=dict)
+    case: dict = dataclasses.field(default_factory=dict)  # what --emit-case writes: feeds, inputs, pairing
+    tolerance: str = str(TOLERANCES["float32"])
+    noise_floor: str = ""  # how TF1's own noise floor was measured, or why it was not
+    floor_factor: float = noise.FACTOR
+    dropout: str = ""  # --dropout off: what tfcompare replaced on each side
+    tensorboard: str = ""  # the TensorBoard run the command wrote
+    wall_s: float = 0.0
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def json_text(self) -> str:
+        return json_text(self.to_json())  # NaN and inf as strings: a failing script's loss stays valid JSON
+
+    def lines(self) -> list[str]:
+        head = f"pair {self.tf1_script} (TF1) vs {self.tf2_script} (TF2), {self.steps} steps"
+        if self.status == FAILED:
+            out = [head, f"could not compare: {self.error}"]
+            if self.traceback:
+                out += ["", self.traceback.rstrip()]
+            if self.findings:
+                out.append("what differs besides (each side's first step on its own):")
+                out += [f"  - {f.text}" for f in self.findings]
+            return out
+        out = [head, "paired variables:"]
+        out += [f"  {p['tf1']} {tuple(p['shape'])} <- {p['tf2']} ({p['tf2_site']}; {p['how']})" for p in self.pairing]
+        out.append(f"steps (a tensor differs when it fails the element-wise tolerance {self.tolerance} and its "
+                   f"error relative to its norm is over {self.floor_factor:g}x TF1's own noise floor):")
+        for c in self.checks:
+            flag = "ok" if c.ok else "DIFFERS"
+            out.append(f"  {c.step}: loss {c.loss_tf1:.7g} vs {c.loss_tf2:.7g} (rel err {c.loss_rel_err:.2g}, floor "
+                       f"{_floor(c.loss_floor)}), gradients rel err {c.gradients_rel_err:.2g} (floor "
+                       f"{_floor(c.gradients_floor)}; max abs {c.gradients_max_abs_err:.2g}), weights after rel err "
+                       f"{c.weights_rel_err:.2g} (floor {_floor(c.weights_floor)}; max abs "
+                       f"{c.weights_max_abs_err:.2g})  {flag}")
+        out.append(f"noise floor: {self.noise_floor}")
+        if self.dropout:
+            out.append(f"dropout: {self.dropout}")
+        for side in ("tf1", "tf2"):
+            s = self.sides.get(side, {})
+            out.append(f"{side.upper()}: optimizer {s.get('optimizer')}, loss reduction {s.get('reduction')}, "
+                       f"forward ops {s.get('ops')}, ran on {s.get('device')}")
+        steps_agree = all(c.ok for c in self.checks)
+        verdict = ("AGREE: losses, gradients and weights within the noise for every step" if self.status == AGREE else
+                   "DIFFER: every step agrees within the noise, but the scripts are not the same:" if steps_agree else
+                   "DIFFER")
+        out.append(verdict)
+        out += [f"  - {f.text}" for f in self.findings]
+        out += [f"note: {n}" for n in self.notes]
+        return out
+
+
+def _floor(value) -> str:
+    return "-" if value is None else f"{value:.2g}"
+
+
+def _side_summary(record: SideRecord) -> dict:
+    ops = ", ".join(f"{k} x{v}" for k, v in sorted((record.ops or {}).items())) or (record.ops_note or "none")
+    return {"optimizer": optimizer_text(record.optimizer), "reduction": reduction_of(record) if record.reduction_ratio
+            is not None else f"unknown ({record.reduction_note})", "ops": ops, "device": record.device,
+            "steps_recorded": record.steps, "seconds": round(record.seconds, 3), "step_function": record.step_function}
+
+
+def _failure(result: PairResult, side: str, record: SideRecord | None, ended, folder: Path, timeout_s: float) -> bool:
+    """Fill in why `side` could not be compared; False when it can."""
+    label = f"the {side.upper()} script"
+    if record is not None and record.status == "ok" and record.steps:
+        return False
+    result.failed_side = side
+    if record is None:
+        if isinstance(ended, OverLimit):
+            result.error = str(ended)
+        elif ended == "timeout":
+            result.error = f"{label} reached no training step within {timeout_s:g} s (no optimizer step was run)"
+        else:
+            result.error = f"{label}'s process ended ({ended}) without a record"
+            tail = output_tail(folder, side)
+            result.traceback = tail
+        return True
+    if record.status == "crashed" and record.tfcompare_caused:
+        result.error = record.error.removeprefix("SubstitutionError: ")
+        result.traceback = ""
+    elif record.status == "crashed":
+        result.error = f"{label} failed before its first training step: {record.error}"
+        result.error += "".join(f"; {n}" for n in record.substitution if n.endswith("the failure is the script's own"))
+        if "No such file" in record.error or "NotFoundError" in record.error or "FileNotFound" in record.error:
+            result.error += f" ({_NOT_SUBSTITUTED})"
+        result.error += legacy_hint(record.error, record.script) + _order_hint(side, record.script)
+        result.traceback = record.traceback or output_tail(folder, side)  # sys.exit(2): what it printed
+    elif record.status == "unpairable":
+        result.error = record.error
+    else:
+        result.error = (f"{label} ran to its end without a training step: no Session.run of an optimizer's train op"
+                        if side == "tf1" else
+                        f"{label} ran to its end without a training step: no GradientTape.gradient with respect to "
+                        "its variables")
+    return True
+
+
+def _order_hint(side: str, script: str) -> str:
+    """A TF1 script that fails and reads like a TF2 one (a GradientTape, no Session): the order may be swapped."""
+    try:
+        source = Path(script).read_text(errors="replace")
+    except OSError:
+        return ""
+    if side == "tf1" and "GradientTape" in source and "Session" not in source:
+        return ("; this script uses tf.GradientTape and no Session: is it the TF2 script? tfcompare pair takes the "
+                "TF1 script first, then the TF2 one")
+    return ""
+
+
+def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOptions = PairOptions()) -> PairResult:
+    """Run both scripts (TF2 with TF1's weights and batches) and compare their first `options.steps` steps."""
+    started = time.perf_counter()
+    tf1_path, tf2_path = Path(tf1_script).resolve(), Path(tf2_script).resolve()
+    result = PairResult(str(tf1_script), str(tf2_script), options.steps, list(options.args))
+    folder = pair_folder()
+    try:
+        ended = run_sides(tf1_path, tf2_path, folder, options.steps, options.args, options.timeout_s,
+                          dropout=options.dropout)
+        tf1, tf2 = load(folder, "tf1"), load(folder, "tf2")
+        if _failure(result, "tf1", tf1, ended["tf1"], folder, options.timeout_s) or \
+                _failure(result, "tf2", tf2, ended["tf2"], folder, options.timeout_s):
+            if tf2 is not None and tf2.status == "unpairable" and tf2.steps:
+                result.findings = unpaired_findings(tf1, tf2)
+                result.notes = list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution))
+            result.wall_s = time.perf_counter() - started
+            return result
+        _compare(result, tf1, tf2)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    result.wall_s = time.perf_counter() - started
+    return result
+
+
+def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
+    pairs = [tuple(p) for p in tf2.pairing]
+    result.pairing = [{"tf1": tf1.var(a).name, "tf2": tf2.var(b).name, "shape": tf1.var(a).shape,
+                       "tf2_site": tf2.var(b).site, "how": how} for a, b, how in pairs]
+    result.checks = step_checks(tf1, tf2, pairs)
+    result.noise_floor = (f"TF1's {tf1.steps} steps replayed from the same initial weights with {tf1.floor_how}; the "
+                          "largest gap to the original run, per step and tensor" if tf1.floor else
+                          f"not measured: {tf1.floor_note or 'TF1 stopped before its steps were replayed'}; the "
+                          "element-wise tolerance alone is used")
+    result.findings = findings(tf1, tf2, pairs, result.checks)
+    steps_agree = bool(result.checks) and all(c.ok for c in result.checks)
+    result.status = AGREE if steps_agree and not any(f.decisive for f in result.findings) else DIFFER
+    if tf2.steps < result.steps or tf1.steps < result.steps:
+        result.notes.append(f"only {min(tf1.steps, tf2.steps)} steps ran (TF1 {tf1.steps}, TF2 {tf2.steps})")
+    result.notes += list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution + [_EAGER_NOTE]))
+    result.sides = {"tf1": _side_summary(tf1), "tf2": _side_summary(tf2)}
+    if tf1.dropout_replaced is not None:
+        left = [side for side, rec in (("TF1", tf1), ("TF2", tf2))
+                if any(d["live"] for d in rec.dropout) or (rec.ops or {}).get("Dropout")]
+        result.dropout = dropout_text(tf1.dropout_replaced, tf2.dropout_replaced or 0, left)
+    result.case = _case_parts(tf1, tf2, pairs)
+
+
+def _case_parts(tf1: SideRecord, tf2: SideRecord, pairs) -> dict:
+    """The facts a generated cases file needs to load both scripts again as a case."""
+    batch = [f["shape"][0] for f in tf1.feeds if f["kind"] != "scalar"]
+    return {"tf1_script": tf1.script, "tf2_script": tf2.script,
+            "feeds": [{"name": f["name"], "shape": f["shape"][1:], "dtype": f["dtype"], "kind": f["kind"],
+                       "high": f.get("high")} for f in tf1.feeds if f["kind"] != "scalar"],
+            "scalars": {f["name"]: f.get("value") for f in tf1.feeds if f["kind"] == "scalar"},
+            "inputs": tf2.inputs, "pairing": {a: int(b.removeprefix("v")) for a, b, _ in pairs},
+            "batch_size": max(set(batch), key=batch.count) if batch else 32,
+            "substituted": bool(tf2.inputs)}

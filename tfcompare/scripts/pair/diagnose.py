@@ -1,0 +1,336 @@
+"""The verdict on two recorded sides: per step loss, gradients and weights, and the checks that name a cause.
+
+Causes checked on their own, so each is named even when several differ at once: the loss reduction (a batch
+fed twice: a mean stays, a sum doubles), the optimizer and its settings (from the recorded objects, confirmed
+by fitting the first update to the first gradient), forward ops present on one side only, and each paired
+variable's initialisation as the script itself made it (TF1's values were used on both sides).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from tfcompare.core.equivalence import TOLERANCES, compare
+from tfcompare.scripts.child import initialisation, noise
+from tfcompare.scripts.pair import inputs
+from tfcompare.scripts.child.record import SideRecord
+
+__all__ = ["StepCheck", "Finding", "step_checks", "findings", "unpaired_findings", "reduction_kind", "reduction_of",
+           "fitted_update", "optimizer_text"]
+
+_TOL = TOLERANCES["float32"]
+
+
+@dataclasses.dataclass
+class StepCheck:
+    """One step: TF2 against TF1 (element-wise, and relative to each tensor's norm) beside TF1's own noise floor
+    (the same relative error between TF1 and TF1 replayed; see `noise`). None: no floor was measured."""
+
+    step: int  # from 1
+    loss_tf1: float
+    loss_tf2: float
+    loss_ok: bool
+    gradients_max_abs_err: float
+    gradients_ok: bool
+    weights_max_abs_err: float
+    weights_ok: bool
+    worst: str = ""
+    loss_rel_err: float = 0.0
+    loss_floor: float | None = None
+    gradients_rel_err: float = 0.0
+    gradients_floor: float | None = None
+    weights_rel_err: float = 0.0
+    weights_floor: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.loss_ok and self.gradients_ok and self.weights_ok
+
+
+@dataclasses.dataclass
+class Finding:
+    """A cause, checked on its own. `decisive`: it makes the pair DIFFER even when every step agrees (the scripts
+    start from or are set to something else: an initialisation, inputs, an optimizer setting)."""
+
+    kind: str  # optimizer | learning_rate | setting | reduction | extra_op | initialisation | inputs | where | ...
+    text: str
+    decisive: bool = False
+
+
+def _by_tf1(tf2: SideRecord, values: dict, pairs: list[tuple[str, str, str]]) -> dict:
+    mine = {b: a for a, b, _ in pairs}
+    return {mine[k]: v for k, v in values.items() if k in mine}
+
+
+def _judge(label: str, values: dict, reference: dict, floors: dict | None):
+    """(max abs err, ok, max relative err, max floor, first failing tensor): a tensor fails when its element-wise
+    tolerance fails and its relative error is beyond the noise floor."""
+    eq = compare(values, reference, "float32", against="TF1")
+    ok, worst, rel_max, floor_max = True, "", 0.0, None
+    for c in eq.checks:
+        rel = noise.relative(reference[c.name], values[c.name]) if c.name in values and c.name in reference else \
+            float("inf")
+        floor = None if floors is None else floors.get(c.name)
+        rel_max = max(rel_max, rel)
+        if floor is not None:
+            floor_max = max(floor_max or 0.0, floor)
+        if not c.ok and noise.beyond(rel, floor):
+            ok = False
+            worst = worst or f"{label} {c.name}"
+    return eq.max_abs_err, ok, rel_max, floor_max, worst
+
+
+def step_checks(tf1: SideRecord, tf2: SideRecord, pairs) -> list[StepCheck]:
+    out = []
+    for k in range(min(tf1.steps, tf2.steps)):
+        floor = tf1.floor[k] if k < len(tf1.floor) else None
+        loss = compare({"loss": tf2.losses[k]}, {"loss": tf1.losses[k]}, "float32", against="TF1")
+        loss_rel = noise.relative(tf1.losses[k], tf2.losses[k])
+        loss_floor = floor["loss"] if floor else None
+        loss_ok = loss.ok or not noise.beyond(loss_rel, loss_floor)
+        g_err, g_ok, g_rel, g_floor, g_worst = _judge("gradient of", _by_tf1(tf2, tf2.weights("grad", k), pairs),
+                                                      tf1.weights("grad", k), floor and floor["gradients"])
+        if k and not g_ok:
+            # from step 2 on the gradients are taken at weights that already differ within the noise, and a
+            # gradient jumps where a ReLU's input or an Adam update's sign crosses zero: the loss and the weights
+            # after the step decide (a gradient that matters moves them), the gradient's error is still shown
+            g_ok, g_worst = True, ""
+        w_err, w_ok, w_rel, w_floor, w_worst = _judge("weights of", _by_tf1(tf2, tf2.weights("after", k), pairs),
+                                                      tf1.weights("after", k), floor and floor["weights"])
+        out.append(StepCheck(k + 1, tf1.losses[k], tf2.losses[k], loss_ok, g_err, g_ok, w_err, w_ok,
+                             g_worst or w_worst, loss_rel, loss_floor, g_rel, g_floor, w_rel, w_floor))
+    return out
+
+
+def reduction_kind(ratio: float | None, tolerance: float = 1e-3) -> str:
+    """mean (the loss of a batch fed twice is the same), sum (it doubles), within `tolerance` relative."""
+    if ratio is None:
+        return "unknown"
+    if abs(ratio - 1) < tolerance:
+        return "mean"
+    if abs(ratio - 2) < 2 * tolerance:
+        return "sum"
+    return f"neither a mean nor a sum (x{ratio:.3g})"
+
+
+def reduction_of(record: SideRecord) -> str:
+    # dropout draws new masks for the doubled batch: the ratio is then only roughly 1 or 2
+    return reduction_kind(record.reduction_ratio, 0.1 if (record.ops or {}).get("Dropout") else 1e-3)
+
+
+def fitted_update(record: SideRecord) -> str:
+    """The first update fitted to the first gradient: a multiple of it (SGD, momentum's first step) or of its
+    sign (Adam's first step, RMSprop's roughly), with the factor: the learning rate either way."""
+    if not record.steps:
+        return "no step"
+    grads, before, after = record.weights("grad", 0), record.weights("before", 0), record.weights("after", 0)
+    keys = [k for k in grads if k in before and k in after]
+    if not keys:
+        return "not recorded"
+    g = np.concatenate([grads[k].ravel() for k in keys]).astype(np.float64)
+    d = np.concatenate([(after[k] - before[k]).ravel() for k in keys]).astype(np.float64)
+    if not np.any(d):
+        return "no change to the weights"
+    w = np.concatenate([before[k].ravel() for k in keys]).astype(np.float64)
+    rounding = 4 * np.finfo(np.float32).eps * np.linalg.norm(w)  # w - lr*g is rounded to float32
+    if np.any(g):
+        c = -float(d @ g) / float(g @ g)
+        if np.linalg.norm(d + c * g) <= 1e-3 * np.linalg.norm(d) + rounding:
+            return f"SGD-like (update = -{c:.3g} x gradient)"
+    big = np.abs(g) > 1e-3 * np.abs(g).max() if np.any(g) else np.zeros_like(g, bool)
+    if big.any():
+        # a multiple of the sign: Adam's epsilon (or RMSprop's) bends only the smallest gradients, so most, not
+        # all, elements must take the same step
+        steps = -d[big] * np.sign(g[big])
+        c = float(np.median(steps))
+        if c > 0 and np.mean(np.abs(steps - c) <= 5e-2 * c) >= 0.9:
+            return f"Adam/RMSprop-like (update = -{c:.3g} x sign of the gradient)"
+    return "neither a multiple of the gradient nor of its sign"
+
+
+def _fmt(v) -> str:
+    return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+
+def optimizer_text(side: dict | None) -> str:
+    """A recorded optimizer as `source(setting=value, ...)`."""
+    if side is None:
+        return "not recognised"
+    return f"{side['source']}({', '.join(f'{k}={_fmt(v)}' for k, v in side['settings'].items())})"
+
+
+def _optimizer(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    one, two = tf1.optimizer, tf2.optimizer
+    fits = f"(fitted from the first update: TF1 {fitted_update(tf1)}; TF2 {fitted_update(tf2)})"
+    if one is None or two is None:
+        missing = "TF1" if one is None else "TF2"
+        if one == two:
+            return []
+        return [Finding("optimizer", f"the {missing} optimizer is not one tfcompare reads {fits}")]
+    if one["kind"] != two["kind"]:
+        return [Finding("optimizer", f"optimizer: {optimizer_text(one)} in TF1, {optimizer_text(two)} in TF2 {fits}",
+                        True)]
+    out = []
+    for key, value in one["settings"].items():
+        other = two["settings"].get(key)
+        if other is None or not isinstance(other, (int, float)) or value == other or \
+                (isinstance(value, float) and math.isclose(value, other, rel_tol=1e-6)):  # a schedule: steps tell
+            continue
+        kind = "learning_rate" if key == "learning_rate" else "setting"
+        out.append(Finding(kind, f"{key}: {_fmt(value)} in TF1, {_fmt(other)} in TF2 (both {one['kind']}) {fits}",
+                           True))
+    if two.get("extras"):
+        out.append(Finding("setting", f"Keras-only settings on in TF2: {two['extras']}", True))
+    from tfcompare.core.optimizer_replay import FORMULAS  # TensorFlow: imported only once the scripts have run
+
+    if not out and one["kind"] in FORMULAS and two["source"].startswith("keras"):
+        out.append(Finding("setting", f"{one['kind']}: every setting matches, but the formulas differ: "
+                                      f"{FORMULAS[one['kind']]} {fits}"))
+    return out
+
+
+def _ops(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    if tf1.ops is None or tf2.ops is None:
+        return []
+    out = []
+    one, two = ({k: v for k, v in ops.items() if k != "Dropout" or not (tf1.dropout or tf2.dropout)}
+                for ops in (tf1.ops, tf2.ops))  # dropout: named with the rate each side ran it at (see _dropout)
+    loops = [side for side, ops in (("TF1", one), ("TF2", two)) if "While loop" in ops]
+    kinds = [set(ops) - {"While loop", "Transpose"} for ops in (one, two)]
+    if loops and kinds[0] == kinds[1] and one != two:
+        counts = "; ".join(f"{op} x{one.get(op, 0)} in TF1, x{two.get(op, 0)} in TF2"
+                           for op in sorted(set(one) | set(two)) if one.get(op, 0) != two.get(op, 0))
+        return [Finding("extra_op", f"forward ops: the same kinds on both sides, in other numbers because "
+                                    f"{' and '.join(loops)} runs a loop whose body holds them once (an unrolled loop "
+                                    f"holds them once per step): {counts}")]
+    for op in sorted(set(one) | set(two)):
+        a, b = one.get(op, 0), two.get(op, 0)
+        if a != b:
+            more = "TF2" if b > a else "TF1"
+            out.append(Finding("extra_op", f"forward ops: {op} x{a} in TF1, x{b} in TF2 ({abs(a - b)} more in {more})"))
+    return out
+
+
+def _init(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
+    out = []
+    for key1, key2, _ in pairs:
+        a, b = tf1.var(key1), tf2.var(key2)
+        if f"init/{key1}" not in tf1.arrays or f"init/{key2}" not in tf2.arrays:
+            continue
+        why = initialisation.differs(tf1.arrays[f"init/{key1}"], tf2.arrays[f"init/{key2}"], a.scheme)
+        if why:
+            out.append(Finding("initialisation", f"initialisation of {a.name} {tuple(a.shape)}: TF1 "
+                                                 f"{initialisation.scheme_text(a.scheme)}, TF2 ({b.name}, {b.site}) "
+                                                 f"{initialisation.scheme_text(b.scheme)}: {why}; the steps were "
+                                                 "compared from TF1's values on both sides", True))
+    return out
+
+
+def _inputs(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    """TF2's own first batch against TF1's (see `inputs`); one finding per input, the batch size said once."""
+    out: list[Finding] = []
+    first = tf1.batch(0)
+    kinds = {f["name"]: f["kind"] for f in tf1.feeds}
+    for spec in tf2.inputs:
+        own = tf2.arrays.get(f"own/{spec['leaf']}")
+        if own is None or spec["feed"] not in first:
+            continue
+        for issue in inputs.compare_batches(first[spec["feed"]], kinds.get(spec["feed"], "features"), own, spec):
+            text = f"inputs: {issue.text}" if issue.text.startswith("batch size") else \
+                f"inputs ({spec['feed']} in TF1, the step's argument #{spec['leaf']} in TF2): {issue.text}"
+            if text not in [f.text for f in out]:
+                out.append(Finding("inputs", text, issue.decisive))
+    if out:
+        out[-1].text += "; TF1's batches were then given to TF2, so the steps compare the models on the same data"
+    return out
+
+
+def _where(checks: list[StepCheck]) -> list[Finding]:
+    first = next((c for c in checks if not c.ok), None)
+    if first is None:
+        return []
+    k = first.step
+    if not first.loss_ok:
+        what = (f"step {k}: its loss differs ({first.loss_tf1:.6g} in TF1, {first.loss_tf2:.6g} in TF2)"
+                + (": the forward pass or the loss, before any update" if k == 1 else ": after the updates before it"))
+    elif not first.gradients_ok:
+        what = f"step {k}: its loss agrees, its gradients do not ({first.worst}): the loss's definition or its gradient"
+    else:
+        what = f"step {k}: its loss and gradients agree, the weights after it do not ({first.worst}): the update"
+    return [Finding("where", f"the difference starts at {what}")]
+
+
+def _reduction(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    r1, r2 = reduction_of(tf1), reduction_of(tf2)
+    if "unknown" in (r1, r2) or r1 == r2:
+        return []
+    return [Finding("reduction", f"loss reduction over the batch: {r1} in TF1, {r2} in TF2 (the same batch fed "
+                                 f"twice: loss x{tf1.reduction_ratio:.3g} in TF1, x{tf2.reduction_ratio:.3g} in TF2)",
+                    True)]
+
+
+def unpaired_findings(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    """What differs besides the variables, when they cannot be paired: each side's first step on its own."""
+    optimizer = [f for f in _optimizer(tf1, tf2) if "the formulas differ" not in f.text]
+    return _reduction(tf1, tf2) + optimizer + _ops(tf1, tf2)
+
+
+def findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -> list[Finding]:
+    out = _where(checks)
+    update_only = bool(out) and "the update" in out[0].text
+    out += _reduction(tf1, tf2)
+    optimizer = _optimizer(tf1, tf2)
+    if not update_only:  # a formula difference is named only when it is what the steps show
+        optimizer = [f for f in optimizer if "the formulas differ" not in f.text]
+    out += optimizer
+    if update_only:
+        out += _replay(tf1, tf2, pairs)
+    out += _ops(tf1, tf2) + _init(tf1, tf2, pairs) + _inputs(tf1, tf2) + _dropout(tf1, tf2, bool(out) and
+                                                                                  out[0].kind == "where")
+    return out
+
+
+def _dropout(tf1: SideRecord, tf2: SideRecord, steps_differ: bool) -> list[Finding]:
+    """Dropout as each side's first step ran it: the rate fed or set, and whether it was live."""
+    live = {side: [d for d in rec.dropout if d["live"]] for side, rec in (("TF1", tf1), ("TF2", tf2))}
+    if not (live["TF1"] or live["TF2"]):
+        return []
+
+    def said(side):
+        rec = tf1 if side == "TF1" else tf2
+        if live[side]:
+            return f"live in {side} ({'; '.join(d['how'] for d in live[side])})"
+        off = "; ".join(d["how"] for d in rec.dropout)
+        return f"off in {side}" + (f" ({off})" if off else "")
+    both = live["TF1"] and live["TF2"]
+    if both and not steps_differ:
+        return []
+    text = f"dropout: {said('TF1')}, {said('TF2')}"
+    if both:
+        return [Finding("randomness", f"{text}: each side draws its masks from its own generator, so the steps cannot "
+                                      "agree; compare with dropout off on both sides (tfcompare pair --dropout "
+                                      "off)")]
+    return [Finding("dropout", f"{text}: one side drops units and the other does not", True)]
+
+
+def _replay(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
+    """Forward and gradients agree, the update does not: replay TF1's first gradient through both optimizers
+    from TF1's weights for K steps, and measure what matching each differing setting leaves (own-code's replay)."""
+    if not (tf1.optimizer and tf2.optimizer and tf2.optimizer_config) or tf1.optimizer["kind"] != tf2.optimizer["kind"]:
+        return []
+    import keras
+
+    from tfcompare.core.optimizer_replay import OptimizerSide, replay
+
+    try:
+        tf2_object = keras.optimizers.deserialize(tf2.optimizer_config)
+    except Exception:  # an optimizer class of the script's own: nothing to rebuild it from
+        return []
+    keys = [a for a, _, _ in pairs]
+    weights, grads = tf1.weights("before", 0), tf1.weights("grad", 0)
+    found = replay(OptimizerSide(**tf1.optimizer), OptimizerSide(**tf2.optimizer), tf2_object,
+                   {k: weights[k] for k in keys}, {k: grads[k] for k in keys}, tf1.steps, _TOL.rtol)
+    return [Finding("replay", f"replayed: {found.line()}")]
