@@ -58,6 +58,25 @@ class _Folder(click.ParamType):
 _LOGDIR, _SERVED = _Folder(), _Folder(read=True)
 
 
+class _Script(click.ParamType):
+    """A user's script argument (convert, run-tf1, pair): a regular file under `MAX_SCRIPT_BYTES`, checked from
+    `os.stat` alone before anything runs: a FIFO is never opened (that blocks), /dev/zero never read (endless)."""
+
+    name = "script"
+
+    def convert(self, value, param, ctx):
+        from tfcompare.core.source_files import SourceError, check_script
+
+        try:
+            check_script(value)
+        except SourceError as exc:
+            self.fail(f"{value!r} {exc}", param, ctx)
+        return value
+
+
+_SCRIPT = _Script()
+
+
 def _case_options(ctx, param, values):
     """`--option depth=3` -> {"depth": 3}; the value must be a positive integer."""
     out = {}

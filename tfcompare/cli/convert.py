@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
-from tfcompare.cli._params import _seconds
+from tfcompare.cli._params import _SCRIPT, _seconds
 
 __all__ = ["convert"]
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("tf1_script", metavar="OLD.py", type=click.Path(exists=True, dir_okay=False))
+@click.argument("tf1_script", metavar="OLD.py", type=_SCRIPT)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False), metavar="NEW.py",
-              help="The TF2 script to write (refuses an existing file unless --force).")
+@click.option("-o", "--output", "output", required=True, metavar="NEW.py",
+              help="The TF2 script to write (refuses an existing file unless --force; never a link).")
 @click.option("--style", type=click.Choice(["module", "keras"]), default="module", show_default=True,
               help="The model as a tf.Module, or as a Keras 3 Model of Keras layers where TF1's ops are exactly "
                    "one (Dense, Conv2D, pooling, Flatten, Dropout at a fixed rate; op by op elsewhere).")
-@click.option("--force", is_flag=True, help="Overwrite NEW.py if it exists.")
+@click.option("--force", is_flag=True, help="Overwrite NEW.py if it exists and is a regular file (a link is refused).")
 @click.option("--steps", type=click.IntRange(1, 20), default=3, show_default=True,
               help="Training steps `pair` compares to prove the rewrite.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=1, max=3600), default=120, show_default=True,
@@ -32,17 +31,13 @@ def convert(tf1_script, args, output, style, force, steps, timeout_s, as_json):
     tf.Module (--style keras: a keras.Model of Keras layers), a Keras optimizer with TF1's settings and a @tf.function step; the script's own code is carried
     over; what cannot be translated is marked TODO(tfcompare). Exit codes: 0 written and pair agrees, 1 written
     and pair differs, 2 usage error, 3 not written or not compared (the message says why)."""
-    from tfcompare.scripts.convert import FAILED, WRITTEN_AGREES, ConvertOptions, convert_script
+    from tfcompare.scripts.convert import WRITTEN_AGREES, WRITTEN_DIFFERS, ConvertOptions, check_paths, convert_script
 
-    target = Path(output)
-    if target.resolve() == Path(tf1_script).resolve():
-        raise click.BadParameter(f"{output} is OLD.py itself: write the TF2 script to another file", param_hint="'-o'")
-    if target.exists() and not force:
-        raise click.BadParameter(f"{output} exists (use --force to overwrite it)", param_hint="'-o'")
-    if not target.parent.resolve().is_dir():
-        raise click.BadParameter(f"{target.parent} is not a folder", param_hint="'-o'")
-    options = ConvertOptions(args=tuple(args), timeout_s=timeout_s, steps=steps, style=style)
-    result = convert_script(tf1_script, target, options)
+    try:  # before the TF1 script runs: a path found bad after it would be blamed on the script
+        check_paths(tf1_script, output, force)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'-o'") from None
+    options = ConvertOptions(args=tuple(args), timeout_s=timeout_s, steps=steps, style=style, force=force)
+    result = convert_script(tf1_script, output, options)
     click.echo(result.json_text() if as_json else "\n".join(result.lines()))
-    failed = result.status == FAILED or (result.pair is not None and result.pair.status == "failed")
-    sys.exit(0 if result.status == WRITTEN_AGREES else 3 if failed else 1)
+    sys.exit({WRITTEN_AGREES: 0, WRITTEN_DIFFERS: 1}.get(result.status, 3))  # the status --json prints, 1:1

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import click
 
-from tfcompare.cli._params import _LOGDIR, _run_name, _seconds
+from tfcompare.cli._params import _LOGDIR, _SCRIPT, _run_name, _seconds
 
 __all__ = ["pair", "run_tf1"]
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("tf1_script", metavar="TF1_SCRIPT", type=click.Path(exists=True, dir_okay=False))
-@click.argument("tf2_script", metavar="TF2_SCRIPT", type=click.Path(exists=True, dir_okay=False))
+@click.argument("tf1_script", metavar="TF1_SCRIPT", type=_SCRIPT)
+@click.argument("tf2_script", metavar="TF2_SCRIPT", type=_SCRIPT)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--steps", type=click.IntRange(1, 20), default=3, show_default=True,
               help="Training steps compared (each script is stopped after them).")
@@ -90,7 +90,7 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, log
 
 
 @click.command("run-tf1", context_settings={"ignore_unknown_options": True})
-@click.argument("script", metavar="SCRIPT", type=click.Path(exists=True, dir_okay=False))
+@click.argument("script", metavar="SCRIPT", type=_SCRIPT)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--steps", type=click.IntRange(1, 20), default=5, show_default=True,
               help="Training steps observed before the script is stopped.")

@@ -9,6 +9,7 @@ leftovers of a killed process (whose id is gone) from those of one still writing
 from __future__ import annotations
 
 import atexit
+import errno
 import glob
 import os
 import re
@@ -42,17 +43,45 @@ def shared_permissions(path: str | Path) -> None:
         os.chmod(p, (0o777 if p.is_dir() else 0o666) & ~mask)
 
 
-def write_atomic(path: str | Path, data: str | bytes) -> Path:
+def _link_new(tmp: str, path: Path, data: str | bytes) -> None:
+    """Put `tmp` in place as `path` only if `path` does not exist; where the file system has no hard links, an
+    exclusive create (O_EXCL) of `path` and a write of `data` into it, which is never half a replacement."""
+    try:
+        os.link(tmp, path)
+        return
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def write_atomic(path: str | Path, data: str | bytes, *, exclusive: bool = False, file_only: bool = False) -> Path:
     """Write to a temporary file beside `path`, then rename: a reader never sees half a file, and two writers
-    never share a temporary name. The file gets the permissions a plain `open` would give."""
+    never share a temporary name. The file gets the permissions a plain `open` would give; text is UTF-8.
+
+    `exclusive`: `path` must not exist at the moment it is put in place (a hard link, which fails if the name
+    appeared since any check: `FileExistsError`), so a file saved there meanwhile is never replaced.
+    `file_only`: what is replaced must be a regular file, looked at just before the rename; a link or anything
+    else is `FileExistsError`. A rename never follows a link either way: nothing is written through one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
-            f.write(data)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
         shared_permissions(tmp)
-        os.replace(tmp, path)
+        if exclusive:
+            _link_new(tmp, path, data)
+            os.unlink(tmp)
+        else:
+            if file_only and os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+                kind = "a symbolic link" if os.path.islink(path) else "not a regular file"
+                raise FileExistsError(errno.EEXIST, f"{kind}: only a regular file is replaced", str(path))
+            os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

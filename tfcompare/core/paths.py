@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["BadPath", "output_folder", "input_folder", "new_file"]
+__all__ = ["BadPath", "output_folder", "input_folder", "new_file", "check_lengths"]
 
 
 class BadPath(ValueError):
@@ -37,6 +37,16 @@ def _lengths(value: str, path: Path) -> None:
     size = len(os.fsencode(str(path)))
     if size > path_max:
         raise BadPath(f"{value[:60]!r}... is {size} bytes as a full path; at most {path_max} on this file system")
+
+
+def check_lengths(value: str) -> Path:
+    """The absolute path `value` names, after `BadPath` for a name longer than the file system allows (asking the
+    file system about it raises, a traceback later) or a NUL; for a command with checks of its own."""
+    if "\0" in value:
+        raise BadPath(f"{value!r} holds a NUL character, which no file name can")
+    path = Path(os.path.abspath(value))
+    _lengths(value, path)
+    return path
 
 
 def _shown(value: str, step: Path) -> str:
@@ -68,11 +78,7 @@ def _existing(value: str, path: Path, doing: str) -> Path:
 def _checked(value: str) -> Path:
     if not value.strip():
         raise BadPath("the folder name is empty; give a folder, e.g. logs")
-    if "\0" in value:
-        raise BadPath(f"{value!r} holds a NUL character, which no file name can")
-    path = Path(os.path.abspath(value))
-    _lengths(value, path)
-    return path
+    return check_lengths(value)
 
 
 def output_folder(value: str) -> Path:
@@ -99,15 +105,30 @@ def input_folder(value: str) -> Path:
     return path
 
 
-def new_file(value: str) -> Path:
-    """The absolute path of a file a command will create: never an existing file or link (a dangling link would
-    be written through, or fail after the work); its folder must exist and be writable."""
+def new_file(value: str, *, replace: bool = False) -> Path:
+    """The absolute path of a file a command will create: never an existing link (a dangling link would be written
+    through, or fail after the work), nor an existing file unless `replace` (`--force`), and then only a regular
+    file; its folder must exist and a file must be creatable in it (tried: /proc and a read-only mount say yes to
+    `os.access`)."""
+    if not value.strip():
+        raise BadPath("the file name is empty; give a file, e.g. new.py")
     path = _checked(value)
     if os.path.lexists(path):
         link = f" (a symbolic link to {os.readlink(path)!r})" if path.is_symlink() else ""
-        raise BadPath(f"{value!r} exists{link}; tfcompare does not overwrite it (choose another name)")
+        if link and replace:
+            raise BadPath(f"{value!r} is a symbolic link (to {os.readlink(path)!r}); tfcompare never writes through "
+                          "or replaces a link: name the file itself")
+        if not replace:
+            raise BadPath(f"{value!r} exists{link}; tfcompare does not overwrite it (choose another name)")
+        if not path.is_file():
+            raise BadPath(f"{value!r} exists and is not a regular file; only a file is replaced")
     if _existing(value, path.parent, "write") != path.parent:
         raise BadPath(f"the folder {str(path.parent)!r} does not exist")
     if not os.access(path.parent, os.W_OK):
         raise BadPath(f"the folder {str(path.parent)!r} is not writable")
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tfcompare-write-test-"):
+            pass
+    except OSError as exc:
+        raise BadPath(f"cannot write {value!r}: the folder {str(path.parent)!r}: {exc.strerror or exc}") from None
     return path

@@ -13,13 +13,15 @@ import sys
 import types
 from pathlib import Path
 
+from tfcompare.core.source_files import read_script
+
 __all__ = ["run_script", "as_tf1", "compat_v1_modules", "patched"]
 
 
 def run_script(script: str, args: list[str], extra_globals: dict, transform=None, module=None) -> types.ModuleType:
     """Run `script` with `args` as sys.argv[1:] in `module` (a fresh `__main__` by default); returns the module,
     whose globals are what the script left, even when it raised."""
-    source = Path(script).read_text()
+    source = read_script(script)  # as Python reads a file: its coding line honoured, at most its size cap
     tree = ast.parse(source, filename=script)
     if transform is not None:
         transform(tree)

@@ -4,7 +4,10 @@ The TF1 script runs (in pair's TF1 child setting) to its first training step; th
 translated op by op into a `tf.Module`, a Keras optimizer with TF1's settings and a `@tf.function` step, and
 the script's own code around it is carried over (`writer`, `ops`, `source`). Then `pair OLD NEW` runs and its
 verdict is the verdict of the conversion (with `--dropout off` when the converted step has a live dropout: two
-processes cannot draw the same masks; the written script keeps its dropout). It sits above `pair` and `run_tf1` in
+processes cannot draw the same masks; the written script keeps its dropout). Both paths are checked before the TF1
+script runs (`check_paths`); the rewrite is put in place only if NEW.py still does not exist at that moment (or,
+with `force`, is still a regular file: a link is never written through), and the verdict stands only if NEW.py
+still holds the rewrite after the proof. It sits above `pair` and `run_tf1` in
 `tfcompare.scripts`: its reading of the TF1 script is their child, its proof is `pair`.
 """
 
@@ -12,18 +15,22 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 import time
 from pathlib import Path
 
 from tfcompare.core.errors import legacy_hint
+from tfcompare.core.files import write_atomic
+from tfcompare.core.paths import new_file
+from tfcompare.core.source_files import SourceError, check_script, read_script
 from tfcompare.core.results import json_text
-from tfcompare.scripts.pair import AGREE, PairOptions, PairResult, pair_scripts
+from tfcompare.scripts.pair import AGREE, FAILED as PAIR_FAILED, PairOptions, PairResult, pair_scripts
 from tfcompare.scripts.child.dropout import AS_WRITTEN, OFF
 from tfcompare.scripts.child.processes import OverLimit, output_tail, pair_folder, run_child
 
-__all__ = ["ConvertOptions", "ConvertResult", "convert_script", "WRITTEN_AGREES", "WRITTEN_DIFFERS", "FAILED",
-           "STYLES"]
+__all__ = ["ConvertOptions", "ConvertResult", "convert_script", "check_paths", "WRITTEN_AGREES", "WRITTEN_DIFFERS",
+           "FAILED", "STYLES"]
 
 WRITTEN_AGREES, WRITTEN_DIFFERS, FAILED = "agree", "differ", "failed"
 STYLES = ("module", "keras")  # the model as a tf.Module, or as a keras.Model of Keras layers
@@ -39,6 +46,7 @@ class ConvertOptions:
     steps: int = 3
     check: bool = True  # run pair on the result
     style: str = "module"
+    force: bool = False  # replace NEW.py if it is a regular file (never a link, never anything else)
 
 
 @dataclasses.dataclass
@@ -78,13 +86,29 @@ class ConvertResult:
             out += ["", *self.pair.lines(), ""]
             out.append("CONVERTED: the TF2 script trains as the TF1 script does (pair agrees)"
                        if self.status == WRITTEN_AGREES else
+                       f"NOT PROVEN: {self.error}" if self.status == FAILED and self.error else
                        f"NOT PROVEN: pair says {self.pair.status}; the TF2 script is written, check it by hand")
         return out
 
 
-def _read_tf1(old: Path, new: Path, options: ConvertOptions, folder: Path) -> dict:
+def check_paths(tf1_script: str | Path, tf2_script: str | Path, force: bool = False) -> Path:
+    """The absolute path NEW.py names, after refusing (a ValueError naming the path and why), before anything runs:
+    OLD.py that is not a regular file under the size cap (a FIFO, /dev/zero, a folder), NEW.py that is OLD.py,
+    exists (without `force`; with it, is not a regular file or is a link), is too long a name, or is in a folder
+    that is missing or cannot be written (/proc, a read-only mount)."""
+    try:
+        check_script(tf1_script)
+    except SourceError as exc:
+        raise ValueError(f"{str(tf1_script)!r} {exc}") from None
+    if os.path.exists(tf2_script) and os.path.samefile(tf2_script, tf1_script):
+        raise ValueError(f"{tf2_script} is OLD.py itself: write the TF2 script to another file")
+    path = new_file(str(tf2_script), replace=force)  # a BadPath (a ValueError) names the path and why
+    return Path(os.path.realpath(path.parent)) / path.name  # the link-free folder; the name itself is not followed
+
+
+def _read_tf1(old: Path, written: Path, options: ConvertOptions, folder: Path) -> dict:
     report = folder / "convert.json"
-    ended = run_child(["-m", "tfcompare.scripts.convert.child", str(old), str(new), str(report), options.style,
+    ended = run_child(["-m", "tfcompare.scripts.convert.child", str(old), str(written), str(report), options.style,
                        *options.args],
                       old.parent, folder, options.timeout_s, grace_s=None)
     if isinstance(ended, OverLimit):
@@ -93,20 +117,47 @@ def _read_tf1(old: Path, new: Path, options: ConvertOptions, folder: Path) -> di
         return {"status": "failed", "traceback": output_tail(folder, "tf1"),
                 "error": (f"the TF1 script reached no training step within {options.timeout_s:g} s"
                           if ended == "timeout" else f"tfcompare convert's child ended ({ended}) without a report")}
-    return json.loads(report.read_text())
+    out = json.loads(report.read_text())
+    if out["status"] == "ok":
+        out["text"] = written.read_text(encoding="utf-8")
+    return out
+
+
+def _put_in_place(new: Path, text: str, result: ConvertResult, force: bool) -> bool:
+    """Write the rewrite to NEW.py as `check_paths` found it: a file saved there since (by another program, another
+    convert) is never replaced, nor, with `force`, a link or anything but a regular file. False: not written."""
+    try:
+        write_atomic(new, text, exclusive=not force, file_only=True)
+        return True
+    except FileExistsError as exc:
+        what = ("a file appeared there while convert ran (saved by another program or another convert?)" if not force
+                else f"it is now {exc.strerror.split(':')[0]}" if exc.strerror else "it changed while convert ran")
+        result.error = f"{result.tf2_script} was not written: {what}; it is left as it is"
+    except OSError as exc:
+        result.error = f"{result.tf2_script} could not be written: {exc.strerror or exc}"
+    return False
+
+
+def _still_written(new: Path, text: str) -> bool:
+    try:
+        return new.read_bytes() == text.encode("utf-8") and not new.is_symlink()
+    except OSError:
+        return False
 
 
 def convert_script(tf1_script: str | Path, tf2_script: str | Path,
                    options: ConvertOptions = ConvertOptions()) -> ConvertResult:
-    """Write the TF2 rewrite of `tf1_script` to `tf2_script`, then pair them; `status` is pair's verdict."""
+    """Write the TF2 rewrite of `tf1_script` to `tf2_script`, then pair them; `status` is pair's verdict (FAILED
+    when nothing was written or pair could not compare). Bad paths raise ValueError before anything runs."""
     if options.style not in STYLES:
         raise ValueError(f"style {options.style!r} is not one of {', '.join(STYLES)}")
+    new = check_paths(tf1_script, tf2_script, options.force)
     started = time.perf_counter()
-    old, new = Path(tf1_script).resolve(), Path(tf2_script).resolve()
+    old = Path(tf1_script).resolve()
     result = ConvertResult(str(tf1_script), str(tf2_script), style=options.style)
     folder = pair_folder("tfcompare-convert-")
     try:
-        report = _read_tf1(old, new, options, folder)
+        report = _read_tf1(old, folder / "tf2.py", options, folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     result.todos, result.notes = list(report.get("todos", [])), list(dict.fromkeys(report.get("notes", [])))
@@ -116,11 +167,17 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
         if report["status"] == "crashed":
             result.error = f"the TF1 script failed before its first training step: {result.error}"
             result.error += legacy_hint(result.error, str(tf1_script))  # pair's TF1 side's advice (tf-keras)
-        source = old.read_text(errors="replace")
+        try:
+            source = read_script(old)
+        except SourceError:
+            source = ""
         if "GradientTape" in source and "Session" not in source:
             result.error += ("; this script uses tf.GradientTape and no Session: it reads like a TF2 script already "
                              "(convert takes a TF1 script)")
         result.traceback = report.get("traceback", "")
+        result.wall_s = time.perf_counter() - started
+        return result
+    if not _put_in_place(new, report["text"], result, options.force):
         result.wall_s = time.perf_counter() - started
         return result
     if options.check:
@@ -132,6 +189,13 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
         result.pair = pair_scripts(old, new, PairOptions(steps=options.steps, timeout_s=options.timeout_s,
                                                          args=options.args, dropout=OFF if live else AS_WRITTEN))
         result.status = WRITTEN_AGREES if result.pair.status == AGREE else WRITTEN_DIFFERS
+        if result.pair.status == PAIR_FAILED:  # exit 3, and --json says so: not compared is no verdict
+            result.status = FAILED
+            result.error = f"{tf2_script} is written, but pair could not compare it: {result.pair.error}"
+        if not _still_written(new, report["text"]):  # the proof ran another file: no verdict about the rewrite
+            result.status = FAILED
+            result.error = (f"{tf2_script} changed while pair proved it (another program or convert wrote it?): "
+                            "the verdict is not about the rewrite")
     else:
         result.status = WRITTEN_DIFFERS
     result.wall_s = time.perf_counter() - started

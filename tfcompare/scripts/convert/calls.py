@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+from tfcompare.core.generated_code import literal
+
 __all__ = ["Group", "install"]
 
 _HELPERS = {"lstm": "basic_lstm", "gru": "gru"}  # the function written into the script for each cell
@@ -60,7 +62,7 @@ class Group:
         if p.get("dynamic"):  # one [batch, time, features] tensor, batch-major
             sequence = f"tf.unstack({tr.value(steps[0])}, axis=1)"
         tr.helpers.add(self.kind)
-        extra = f", forget_bias={p['forget_bias']!r}" if self.kind == "lstm" else ""
+        extra = f", forget_bias={literal(p['forget_bias'])}" if self.kind == "lstm" else ""
         outputs, state = tr.bind_pair(self.op, f"{_HELPERS[self.kind]}({sequence}, {weights}{extra})",
                                       ("outputs", "state"))
         where, i = p["index"][t.name]

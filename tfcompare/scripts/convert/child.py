@@ -3,7 +3,8 @@ STYLE [ARGS]`.
 
 The script runs as `pair`'s TF1 side runs it (`tensorflow.compat.v1`, the legacy runtime, the known loaders
 replaced by seeded synthetic data) up to its first training `Session.run`; there the graph, the session and
-the script's globals are read and the TF2 script is written to OUT (atomically); the script is then stopped.
+the script's globals are read and the TF2 script is written to OUT (atomically, as UTF-8, in the parent's private
+folder: the parent puts it in place as NEW.py); the script is then stopped.
 REPORT gets what happened (JSON), whatever happens, with each dropout live in that step (`convert` then proves
 the rewrite with dropout off on both sides).
 """
@@ -21,8 +22,9 @@ __all__ = ["main"]
 
 
 def _write_atomically(path: Path, text: str) -> None:
+    """Into the parent's private folder (OUT is there too): the parent puts the rewrite in place, no-clobber."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text)
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
 
 
@@ -35,6 +37,7 @@ def main(argv: list[str]) -> int:
         from tensorflow.python.client import session as _session
 
         from tfcompare.core.graphs import ancestors
+        from tfcompare.core.source_files import read_script
         from tfcompare.scripts.legacy import install as install_legacy
         from tfcompare.scripts.child.dropout import fed_rates
         from tfcompare.scripts.convert import calls
@@ -61,7 +64,7 @@ def main(argv: list[str]) -> int:
             frames = [f for f in traceback.extract_stack() if f.filename == script]
             first_line = frames[-1].lineno if frames else 10**9
             try:
-                late = define_late_tensors(script, Path(script).read_text(), module.__dict__, first_line, self.graph)
+                late = define_late_tensors(script, read_script(script), module.__dict__, first_line, self.graph)
                 if late:
                     report["notes"].append(f"graph code after the first training step defined ahead of it, to be "
                                            f"translated too: {', '.join(sorted(late))}")

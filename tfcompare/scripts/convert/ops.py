@@ -15,6 +15,8 @@ import re
 
 import numpy as np
 
+from tfcompare.core.generated_code import literal
+
 __all__ = ["Line", "Translator", "number", "dtype_text", "source_line"]
 
 _PASS = {"Identity", "ReadVariableOp", "Snapshot"}
@@ -50,14 +52,16 @@ class Line:
 
 
 def number(value) -> str:
-    """A float32/int constant as the shortest literal that reads back the same."""
+    """A float32/int constant as the shortest literal that reads back the same; NaN and infinities as
+    `float("nan")` / `float("inf")` / `-float("inf")` (a bare `inf` is a NameError in the written script)."""
     value = np.asarray(value)
     if value.dtype.kind == "b":
         return repr(bool(value))
     if value.dtype.kind in "iu":
         return repr(int(value))
-    text = str(np.float32(value)) if value.dtype == np.float32 else repr(float(value))
-    return text
+    if not np.isfinite(value):
+        return literal(float(value))
+    return str(np.float32(value)) if value.dtype == np.float32 else repr(float(value))
 
 
 def dtype_text(dtype) -> str:
@@ -209,7 +213,7 @@ class Translator:
         if value.ndim == 0:
             return number(value)
         if value.size <= 16:
-            return repr(value.tolist())
+            return literal(value.tolist())
         if value.size and (value == value.flat[0]).all() and value.dtype == np.float32:  # batch_norm(scale=False)
             first = value.flat[0]
             return {0.0: f"tf.zeros({list(value.shape)})", 1.0: f"tf.ones({list(value.shape)})"}.get(

@@ -22,7 +22,7 @@ def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
     """Carry the script's statements over; the generated model goes where its graph code was. A statement that
     comes through unchanged keeps its own text (comments inside it, line breaks); a rewritten one is unparsed."""
     tree = ast.parse(source)
-    lines = source.splitlines()
+    lines = source.split("\n")  # Python's lines (str.splitlines also splits at a form feed, U+2028, ...)
     original = {id(n): ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.stmt)}
     rewriter = Rewriter(plan, lines)
     rewriter.first_step_line = first_step_line

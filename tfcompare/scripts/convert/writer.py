@@ -13,6 +13,8 @@ import dataclasses
 import re
 from pathlib import Path
 
+from tfcompare.core.generated_code import in_docstring
+from tfcompare.core.source_files import read_script
 from tfcompare.scripts.convert import keras_layers
 from tfcompare.scripts.convert import source as carried
 from tfcompare.scripts.convert import summaries as summary_ops
@@ -50,8 +52,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
 
     import tensorflow as tf
 
-    text = Path(script).read_text()
-    lines = text.splitlines()
+    text = read_script(script)  # as Python read it: its coding line honoured
+    lines = text.split("\n")  # Python's lines: a form feed or U+2028 inside one does not end it
     graph, loss, train_op = sess.graph, found["loss"], found["train_op"]
     trained = sorted((v for _, v in found["grads_and_vars"]), key=lambda v: v.op._id)
     notes: list[str] = []
@@ -134,7 +136,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
     kept = carried.rewrite(text, plan, first_step_line)
 
-    out = [f'"""TF2 rewrite of {Path(script).name}, written by `tfcompare convert` from the graph the TF1 script '
+    name = in_docstring(Path(script).name)  # a file name is data: quotes and newlines escaped, never code
+    out = [f'"""TF2 rewrite of {name}, written by `tfcompare convert` from the graph the TF1 script '
            'built.',
            "",
            *(_MODULE_DOC if style == "module" else _KERAS_DOC),
@@ -163,9 +166,9 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     for helper in sorted(tr.helpers):
         out += [HELPER_SOURCE[helper].strip("\n"), "", ""]
     out += ["class Model(tf.Module):" if style == "module" else "class Model(keras.Model):",
-            f'{INDENT}"""The TF1 graph of {Path(script).name}: its trained variables, and one method per tensor the '
+            f'{INDENT}"""The TF1 graph of {name}: its trained variables, and one method per tensor the '
             'script fetches."""' if style == "module" else
-            f'{INDENT}"""The TF1 graph of {Path(script).name}: Keras layers where a group of TF1 ops is exactly one, '
+            f'{INDENT}"""The TF1 graph of {name}: Keras layers where a group of TF1 ops is exactly one, '
             f'the other\n{INDENT}trained variables as weights of the model; one method per tensor the script '
             f'fetches, op by op\n{INDENT}around the layers (the loss and what no Keras layer computes the same '
             'way)."""', "",

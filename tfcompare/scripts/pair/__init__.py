@@ -15,6 +15,7 @@ from pathlib import Path
 from tfcompare.core.equivalence import TOLERANCES
 from tfcompare.core.errors import legacy_hint
 from tfcompare.core.results import json_text
+from tfcompare.core.source_files import SourceError, read_script
 from tfcompare.scripts.child import noise
 from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
 from tfcompare.scripts.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
@@ -167,8 +168,8 @@ def _failure(result: PairResult, side: str, record: SideRecord | None, ended, fo
 def _order_hint(side: str, script: str) -> str:
     """A TF1 script that fails and reads like a TF2 one (a GradientTape, no Session): the order may be swapped."""
     try:
-        source = Path(script).read_text(errors="replace")
-    except OSError:
+        source = read_script(script)
+    except SourceError:
         return ""
     if side == "tf1" and "GradientTape" in source and "Session" not in source:
         return ("; this script uses tf.GradientTape and no Session: is it the TF2 script? tfcompare pair takes the "

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from tfcompare.core.files import shared_permissions
+from tfcompare.core.paths import BadPath, check_lengths
 from tfcompare.tools.migrate.scaffold import ScaffoldError, check_out, scaffold_text
 
 __all__ = ["OutputError", "check_outputs", "write_outputs", "check_new", "write_new"]
@@ -28,6 +29,10 @@ class OutputError(ValueError):
 
 def check_new(path: str | Path) -> None:
     """Refuse, before any work is done, a path that exists or whose folder does not."""
+    try:
+        check_lengths(str(path))  # a 300-character name: `exists` itself would raise
+    except BadPath as exc:
+        raise OutputError(str(exc)) from None
     path = Path(path)
     if os.path.islink(path):
         raise OutputError(f"{str(path)!r} is a symbolic link (to {os.readlink(path)!r}); it is never written through")
