@@ -4,7 +4,6 @@ a crash of the optimizer replay), and tfcompare's own exception exits 3 naming i
 
 In-process on hand-made records where that is the point; one real pair per defect (a process per side)."""
 
-import dataclasses
 import json
 import math
 import os
@@ -257,3 +256,38 @@ def test_a_forgotten_staircase_differs_naming_the_schedules_and_the_rates_not_a_
         "0.5, TF2 0.5, 0.4656, 0.4335: they first differ at step 2 (0.5 in TF1, 0.465575 in TF2)")
     assert "learning_rate (0.5, 0.5, 0.5 per step in TF1, 0.5, 0.4656, 0.4335 per step" in kinds["replay"].text
     assert "with TF1's value the difference is 0" in kinds["replay"].text
+
+
+def test_a_schedule_on_one_side_only_is_decisive_even_where_the_rates_compared_agree():
+    from tfcompare.scripts.pair.diagnose import _learning_rates
+
+    tf1, tf2 = _side("tf1", [1.0, 1.0]), _side("tf2", [1.0, 1.0])
+    tf1.schedule = "tf.train.exponential_decay(initial_learning_rate=0.5, decay_steps=5, decay_rate=0.7, staircase=True)"
+    tf1.learning_rates = tf2.learning_rates = [0.5, 0.5]
+    tf2.optimizer = {"source": "keras.optimizers.SGD", "kind": "sgd", "settings": {"learning_rate": 0.5}}
+    [found] = _learning_rates(tf1, tf2, 2)
+    assert found.decisive and found.text == (
+        f"learning rate schedule: TF1 {tf1.schedule}, TF2 0.5; the rate used per step TF1 0.5, 0.5, TF2 0.5, 0.5 is "
+        "the same at each of the 2 steps compared, but only TF1 has a schedule: the scripts are not the same (later "
+        "steps will differ)")
+    tf2.optimizer["settings"]["learning_rate"] = {"class_name": "ExponentialDecay", "config": {
+        "initial_learning_rate": 0.5, "decay_steps": 5, "decay_rate": 0.7, "staircase": True, "name": "E"}}
+    assert _learning_rates(tf1, tf2, 2) == []  # both scheduled, the same rates
+    tf2.learning_rates = [0.5, 0.45]
+    [found] = _learning_rates(tf1, tf2, 2)
+    assert found.decisive and found.text.endswith("they first differ at step 2 (0.5 in TF1, 0.45 in TF2)")
+    assert f"TF2 {_EXP_STAIRCASE.format(True)};" in found.text
+
+
+def test_a_flag_setting_is_still_compared_beside_a_schedule():
+    """A schedule's config dict is skipped as a setting (its rates are compared); nesterov True/False is not."""
+    from tfcompare.scripts.pair.diagnose import _optimizer
+
+    tf1, tf2 = _side("tf1", [1.0]), _side("tf2", [1.0])
+    tf1.optimizer = {"source": "tf.compat.v1.train.MomentumOptimizer", "kind": "momentum", "extras": {},
+                     "settings": {"learning_rate": 0.5, "momentum": 0.9, "nesterov": True}}
+    tf2.optimizer = {"source": "keras.optimizers.SGD", "kind": "momentum", "extras": {},
+                     "settings": {"learning_rate": {"class_name": "ExponentialDecay", "config": {}}, "momentum": 0.9,
+                                  "nesterov": False}}
+    assert [(f.kind, f.text.split(" (fitted")[0]) for f in _optimizer(tf1, tf2)] == [
+        ("setting", "nesterov: True in TF1, False in TF2 (both momentum)")]

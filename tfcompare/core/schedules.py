@@ -27,8 +27,8 @@ _TF1_CONSTANTS = {"ExponentialDecay": {"Cast/x": "decay_steps", "Cast_1/x": "dec
 
 
 def is_schedule(value: Any) -> bool:
-    """A learning rate that is not a number: a schedule's config dict, or a schedule object."""
-    return not isinstance(value, (int, float)) or isinstance(value, bool)
+    """A setting that is not a number (nor a flag such as nesterov): a schedule's config dict, or its object."""
+    return not isinstance(value, (int, float))  # bool is an int
 
 
 def _value(v) -> str:

@@ -143,7 +143,7 @@ class PairResult:
                 "compared (the training diverged: a learning rate too large, a log or a division of 0)")
 
 
-def _non_finite_sides(result: PairResult, tf1: SideRecord, tf2: SideRecord, pairs) -> dict[str, dict]:
+def _non_finite_sides(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> dict[str, dict]:
     """Each side's first compared step holding a NaN or inf: its number, which quantity, and what."""
     out = {}
     for side, rec in (("tf1", tf1), ("tf2", tf2)):
@@ -258,7 +258,7 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
     result.findings = findings(tf1, tf2, pairs, result.checks)
     steps_agree = bool(result.checks) and all(c.ok for c in result.checks)
     result.status = AGREE if steps_agree and not any(f.decisive for f in result.findings) else DIFFER
-    result.non_finite = _non_finite_sides(result, tf1, tf2, pairs)
+    result.non_finite = _non_finite_sides(result, tf1, tf2)
     if result.non_finite:
         result.status = NON_FINITE
     if tf2.steps < result.steps or tf1.steps < result.steps:

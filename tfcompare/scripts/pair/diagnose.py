@@ -235,10 +235,11 @@ def _learning_rates(tf1: SideRecord, tf2: SideRecord, steps: int) -> list[Findin
         k, a, b = first
         return [Finding("learning_rate", f"learning rate schedule: {named}; the rate used {per_step}: they first "
                                          f"differ at step {k} ({a:.6g} in TF1, {b:.6g} in TF2)", True)]
-    if one_scheduled != two_scheduled:
+    if one_scheduled != two_scheduled:  # a schedule forgotten (or added): the steps compared may not reach a change
         return [Finding("learning_rate", f"learning rate schedule: {named}; the rate used {per_step} is the same at "
-                                         f"each of the {len(known)} steps compared, but only one side has a "
-                                         "schedule: later steps will differ")]
+                                         f"each of the {len(known)} steps compared, but only "
+                                         f"{'TF1' if one_scheduled else 'TF2'} has a schedule: the scripts are not "
+                                         "the same (later steps will differ)", True)]
     return []
 
 
