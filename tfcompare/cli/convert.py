@@ -7,6 +7,7 @@ import sys
 import click
 
 from tfcompare.cli._params import _SCRIPT, _seconds
+from tfcompare.cli._process import own_failure_exits_3
 
 __all__ = ["convert"]
 
@@ -25,12 +26,14 @@ __all__ = ["convert"]
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=1, max=3600), default=120, show_default=True,
               callback=_seconds, help="Seconds the TF1 script (and each side of the pair) may take to reach its steps.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@own_failure_exits_3
 def convert(tf1_script, args, output, style, force, steps, timeout_s, as_json):
     """Write a TF2 rewrite of the TF1 training script OLD.py to NEW.py, then prove it with `pair OLD.py NEW.py`.
     OLD.py runs to its first training step (ARGS after `--`), as pair's TF1 side runs it; its graph becomes a
     tf.Module (--style keras: a keras.Model of Keras layers), a Keras optimizer with TF1's settings and a @tf.function step; the script's own code is carried
     over; what cannot be translated is marked TODO(tfcompare). Exit codes: 0 written and pair agrees, 1 written
-    and pair differs, 2 usage error, 3 not written or not compared (the message says why)."""
+    and pair differs, 2 usage error, 3 not written or not compared (the message says why), or tfcompare itself
+    failed (its traceback saved to a file it names)."""
     from tfcompare.scripts.convert import WRITTEN_AGREES, WRITTEN_DIFFERS, ConvertOptions, check_paths, convert_script
 
     try:  # before the TF1 script runs: a path found bad after it would be blamed on the script

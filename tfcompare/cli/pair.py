@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from tfcompare.cli._params import _LOGDIR, _SCRIPT, _run_name, _seconds
+from tfcompare.cli._process import own_failure_exits_3
 
 __all__ = ["pair", "run_tf1"]
 
@@ -31,17 +32,19 @@ __all__ = ["pair", "run_tf1"]
 @click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: pair-<tf2 script>-<time>.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@own_failure_exits_3
 def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, logdir, run_name, as_json):
     """Does TF2_SCRIPT train like TF1_SCRIPT? Each runs unchanged in its own process (ARGS after `--` go to both);
     TF2 gets TF1's initial weights and batches; the first steps' losses, gradients and weights are compared and
     each known cause of a difference is named (optimizer, learning rate, loss reduction, extra ops, initialisation).
-    Exit codes: 0 agree, 1 differ, 2 usage error, 3 could not compare (a script failed, did not train in time, or
-    its variables cannot be paired; the message says which)."""
+    Exit codes: 0 agree, 1 differ (or non-finite: a loss, gradient or weight NaN or inf on either side), 2 usage
+    error, 3 could not compare (a script failed, did not train in time, or its variables cannot be paired; the
+    message says which) or tfcompare itself failed (its traceback is saved to a file the message names)."""
     import importlib
     import threading
 
     from tfcompare.core.files import FolderTaken, check_claimable, claim_folder
-    from tfcompare.scripts.pair import AGREE, FAILED, PairOptions, pair_scripts
+    from tfcompare.scripts.pair import AGREE, DIFFER, FAILED, NON_FINITE, PairOptions, pair_scripts
     from tfcompare.scripts.pair.emit import check_target, emit
 
     if emit_case is not None:
@@ -57,8 +60,10 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, log
     importer = threading.Thread(target=importlib.import_module, args=("tfcompare.report.tensorboard",), daemon=True)
     importer.start()
     options = PairOptions(steps=steps, timeout_s=timeout_s, args=tuple(args), dropout=dropout)
-    result = pair_scripts(tf1_script, tf2_script, options)
-    importer.join()  # never exit with TensorFlow half imported
+    try:
+        result = pair_scripts(tf1_script, tf2_script, options)
+    finally:
+        importer.join()  # never exit with TensorFlow half imported (nor after tfcompare's own failure)
     folder = None
     if result.status != FAILED or result.findings:  # a run that could not compare keeps what it learned
         from tfcompare.report.tensorboard import write_pair
@@ -86,7 +91,7 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, log
         click.echo("\n".join(result.lines()))
         if folder is not None:
             click.echo(f"\nTensorBoard: tensorboard --logdir {folder}")
-    sys.exit({AGREE: 0, FAILED: 3}.get(result.status, 1))
+    sys.exit({AGREE: 0, DIFFER: 1, NON_FINITE: 1, FAILED: 3}[result.status])
 
 
 @click.command("run-tf1", context_settings={"ignore_unknown_options": True})
@@ -99,12 +104,13 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, log
 @click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: run-tf1-<script>-<time>.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@own_failure_exits_3
 def run_tf1(script, args, steps, timeout_s, logdir, run_name, as_json):
     """Does the TF1 SCRIPT run here, unchanged? It runs as `pair` runs its TF1 side (ARGS after `--`): `import
     tensorflow` as tensorflow.compat.v1, tf.contrib and tf.estimator from tfcompare's legacy runtime (TF 1.15's
     definitions), known dataset loaders replaced by seeded synthetic data; each training step's loss is printed
     and written to TensorBoard. Exit codes: 0 it trained (or ran to its end), 2 usage error, 3 it failed or ran
-    out of time (the reason is printed)."""
+    out of time (the reason is printed), or tfcompare itself failed (its traceback saved to a file it names)."""
     from tfcompare.core.files import FolderTaken, claim_folder
     from tfcompare.scripts.run_tf1 import FAILED, run_tf1 as run
 

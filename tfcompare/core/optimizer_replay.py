@@ -6,7 +6,8 @@ from the object (a Keras optimizer's `get_config()`, or one of tfcompare's TF1-e
 then run on fresh copies of the initial weights with the same gradients for K steps; each setting whose
 values differ is set to TF1's value in turn, and the one that brings the weights back together is named
 with its measured effect. What no setting explains is a formula difference, stated where one is known
-(checked against Keras 3's source).
+(checked against Keras 3's source). A learning-rate schedule (a Keras schedule's config dict, a TF1 decay op) is
+no number: each side's replay uses the learning rate each of its steps actually used, where it was recorded.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.core import optimizers as exact
+from tfcompare.core.schedules import is_schedule, setting_text
 
-__all__ = ["OptimizerSide", "Replay", "FORMULAS", "tf1_optimizer", "tf2_optimizer", "replay"]
+__all__ = ["OptimizerSide", "Replay", "FORMULAS", "tf1_optimizer", "tf1_learning_rate", "tf2_optimizer", "replay"]
 
 # TF1 apply op -> (kind, {setting: input index}); the same order with or without the "Resource" prefix
 _TF1_OPS = {
@@ -83,7 +85,7 @@ class Replay:
 
 
 def _fmt(v) -> str:
-    return f"{v:g}" if isinstance(v, float) else str(v)
+    return f"{v:g}" if isinstance(v, float) else setting_text(v) if isinstance(v, dict) else str(v)
 
 
 def _setting(t, session) -> float:
@@ -95,12 +97,22 @@ def _setting(t, session) -> float:
     return float(session.run(t) if value is None else value)
 
 
+def _apply_op(graph):
+    return next((op for op in graph.get_operations() if op.type.removeprefix("Resource") in _TF1_OPS), None)
+
+
+def tf1_learning_rate(graph):
+    """The tensor the TF1 optimizer's apply op is fed as its learning rate (a constant, or a schedule's output)."""
+    op = _apply_op(graph)
+    return None if op is None else op.inputs[_TF1_OPS[op.type.removeprefix("Resource")][1]["learning_rate"]]
+
+
 def tf1_optimizer(graph, session) -> OptimizerSide | None:
-    """The TF1 optimizer in `graph`, its settings read from the constants its apply op is fed."""
-    ops = [op for op in graph.get_operations() if op.type.removeprefix("Resource") in _TF1_OPS]
-    if not ops:
+    """The TF1 optimizer in `graph`, its settings read from the constants its apply op is fed (a schedule's
+    learning rate as it is at the first step)."""
+    op = _apply_op(graph)
+    if op is None:
         return None
-    op = ops[0]
     name = op.type.removeprefix("Resource")
     kind, inputs = _TF1_OPS[name]
     settings = {k: _setting(op.inputs[i], session) for k, i in inputs.items()}
@@ -161,11 +173,15 @@ def _tf1_exact(side: OptimizerSide, variables):
     return exact.Adagrad(s["learning_rate"], variables, s.get("initial_accumulator", 0.1))
 
 
-def _run(make, weights: Mapping[str, np.ndarray], grads: Mapping[str, np.ndarray], steps: int) -> list[np.ndarray]:
+def _run(make, weights: Mapping[str, np.ndarray], grads: Mapping[str, np.ndarray], steps: int,
+         rates: list | None = None) -> list[np.ndarray]:
+    """`steps` updates by the optimizer `make` builds; `rates`: the learning rate of each step (None: its own)."""
     variables = [tf.Variable(np.array(weights[n], copy=True)) for n in grads]
     optimizer = make(variables)
     gradients = [tf.constant(g) for g in grads.values()]
-    for _ in range(steps):
+    for k in range(steps):
+        if rates and k < len(rates) and rates[k] is not None:
+            optimizer.learning_rate = rates[k]
         if hasattr(optimizer, "apply_gradients"):
             optimizer.apply_gradients(zip(gradients, variables))
         else:
@@ -178,35 +194,61 @@ def _distance(a: list[np.ndarray], b: list[np.ndarray]) -> float:
     return max((float(np.max(np.abs(x.astype(np.float64) - y))) for x, y in zip(a, b) if x.size), default=0.0) / scale
 
 
+def _close(a, b) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, (int, float)) and not isinstance(b, bool)
+                      and bool(np.isclose(a, b, rtol=1e-6, atol=0)))
+
+
+def _rates_text(rates: list) -> str:
+    return ", ".join("?" if r is None else f"{r:.4g}" for r in rates)
+
+
 def replay(tf1: OptimizerSide, tf2: OptimizerSide, tf2_object, weights: Mapping[str, np.ndarray],
-           grads: Mapping[str, np.ndarray], steps: int, rtol: float) -> Replay:
+           grads: Mapping[str, np.ndarray], steps: int, rtol: float,
+           rates: tuple[list, list] | None = None) -> Replay:
     """Replay `grads` for `steps` steps through both optimizers from `weights`; name the setting that explains
-    the difference (or the formula, where no setting does)."""
+    the difference (or the formula, where no setting does). `rates`: (TF1's, TF2's) learning rate per step as
+    each script used it, where recorded: TF1's replay is fed its own (a TF1 schedule is a tensor fed to the apply
+    op), TF2's Keras schedule runs as configured; the learning rate differs when those rates do."""
     out = Replay(tf1, tf2, steps, None)
     if tf1.kind != tf2.kind:
         out.remaining = f"different optimizers ({tf1.kind} in TF1, {tf2.kind} in TF2)"
         return out
-    reference = _run(lambda vs: _tf1_exact(tf1, vs), weights, grads, steps)
+    tf1_rates, tf2_rates = (list(r[:steps]) for r in rates) if rates else ([], [])
+    reference = _run(lambda vs: _tf1_exact(tf1, vs), weights, grads, steps, tf1_rates)
 
     def run_tf2(overrides: dict):
+        own = tf1_rates if "learning_rate" in overrides else tf2_rates
         if type(tf2_object).__module__ == exact.__name__:
             side = dataclasses.replace(tf2, settings={**tf2.settings, **overrides})
-            return _run(lambda vs: _tf1_exact(side, vs), weights, grads, steps)
+            return _run(lambda vs: _tf1_exact(side, vs), weights, grads, steps, own)
         config = dict(tf2_object.get_config())
         back = {v: k for k, v in _KERAS_KEYS.items()}
         config.update({back[k]: v for k, v in overrides.items()})
-        return _run(lambda vs: type(tf2_object).from_config(config), weights, grads, steps)
+        # a Keras schedule computes its own rate from the optimizer's iterations; only a number can be set
+        fed = own if "learning_rate" in overrides else None
+        return _run(lambda vs: type(tf2_object).from_config(config), weights, grads, steps, fed)
 
     out.difference = _distance(run_tf2({}), reference)
     if out.difference <= rtol:
         out.remaining = "the optimizers agree on replayed gradients; the difference is in the step around them"
         return out
-    differing = {k: v for k, v in tf1.settings.items() if k in tf2.settings and tf2.settings[k] != v
-                 and not (isinstance(v, float) and np.isclose(v, tf2.settings[k], rtol=1e-6, atol=0))}
+    differing = {k: v for k, v in tf1.settings.items() if k in tf2.settings and not _close(v, tf2.settings[k])}
+    shown = {k: (v, tf2.settings.get(k)) for k, v in differing.items()}
+    lr_one, lr_two = tf1.settings.get("learning_rate"), tf2.settings.get("learning_rate")
+    if "learning_rate" in tf1.settings and (is_schedule(lr_one) or is_schedule(lr_two)) and tf1_rates and tf2_rates:
+        known = [(a, b) for a, b in zip(tf1_rates, tf2_rates) if a is not None and b is not None]
+        if any(not _close(float(a), float(b)) for a, b in known):
+            differing["learning_rate"] = lr_one
+            shown["learning_rate"] = (f"{_rates_text(tf1_rates)} per step", f"{_rates_text(tf2_rates)} per step "
+                                                                              f"({setting_text(lr_two)})")
+        else:
+            differing.pop("learning_rate", None)
     for key, value in differing.items():
         after = _distance(run_tf2({key: value}), reference)
         if after < out.difference / 2:
-            out.explained_by.append({"setting": key, "tf1": value, "tf2": tf2.settings[key], "difference_after": after})
+            out.explained_by.append({"setting": key, "tf1": shown[key][0], "tf2": shown[key][1],
+                                     "difference_after": after})
     out.explained_by.sort(key=lambda e: e["difference_after"])
     left = _distance(run_tf2(differing), reference) if differing else out.difference
     if left > rtol:

@@ -14,7 +14,8 @@ import tensorflow as tf
 from tensorflow.python.client import session as _session
 
 from tfcompare.core.graphs import ancestors
-from tfcompare.core.optimizer_replay import tf1_optimizer
+from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
+from tfcompare.core.schedules import tf1_text
 from tfcompare.scripts.child import batches, dropout, initialisation, noise
 from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
 
@@ -93,6 +94,7 @@ class TF1Probe:
         self._run = _session.BaseSession.run
         self._start: list | None = None  # every global variable's value before the first step
         self._fed: list[dict] = []  # each step's feed_dict, for the noise-floor replays
+        self._rate = None  # the tensor the optimizer's apply op is fed as its learning rate
 
     @property
     def loss(self):
@@ -133,6 +135,7 @@ class TF1Probe:
             self._first(sess, feed)
             self._start = noise.snapshot(self, sess)
         loss, grad_values, before = self._run(sess, [self.loss, grads, variables], feed)
+        rec.learning_rates.append(self._learning_rate(sess, feed))
         if step == 0:
             self._reduction(sess, feed, np.asarray(loss))  # before the step changes the weights
             rec.repeat = noise.repeat(self, sess, feed, np.asarray(loss))
@@ -152,6 +155,15 @@ class TF1Probe:
             noise.measure(self, sess)
             raise Stop
         return result
+
+    def _learning_rate(self, sess, feed) -> float | None:
+        """The rate this step's update uses (a schedule's, read at the step's global step)."""
+        if self._rate is None:
+            return None
+        try:
+            return float(np.asarray(self._run(sess, self._rate, feed)))
+        except Exception:  # fed only inside a control flow the step builds: not read
+            return None
 
     def _feeds(self, feed: dict) -> dict[str, np.ndarray]:
         return {feed_name(key): np.asarray(value) for key, value in feed.items()}
@@ -180,6 +192,8 @@ class TF1Probe:
         side = tf1_optimizer(graph, sess)
         if side is not None:
             rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings, "extras": side.extras}
+            self._rate = tf1_learning_rate(graph)
+            rec.schedule = tf1_text(self._rate)
         forward = ancestors([self.loss])
         rec.ops = forward_op_counts(op.type for op in forward)
         rec.dropout = dropout.fed_rates(self._run, sess, feed, forward, lambda op: op_site(op, self.script))

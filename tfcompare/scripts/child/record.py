@@ -75,6 +75,10 @@ class SideRecord:
     # --dropout off: the dropout calls replaced by the identity (TF1: in the training step's graph; TF2: in its
     # first step); None: dropout as written
     dropout_replaced: int | None = None
+    # the learning rate each step used (None: not read that step), and how the script set it: "constant", a
+    # schedule named (see `core.schedules`), "" when not read (TF2's is in `optimizer`'s settings)
+    learning_rates: list[float | None] = dataclasses.field(default_factory=list)
+    schedule: str = ""
     tfcompare_caused: bool = False  # the failure came from tfcompare's substitution, not from the script
     seconds: float = 0.0
     repeat: float = 0.0  # TF1: the first loss read twice, relative gap (not 0: random numbers drawn live)

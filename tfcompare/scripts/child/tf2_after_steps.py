@@ -12,6 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.core.optimizer_replay import tf2_optimizer
+from tfcompare.core.schedules import is_schedule, keras_text
 from tfcompare.scripts.child.tf2_inputs import _is_batch
 from tfcompare.scripts.child.tf2_tape import _Probe
 
@@ -31,6 +32,8 @@ class AfterSteps:
             if side is not None:
                 rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings,
                                  "extras": side.extras}
+                rate = side.settings.get("learning_rate")
+                rec.schedule = "" if rate is None else "constant" if not is_schedule(rate) else keras_text(rate)
             try:
                 import keras
                 rec.optimizer_config = keras.optimizers.serialize(self.optimizer)

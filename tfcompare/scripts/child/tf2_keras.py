@@ -30,6 +30,8 @@ class KerasObserver:
         apply, fit = BaseOptimizer.apply, keras.Model.fit
 
         def apply_patched(optimizer, grads, trainable_variables=None):
+            if not probe.busy and probe.mode == "normal" and probe.record.steps:
+                probe._take_rate(optimizer)
             out = apply(optimizer, grads, trainable_variables)
             if not probe.busy and probe.mode == "normal" and probe.record.steps:
                 probe.optimizer = optimizer
@@ -49,6 +51,18 @@ class KerasObserver:
 
         BaseOptimizer.apply, keras.Model.fit = apply_patched, fit_patched
         self._install_dropout(keras)
+
+    def _take_rate(self, optimizer) -> None:
+        """The learning rate this step's update uses (a schedule's at the optimizer's iterations, before they
+        count this step); a step applied otherwise stays None."""
+        rates, step = self.record.learning_rates, self.record.steps - 1
+        if len(rates) > step:
+            return
+        rates.extend([None] * (step - len(rates)))
+        try:
+            rates.append(float(np.asarray(optimizer.learning_rate)))
+        except Exception:  # an optimizer of the script's own
+            rates.append(None)
 
     def _count_replaced(self, out) -> None:
         """A replaced dropout call of the first training step: under a recording GradientTape (an evaluation before

@@ -12,6 +12,8 @@ import shutil
 import time
 from pathlib import Path
 
+import numpy as np
+
 from tfcompare.core.equivalence import TOLERANCES
 from tfcompare.core.errors import legacy_hint
 from tfcompare.core.results import json_text
@@ -23,10 +25,12 @@ from tfcompare.scripts.pair.diagnose import (Finding, StepCheck, findings, optim
 from tfcompare.scripts.child.processes import OverLimit, output_tail, pair_folder, run_sides
 from tfcompare.scripts.child.record import SideRecord, load
 
-__all__ = ["PairOptions", "PairResult", "pair_scripts", "MAX_STEPS", "AGREE", "DIFFER", "FAILED", "DROPOUT_MODES"]
+__all__ = ["PairOptions", "PairResult", "pair_scripts", "MAX_STEPS", "AGREE", "DIFFER", "FAILED", "NON_FINITE",
+           "DROPOUT_MODES"]
 
 MAX_STEPS = 20
-AGREE, DIFFER, FAILED = "agree", "differ", "failed"
+# NON_FINITE: a loss, gradient or weight of a compared step is NaN or inf on either side (exit 1, as DIFFER)
+AGREE, DIFFER, FAILED, NON_FINITE = "agree", "differ", "failed", "non-finite"
 _EAGER_NOTE = "TF2's tf.function bodies ran eagerly so every step could be read: the comparison is of eager numerics"
 _NOT_SUBSTITUTED = ("tfcompare replaces only known loaders (input_data.read_data_sets, keras.datasets.*.load_data); "
                     "a script that reads other files reads them as they are, so the file must exist")
@@ -71,6 +75,7 @@ class PairResult:
     noise_floor: str = ""  # how TF1's own noise floor was measured, or why it was not
     floor_factor: float = noise.FACTOR
     dropout: str = ""  # --dropout off: what tfcompare replaced on each side
+    non_finite: dict[str, dict] = dataclasses.field(default_factory=dict)  # per side: step, quantity, detail
     tensorboard: str = ""  # the TensorBoard run the command wrote
     wall_s: float = 0.0
 
@@ -95,7 +100,7 @@ class PairResult:
         out.append(f"steps (a tensor differs when it fails the element-wise tolerance {self.tolerance} and its "
                    f"error relative to its norm is over {self.floor_factor:g}x TF1's own noise floor):")
         for c in self.checks:
-            flag = "ok" if c.ok else "DIFFERS"
+            flag = "ok" if c.ok else "NON-FINITE" if c.non_finite_tf1 or c.non_finite_tf2 else "DIFFERS"
             out.append(f"  {c.step}: loss {c.loss_tf1:.7g} vs {c.loss_tf2:.7g} (rel err {c.loss_rel_err:.2g}, floor "
                        f"{_floor(c.loss_floor)}), gradients rel err {c.gradients_rel_err:.2g} (floor "
                        f"{_floor(c.gradients_floor)}; max abs {c.gradients_max_abs_err:.2g}), weights after rel err "
@@ -106,16 +111,56 @@ class PairResult:
             out.append(f"dropout: {self.dropout}")
         for side in ("tf1", "tf2"):
             s = self.sides.get(side, {})
-            out.append(f"{side.upper()}: optimizer {s.get('optimizer')}, loss reduction {s.get('reduction')}, "
+            # TF1's optimizer shows the rate at its first step; TF2's shows its schedule already
+            scheduled = f", learning rate {s['schedule']}" if side == "tf1" and s.get("schedule") not in \
+                (None, "", "constant") else ""
+            out.append(f"{side.upper()}: optimizer {s.get('optimizer')}{scheduled}, loss reduction "
+                       f"{s.get('reduction')}, "
                        f"forward ops {s.get('ops')}, ran on {s.get('device')}")
         steps_agree = all(c.ok for c in self.checks)
-        verdict = ("AGREE: losses, gradients and weights within the noise for every step" if self.status == AGREE else
+        verdict = (self.non_finite_line() if self.status == NON_FINITE else
+                   "AGREE: losses, gradients and weights within the noise for every step" if self.status == AGREE else
                    "DIFFER: every step agrees within the noise, but the scripts are not the same:" if steps_agree else
                    "DIFFER")
         out.append(verdict)
         out += [f"  - {f.text}" for f in self.findings]
         out += [f"note: {n}" for n in self.notes]
         return out
+
+
+    def non_finite_line(self) -> str:
+        """`NON-FINITE: ...`: each side's first step and quantity (loss, gradients, weights) that is NaN or inf."""
+        said = {side: f"the {v['quantity']} {'is' if v['quantity'] == 'loss' else 'are'} not finite from step "
+                      f"{v['step']} ({v['detail']})" for side, v in self.non_finite.items()}
+        if len(said) == 2 and said["tf1"].split(" (")[0] == said["tf2"].split(" (")[0]:
+            where = f"TF1 and TF2: {said['tf1'].split(' (')[0]} (TF1 {self.non_finite['tf1']['detail']}, TF2 " \
+                    f"{self.non_finite['tf2']['detail']})"
+        else:
+            where = "; ".join(f"{side.upper()}: {text}" for side, text in said.items())
+            if len(said) == 1:
+                other = "TF2" if "tf1" in said else "TF1"
+                where += f"; {other} stays finite over the {len(self.checks)} steps compared"
+        return (f"NON-FINITE: {where}: a NaN or inf is never an agreement, the steps from there on are not "
+                "compared (the training diverged: a learning rate too large, a log or a division of 0)")
+
+
+def _non_finite_sides(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> dict[str, dict]:
+    """Each side's first compared step holding a NaN or inf: its number, which quantity, and what."""
+    out = {}
+    for side, rec in (("tf1", tf1), ("tf2", tf2)):
+        check = next((c for c in result.checks if getattr(c, f"non_finite_{side}")), None)
+        if check is None:
+            continue
+        quantity, k = getattr(check, f"non_finite_{side}"), check.step - 1
+        if quantity == "loss":
+            detail = f"{rec.losses[k]:g}"
+        else:
+            arrays = rec.weights("grad" if quantity == "gradients" else "after", k)
+            key = next(key for key, v in arrays.items() if not np.all(np.isfinite(np.asarray(v, np.float64))))
+            name = next((v.name for v in rec.variables if v.key == key), key)
+            detail = f"{'gradient of ' if quantity == 'gradients' else ''}{name}"
+        out[side] = {"step": check.step, "quantity": quantity, "detail": detail}
+    return out
 
 
 def _floor(value) -> str:
@@ -126,7 +171,8 @@ def _side_summary(record: SideRecord) -> dict:
     ops = ", ".join(f"{k} x{v}" for k, v in sorted((record.ops or {}).items())) or (record.ops_note or "none")
     return {"optimizer": optimizer_text(record.optimizer), "reduction": reduction_of(record) if record.reduction_ratio
             is not None else f"unknown ({record.reduction_note})", "ops": ops, "device": record.device,
-            "steps_recorded": record.steps, "seconds": round(record.seconds, 3), "step_function": record.step_function}
+            "steps_recorded": record.steps, "seconds": round(record.seconds, 3), "step_function": record.step_function,
+            "schedule": record.schedule, "learning_rates": record.learning_rates}
 
 
 def _failure(result: PairResult, side: str, record: SideRecord | None, ended, folder: Path, timeout_s: float) -> bool:
@@ -213,6 +259,9 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
     result.findings = findings(tf1, tf2, pairs, result.checks)
     steps_agree = bool(result.checks) and all(c.ok for c in result.checks)
     result.status = AGREE if steps_agree and not any(f.decisive for f in result.findings) else DIFFER
+    result.non_finite = _non_finite_sides(result, tf1, tf2)
+    if result.non_finite:
+        result.status = NON_FINITE
     if tf2.steps < result.steps or tf1.steps < result.steps:
         result.notes.append(f"only {min(tf1.steps, tf2.steps)} steps ran (TF1 {tf1.steps}, TF2 {tf2.steps})")
     result.notes += list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution + [_EAGER_NOTE]))

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from tfcompare.core.equivalence import TOLERANCES, compare
+from tfcompare.core.schedules import is_schedule, setting_text
 from tfcompare.scripts.child import initialisation, noise
 from tfcompare.scripts.pair import inputs
 from tfcompare.scripts.child.record import SideRecord
@@ -44,10 +45,14 @@ class StepCheck:
     gradients_floor: float | None = None
     weights_rel_err: float = 0.0
     weights_floor: float | None = None
+    non_finite_tf1: str = ""  # loss | gradients | weights: the first of them NaN or inf in this step on TF1
+    non_finite_tf2: str = ""
 
     @property
     def ok(self) -> bool:
-        return self.loss_ok and self.gradients_ok and self.weights_ok
+        """NaN against NaN (or inf against inf) is never an agreement: a non-finite step is never ok."""
+        return self.loss_ok and self.gradients_ok and self.weights_ok and not (self.non_finite_tf1 or
+                                                                                self.non_finite_tf2)
 
 
 @dataclasses.dataclass
@@ -83,6 +88,17 @@ def _judge(label: str, values: dict, reference: dict, floors: dict | None):
     return eq.max_abs_err, ok, rel_max, floor_max, worst
 
 
+def _non_finite(rec: SideRecord, k: int) -> str:
+    """The first of step k's loss, gradients and weights after it that holds a NaN or inf, in the order the
+    step computes them ("" when all are finite)."""
+    if not math.isfinite(rec.losses[k]):
+        return "loss"
+    for kind, name in (("grad", "gradients"), ("after", "weights")):
+        if any(not np.all(np.isfinite(np.asarray(v, np.float64))) for v in rec.weights(kind, k).values()):
+            return name
+    return ""
+
+
 def step_checks(tf1: SideRecord, tf2: SideRecord, pairs) -> list[StepCheck]:
     out = []
     for k in range(min(tf1.steps, tf2.steps)):
@@ -101,13 +117,14 @@ def step_checks(tf1: SideRecord, tf2: SideRecord, pairs) -> list[StepCheck]:
         w_err, w_ok, w_rel, w_floor, w_worst = _judge("weights of", _by_tf1(tf2, tf2.weights("after", k), pairs),
                                                       tf1.weights("after", k), floor and floor["weights"])
         out.append(StepCheck(k + 1, tf1.losses[k], tf2.losses[k], loss_ok, g_err, g_ok, w_err, w_ok,
-                             g_worst or w_worst, loss_rel, loss_floor, g_rel, g_floor, w_rel, w_floor))
+                             g_worst or w_worst, loss_rel, loss_floor, g_rel, g_floor, w_rel, w_floor,
+                             _non_finite(tf1, k), _non_finite(tf2, k)))
     return out
 
 
 def reduction_kind(ratio: float | None, tolerance: float = 1e-3) -> str:
     """mean (the loss of a batch fed twice is the same), sum (it doubles), within `tolerance` relative."""
-    if ratio is None:
+    if ratio is None or not math.isfinite(ratio):  # a loss that is NaN or inf: no ratio says anything
         return "unknown"
     if abs(ratio - 1) < tolerance:
         return "mean"
@@ -152,7 +169,7 @@ def fitted_update(record: SideRecord) -> str:
 
 
 def _fmt(v) -> str:
-    return f"{v:.3g}" if isinstance(v, float) else str(v)
+    return f"{v:.3g}" if isinstance(v, float) else setting_text(v) if isinstance(v, dict) else str(v)
 
 
 def optimizer_text(side: dict | None) -> str:
@@ -176,9 +193,11 @@ def _optimizer(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     out = []
     for key, value in one["settings"].items():
         other = two["settings"].get(key)
-        if other is None or not isinstance(other, (int, float)) or value == other or \
-                (isinstance(value, float) and math.isclose(value, other, rel_tol=1e-6)):  # a schedule: steps tell
+        if other is None or is_schedule(other) or is_schedule(value) or value == other or \
+                (isinstance(value, float) and math.isclose(value, other, rel_tol=1e-6)):  # a schedule: the rates tell
             continue
+        if key == "learning_rate" and tf1.schedule not in ("", "constant"):
+            continue  # TF1's rate at its first step, not a setting: `_learning_rates` compares each step's
         kind = "learning_rate" if key == "learning_rate" else "setting"
         out.append(Finding(kind, f"{key}: {_fmt(value)} in TF1, {_fmt(other)} in TF2 (both {one['kind']}) {fits}",
                            True))
@@ -190,6 +209,52 @@ def _optimizer(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
         out.append(Finding("setting", f"{one['kind']}: every setting matches, but the formulas differ: "
                                       f"{FORMULAS[one['kind']]} {fits}"))
     return out
+
+
+def _rates(rates: list) -> str:
+    return ", ".join("?" if r is None else f"{r:.4g}" for r in rates)
+
+
+def _learning_rates(tf1: SideRecord, tf2: SideRecord, steps: int) -> list[Finding]:
+    """A learning-rate schedule on either side: the rate each compared step used, side by side, the schedules
+    named. A rate that differs at any step is decisive (a staircase forgotten moves the rate from step 2 on)."""
+    two = (tf2.optimizer or {}).get("settings", {}).get("learning_rate")
+    one_scheduled, two_scheduled = tf1.schedule not in ("", "constant"), two is not None and is_schedule(two)
+    if not (one_scheduled or two_scheduled):
+        return []
+    r1, r2 = tf1.learning_rates[:steps], tf2.learning_rates[:steps]
+    named = (f"TF1 {tf1.schedule or 'learning rate not read'}, TF2 "
+             f"{setting_text(two) if two is not None else 'learning rate not read'}")
+    known = [(k, a, b) for k, (a, b) in enumerate(zip(r1, r2), 1) if a is not None and b is not None]
+    if not known:
+        return [Finding("learning_rate", f"learning rate schedule: {named}; the rate each step used was not read on "
+                                         "both sides, so it is not compared")]
+    first = next(((k, a, b) for k, a, b in known if not math.isclose(a, b, rel_tol=1e-6)), None)
+    per_step = f"per step TF1 {_rates(r1)}, TF2 {_rates(r2)}"
+    if first is not None:
+        k, a, b = first
+        return [Finding("learning_rate", f"learning rate schedule: {named}; the rate used {per_step}: they first "
+                                         f"differ at step {k} ({a:.6g} in TF1, {b:.6g} in TF2)", True)]
+    if one_scheduled != two_scheduled:  # a schedule forgotten (or added): the steps compared may not reach a change
+        return [Finding("learning_rate", f"learning rate schedule: {named}; the rate used {per_step} is the same at "
+                                         f"each of the {len(known)} steps compared, but only "
+                                         f"{'TF1' if one_scheduled else 'TF2'} has a schedule: the scripts are not "
+                                         "the same (later steps will differ)", True)]
+    return []
+
+
+def _replaced_dropouts(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    """--dropout off: a dropout one side has and the other lacks (the replaced calls counted per side) is no
+    randomness to switch off but a difference between the scripts."""
+    a, b = tf1.dropout_replaced, tf2.dropout_replaced
+    if a is None or b is None or a == b:
+        return []
+
+    def n(count):
+        return "none" if not count else f"{count} dropout{'s' if count > 1 else ''}"
+    more, fewer = (("TF2", b), ("TF1", a)) if b > a else (("TF1", a), ("TF2", b))
+    return [Finding("dropout", f"{more[0]} has {n(more[1])}, {fewer[0]} {n(fewer[1])}: --dropout off replaced them, "
+                               "but the scripts are not the same", True)]
 
 
 def _ops(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
@@ -250,7 +315,7 @@ def _inputs(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
 
 def _where(checks: list[StepCheck]) -> list[Finding]:
     first = next((c for c in checks if not c.ok), None)
-    if first is None:
+    if first is None or first.non_finite_tf1 or first.non_finite_tf2:  # said as NON-FINITE, not as a difference
         return []
     k = first.step
     if not first.loss_ok:
@@ -282,15 +347,14 @@ def findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -
     out = _where(checks)
     update_only = bool(out) and "the update" in out[0].text
     out += _reduction(tf1, tf2)
-    optimizer = _optimizer(tf1, tf2)
+    optimizer = _optimizer(tf1, tf2) + _learning_rates(tf1, tf2, len(checks))
     if not update_only:  # a formula difference is named only when it is what the steps show
         optimizer = [f for f in optimizer if "the formulas differ" not in f.text]
     out += optimizer
     if update_only:
         out += _replay(tf1, tf2, pairs)
-    out += _ops(tf1, tf2) + _init(tf1, tf2, pairs) + _inputs(tf1, tf2) + _dropout(tf1, tf2, bool(out) and
-                                                                                  out[0].kind == "where")
-    return out
+    out += _ops(tf1, tf2) + _init(tf1, tf2, pairs) + _inputs(tf1, tf2) + _replaced_dropouts(tf1, tf2)
+    return out + _dropout(tf1, tf2, bool(out) and out[0].kind == "where")
 
 
 def _dropout(tf1: SideRecord, tf2: SideRecord, steps_differ: bool) -> list[Finding]:
@@ -332,5 +396,6 @@ def _replay(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
     keys = [a for a, _, _ in pairs]
     weights, grads = tf1.weights("before", 0), tf1.weights("grad", 0)
     found = replay(OptimizerSide(**tf1.optimizer), OptimizerSide(**tf2.optimizer), tf2_object,
-                   {k: weights[k] for k in keys}, {k: grads[k] for k in keys}, tf1.steps, _TOL.rtol)
+                   {k: weights[k] for k in keys}, {k: grads[k] for k in keys}, tf1.steps, _TOL.rtol,
+                   (tf1.learning_rates, tf2.learning_rates))
     return [Finding("replay", f"replayed: {found.line()}")]

@@ -1,0 +1,293 @@
+"""`tfcompare pair` never says AGREE (nor exit 0 or 1) when it should not: NaN against NaN is NON-FINITE, a dropout
+only one side has is a difference even with --dropout off, a learning-rate schedule is compared step by step (not
+a crash of the optimizer replay), and tfcompare's own exception exits 3 naming it, its traceback kept in a file.
+
+In-process on hand-made records where that is the point; one real pair per defect (a process per side)."""
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from tfcompare.cli import cli
+from tfcompare.cli._process import own_failure_exits_3
+from tfcompare.scripts.child.record import SideRecord, Variable, stats
+from tfcompare.scripts.pair import AGREE, DIFFER, NON_FINITE, PairOptions, PairResult, _compare, pair_scripts
+
+PAIRS = Path(__file__).parent / "data" / "pairs"
+BLIND = PAIRS / "blind"
+_NAN_TAIL = ("a NaN or inf is never an agreement, the steps from there on are not compared (the training diverged: a "
+             "learning rate too large, a log or a division of 0)")
+
+
+# --- 1. NaN against NaN is never an agreement ------------------------------------------------------------------
+def _side(side, losses, after=None, grad=None, replaced=None):
+    """A side of `len(losses)` steps on one (4,) variable; `after`/`grad`: {step: array} overrides."""
+    key = "w" if side == "tf1" else "v0"
+    rec = SideRecord(side=side, script=f"{side}.py", status="ok", losses=list(losses), ops={"MatMul": 1},
+                     reduction_ratio=1.0, dropout_replaced=replaced)
+    init = np.full(4, 0.5, np.float32)
+    rec.variables = [Variable(key=key, name="w", shape=[4], dtype="float32", site="line 1", created=0, used=0,
+                              init=stats(init))]
+    rec.arrays = {f"init/{key}": init}
+    for k in range(len(losses)):
+        rec.arrays[f"grad/{k}/{key}"] = (grad or {}).get(k, np.ones(4, np.float32))
+        rec.arrays[f"before/{k}/{key}"] = init
+        rec.arrays[f"after/{k}/{key}"] = (after or {}).get(k, init)
+    return rec
+
+
+def _pair(tf1, tf2):
+    tf2.pairing = [["w", "v0", "the only variable of its shape"]]
+    result = PairResult("a.py", "b.py", len(tf1.losses))
+    _compare(result, tf1, tf2)
+    return result
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_a_loss_non_finite_on_both_sides_at_every_step_is_non_finite_not_agree(bad):
+    result = _pair(_side("tf1", [bad, bad]), _side("tf2", [bad, bad]))
+    assert result.status == NON_FINITE
+    assert [c.ok for c in result.checks] == [False, False]
+    assert result.non_finite == {"tf1": {"step": 1, "quantity": "loss", "detail": f"{bad:g}"},
+                                 "tf2": {"step": 1, "quantity": "loss", "detail": f"{bad:g}"}}
+    line = (f"NON-FINITE: TF1 and TF2: the loss is not finite from step 1 (TF1 {bad:g}, TF2 {bad:g}): {_NAN_TAIL}")
+    lines = result.lines()
+    assert line in lines and "AGREE" not in "\n".join(lines)
+    assert [line.split()[-1] for line in lines if line.startswith(("  1: loss", "  2: loss"))] == \
+        ["NON-FINITE", "NON-FINITE"]
+    found = json.loads(result.json_text())
+    assert found["status"] == "non-finite" and found["non_finite"]["tf2"]["quantity"] == "loss"
+    assert [f.kind for f in result.findings] == []  # no "the difference starts at" on NaN
+
+
+def test_weights_or_gradients_non_finite_on_one_side_name_that_side_step_and_quantity():
+    inf_after = np.array([0.5, np.inf, 0.5, 0.5], np.float32)
+    result = _pair(_side("tf1", [1.0, 1.0]), _side("tf2", [1.0, 1.0], after={1: inf_after}))
+    assert result.status == NON_FINITE
+    assert result.non_finite == {"tf2": {"step": 2, "quantity": "weights", "detail": "w"}}
+    assert (f"NON-FINITE: TF2: the weights are not finite from step 2 (w); TF1 stays finite over the 2 steps compared: "
+            f"{_NAN_TAIL}") in result.lines()
+    nan_grad = np.array([np.nan, 1, 1, 1], np.float32)
+    result = _pair(_side("tf1", [1.0], grad={0: nan_grad}), _side("tf2", [1.0]))
+    assert result.non_finite == {"tf1": {"step": 1, "quantity": "gradients", "detail": "gradient of w"}}
+    assert result.status == NON_FINITE and not result.checks[0].ok
+    # both sides finite, the same numbers: agree (the check is not a false alarm)
+    assert _pair(_side("tf1", [1.0, 1.0]), _side("tf2", [1.0, 1.0])).status == AGREE
+
+
+def test_a_real_pair_whose_learning_rate_makes_the_loss_nan_is_non_finite_exit_1_in_json_and_tensorboard(tmp_path):
+    """tf1_diverges.py / tf2_diverges.py: the logistic regression pair at a learning rate of 1e38."""
+    import tensorflow as tf
+
+    ran = CliRunner().invoke(cli, ["pair", os.path.relpath(PAIRS / "tf1_diverges.py"),
+                                   os.path.relpath(PAIRS / "tf2_diverges.py"), "--logdir", str(tmp_path), "--json"])
+    assert ran.exit_code == 1, ran.output
+    found = json.loads(ran.stdout)
+    assert found["status"] == "non-finite"
+    assert found["non_finite"] == {"tf1": {"step": 2, "quantity": "loss", "detail": "nan"},
+                                   "tf2": {"step": 2, "quantity": "loss", "detail": "nan"}}
+    assert [c["non_finite_tf1"] for c in found["checks"]] == ["", "loss", "loss"]
+    assert found["checks"][0]["loss_tf1"] == found["checks"][0]["loss_tf2"] == pytest.approx(2.302585)
+    assert found["findings"] == []  # no loss reduction "neither a mean nor a sum (x nan)"
+    texts = [tf.make_ndarray(v.tensor).item().decode()
+             for path in Path(found["tensorboard"]).glob("events.out.tfevents.*")
+             for e in tf.compat.v1.train.summary_iterator(str(path)) for v in e.summary.value
+             if v.tag == "pair/report"]
+    assert len(texts) == 1  # the report is the text output (result.lines()), indented
+    report = [line.removeprefix("    ") for line in texts[0].splitlines()]
+    line = f"NON-FINITE: TF1 and TF2: the loss is not finite from step 2 (TF1 nan, TF2 nan): {_NAN_TAIL}"
+    assert line in report and not any(r.startswith(("AGREE", "DIFFER")) for r in report)
+    assert [r.split()[-1] for r in report if r.startswith(("  1: loss", "  2: loss", "  3: loss"))] == \
+        ["ok", "NON-FINITE", "NON-FINITE"]
+
+
+# --- 2. --dropout off: a dropout one side lacks ------------------------------------------------------------------
+def test_replaced_dropout_counts_that_differ_are_decisive_equal_counts_are_not():
+    from tfcompare.scripts.pair.diagnose import _replaced_dropouts
+
+    def texts(a, b):
+        return [(f.text, f.decisive) for f in _replaced_dropouts(_side("tf1", [1.0], replaced=a),
+                                                                 _side("tf2", [1.0], replaced=b))]
+    assert texts(0, 1) == [("TF2 has 1 dropout, TF1 none: --dropout off replaced them, but the scripts are not the "
+                            "same", True)]
+    assert texts(2, 1) == [("TF1 has 2 dropouts, TF2 1 dropout: --dropout off replaced them, but the scripts are not "
+                            "the same", True)]
+    assert texts(1, 1) == texts(0, 0) == texts(None, None) == []
+    assert _pair(_side("tf1", [1.0], replaced=0), _side("tf2", [1.0], replaced=1)).status == DIFFER
+    assert _pair(_side("tf1", [1.0], replaced=1), _side("tf2", [1.0], replaced=1)).status == AGREE
+
+
+def test_dropout_off_on_a_rewrite_that_added_a_dropout_differs_naming_it():
+    """The faithful pair with --dropout off agrees: tests/test_scripts_pair_dropout.py (one dropout on each side,
+    and none on either)."""
+    result = pair_scripts(PAIRS / "tf1_mlp.py", PAIRS / "tf2_mlp_keras_dropout.py", PairOptions(dropout="off"))
+    assert result.status == DIFFER, "\n".join(result.lines())
+    assert all(c.ok for c in result.checks)  # the steps agree: only the count tells
+    assert [(f.kind, f.text, f.decisive) for f in result.findings] == [
+        ("dropout", "TF2 has 1 dropout, TF1 none: --dropout off replaced them, but the scripts are not the same", True)]
+    assert "DIFFER: every step agrees within the noise, but the scripts are not the same:" in result.lines()
+    assert result.dropout.startswith("off on both sides (tfcompare replaced 0 dropout call(s) in the TF1 script and "
+                                     "1 in the TF2 script")
+
+
+# --- 3. tfcompare's own failure: exit 3, the traceback kept --------------------------------------------------------
+@pytest.mark.parametrize("command, target", [("pair", "tfcompare.scripts.pair.pair_scripts"),
+                                             ("run-tf1", "tfcompare.scripts.run_tf1.run_tf1"),
+                                             ("convert", "tfcompare.scripts.convert.convert_script")])
+def test_an_exception_in_tfcompares_own_code_exits_3_naming_it_and_keeps_its_traceback(command, target, tmp_path,
+                                                                                       monkeypatch):
+    script = tmp_path / "s.py"
+    script.write_text("print(1)\n")
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(kept))
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("replay broke\nsecond line")
+    monkeypatch.setattr(target, broken)
+    argv = {"pair": ["pair", str(script), str(script), "--logdir", str(tmp_path / "logs")],
+            "run-tf1": ["run-tf1", str(script), "--logdir", str(tmp_path / "logs")],
+            "convert": ["convert", str(script), "-o", str(tmp_path / "new.py")]}[command]
+    ran = CliRunner().invoke(cli, argv)
+    assert ran.exit_code == 3, ran.output
+    [saved] = kept.glob(f"tfcompare-failure-{command.replace('-', '_')}-*.txt")
+    assert ran.output == ("tfcompare failed (its own error, not your script's): RuntimeError: replay broke; "
+                          f"traceback saved to {saved}\n")
+    text = saved.read_text()
+    assert text.startswith("Traceback (most recent call last):") and "RuntimeError: replay broke" in text
+    assert "in broken" in text
+    assert not (tmp_path / "logs").exists() and not (tmp_path / "new.py").exists()
+
+
+def test_a_usage_error_stays_2_and_an_interrupt_is_not_turned_into_3(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("print(1)\n")
+    ran = CliRunner().invoke(cli, ["pair", str(script), str(script), "--steps", "0"])
+    assert ran.exit_code == 2 and "Invalid value for '--steps'" in ran.output
+
+    def interrupted():
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        own_failure_exits_3(interrupted)()
+
+    def exits():
+        raise SystemExit(1)
+    with pytest.raises(SystemExit):
+        own_failure_exits_3(exits)()
+
+
+# --- 4. learning-rate schedules ----------------------------------------------------------------------------------
+_EXP_STAIRCASE = "ExponentialDecay(initial_learning_rate=0.5, decay_steps=5, decay_rate=0.7, staircase={})"
+
+
+def test_the_replay_takes_a_keras_schedule_config_and_names_the_rate_each_step_used():
+    import keras
+
+    from tfcompare.core.optimizer_replay import OptimizerSide, replay, tf2_optimizer
+
+    weights = {"w": np.linspace(-1, 1, 6, dtype=np.float32)}
+    grads = {"w": np.linspace(0.5, -0.5, 6, dtype=np.float32)}
+    tf1 = OptimizerSide("tf.compat.v1.train.GradientDescentOptimizer", "sgd", {"learning_rate": 0.5})
+    for staircase, rates in ((False, [0.5, 0.5 * 0.7 ** 0.2, 0.5 * 0.7 ** 0.4]), (True, [0.5, 0.5, 0.5])):
+        schedule = keras.optimizers.schedules.ExponentialDecay(0.5, 5, 0.7, staircase=staircase)
+        tf2_object = keras.optimizers.SGD(learning_rate=schedule)
+        tf2 = tf2_optimizer(tf2_object)
+        assert isinstance(tf2.settings["learning_rate"], dict)  # the config of a schedule, not a float
+        found = replay(tf1, tf2, tf2_object, weights, grads, 3, 1e-4, ([0.5, 0.5, 0.5], rates))
+        assert str(tf2) == f"keras.optimizers.SGD(learning_rate={_EXP_STAIRCASE.format(staircase)})"
+        if staircase:  # the same rates: the optimizers agree
+            assert found.explained_by == [] and found.difference <= 1e-4
+            continue
+        [explained] = found.explained_by
+        assert explained["setting"] == "learning_rate" and explained["difference_after"] == 0
+        assert explained["tf1"] == "0.5, 0.5, 0.5 per step"
+        assert explained["tf2"] == f"0.5, 0.4656, 0.4335 per step ({_EXP_STAIRCASE.format(False)})"
+        assert "learning_rate (0.5, 0.5, 0.5 per step in TF1, 0.5, 0.4656, 0.4335 per step" in found.line()
+        # the rates not recorded: the schedule against TF1's number, no crash either
+        blind = replay(tf1, tf2, tf2_object, weights, grads, 3, 1e-4)
+        assert [e["setting"] for e in blind.explained_by] == ["learning_rate"]
+
+
+def test_tf1_schedules_are_named_from_the_graph():
+    import tensorflow as tf
+
+    from tfcompare.core.schedules import tf1_text
+
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        step = v1.train.get_or_create_global_step()
+        made = [v1.train.exponential_decay(0.5, step, 5, 0.7, staircase=True),
+                v1.train.polynomial_decay(0.5, step, 20, 0.01, power=2.0), v1.train.cosine_decay(0.5, step, 20),
+                v1.train.piecewise_constant(step, [8, 16], [0.5, 0.2, 0.05]), tf.constant(0.1)]
+        assert [tf1_text(t) for t in made] == [
+            "tf.train.exponential_decay(initial_learning_rate=0.5, decay_steps=5, decay_rate=0.7, staircase=True)",
+            "tf.train.polynomial_decay(initial_learning_rate=0.5, decay_steps=20, end_learning_rate=0.01, power=2)",
+            "tf.train.cosine_decay(initial_learning_rate=0.5, decay_steps=20)", "tf.train.piecewise_constant()",
+            "constant"]
+
+
+def test_the_faithful_staircase_schedule_agrees_past_its_first_decay():
+    """Steps 1-5 run at 0.5, steps 6-8 at 0.35 on both sides: 8 steps reach the change."""
+    result = pair_scripts(BLIND / "schedule_exp_tf1.py", BLIND / "schedule_exp_tf2.py", PairOptions(steps=8))
+    assert result.status == AGREE, "\n".join(result.lines())
+    assert result.findings == []
+    assert result.sides["tf1"]["learning_rates"] == pytest.approx([0.5] * 5 + [0.35] * 3)
+    assert result.sides["tf2"]["learning_rates"] == pytest.approx([0.5] * 5 + [0.35] * 3)
+    assert result.sides["tf1"]["schedule"] == ("tf.train.exponential_decay(initial_learning_rate=0.5, decay_steps=5, "
+                                               "decay_rate=0.7, staircase=True)")
+    assert result.sides["tf2"]["schedule"] == _EXP_STAIRCASE.format(True)
+
+
+def test_a_forgotten_staircase_differs_naming_the_schedules_and_the_rates_not_a_crash():
+    result = pair_scripts(BLIND / "schedule_exp_tf1.py", BLIND / "schedule_exp_tf2_bug.py")
+    assert result.status == DIFFER, "\n".join(result.lines())
+    kinds = {f.kind: f for f in result.findings}
+    assert kinds["where"].text == ("the difference starts at step 2: its loss and gradients agree, the weights after "
+                                   "it do not (weights of W1): the update")
+    assert kinds["learning_rate"].decisive
+    assert kinds["learning_rate"].text == (
+        "learning rate schedule: TF1 tf.train.exponential_decay(initial_learning_rate=0.5, decay_steps=5, "
+        f"decay_rate=0.7, staircase=True), TF2 {_EXP_STAIRCASE.format(False)}; the rate used per step TF1 0.5, 0.5, "
+        "0.5, TF2 0.5, 0.4656, 0.4335: they first differ at step 2 (0.5 in TF1, 0.465575 in TF2)")
+    assert "learning_rate (0.5, 0.5, 0.5 per step in TF1, 0.5, 0.4656, 0.4335 per step" in kinds["replay"].text
+    assert "with TF1's value the difference is 0" in kinds["replay"].text
+
+
+def test_a_schedule_on_one_side_only_is_decisive_even_where_the_rates_compared_agree():
+    from tfcompare.scripts.pair.diagnose import _learning_rates
+
+    tf1, tf2 = _side("tf1", [1.0, 1.0]), _side("tf2", [1.0, 1.0])
+    tf1.schedule = "tf.train.exponential_decay(initial_learning_rate=0.5, decay_steps=5, decay_rate=0.7, staircase=True)"
+    tf1.learning_rates = tf2.learning_rates = [0.5, 0.5]
+    tf2.optimizer = {"source": "keras.optimizers.SGD", "kind": "sgd", "settings": {"learning_rate": 0.5}}
+    [found] = _learning_rates(tf1, tf2, 2)
+    assert found.decisive and found.text == (
+        f"learning rate schedule: TF1 {tf1.schedule}, TF2 0.5; the rate used per step TF1 0.5, 0.5, TF2 0.5, 0.5 is "
+        "the same at each of the 2 steps compared, but only TF1 has a schedule: the scripts are not the same (later "
+        "steps will differ)")
+    tf2.optimizer["settings"]["learning_rate"] = {"class_name": "ExponentialDecay", "config": {
+        "initial_learning_rate": 0.5, "decay_steps": 5, "decay_rate": 0.7, "staircase": True, "name": "E"}}
+    assert _learning_rates(tf1, tf2, 2) == []  # both scheduled, the same rates
+    tf2.learning_rates = [0.5, 0.45]
+    [found] = _learning_rates(tf1, tf2, 2)
+    assert found.decisive and found.text.endswith("they first differ at step 2 (0.5 in TF1, 0.45 in TF2)")
+    assert f"TF2 {_EXP_STAIRCASE.format(True)};" in found.text
+
+
+def test_a_flag_setting_is_still_compared_beside_a_schedule():
+    """A schedule's config dict is skipped as a setting (its rates are compared); nesterov True/False is not."""
+    from tfcompare.scripts.pair.diagnose import _optimizer
+
+    tf1, tf2 = _side("tf1", [1.0]), _side("tf2", [1.0])
+    tf1.optimizer = {"source": "tf.compat.v1.train.MomentumOptimizer", "kind": "momentum", "extras": {},
+                     "settings": {"learning_rate": 0.5, "momentum": 0.9, "nesterov": True}}
+    tf2.optimizer = {"source": "keras.optimizers.SGD", "kind": "momentum", "extras": {},
+                     "settings": {"learning_rate": {"class_name": "ExponentialDecay", "config": {}}, "momentum": 0.9,
+                                  "nesterov": False}}
+    assert [(f.kind, f.text.split(" (fitted")[0]) for f in _optimizer(tf1, tf2)] == [
+        ("setting", "nesterov: True in TF1, False in TF2 (both momentum)")]
