@@ -109,11 +109,18 @@ def run_tf1(script, args, steps, timeout_s, logdir, run_name, as_json):
     """Does the TF1 SCRIPT run here, unchanged? It runs as `pair` runs its TF1 side (ARGS after `--`): `import
     tensorflow` as tensorflow.compat.v1, tf.contrib and tf.estimator from tfcompare's legacy runtime (TF 1.15's
     definitions), known dataset loaders replaced by seeded synthetic data; each training step's loss is printed
-    and written to TensorBoard. Exit codes: 0 it trained (or ran to its end), 2 usage error, 3 it failed or ran
-    out of time (the reason is printed), or tfcompare itself failed (its traceback saved to a file it names)."""
-    from tfcompare.core.files import FolderTaken, claim_folder
-    from tfcompare.scripts.run_tf1 import FAILED, run_tf1 as run
+    and written to TensorBoard. Exit codes: 0 it trained (or ran to its end), 1 a step's loss is not finite (inf or
+    NaN), 2 usage error, 3 it failed or ran out of time (the reason is printed), or tfcompare itself failed (its
+    traceback saved to a file it names), 130 interrupted (143 SIGTERM, 129 SIGHUP): the steps until then are
+    printed and written."""
+    from tfcompare.cli._process import _exit
+    from tfcompare.core.files import FolderTaken, check_claimable, claim_folder
+    from tfcompare.scripts.run_tf1 import FAILED, NON_FINITE, run_tf1 as run
 
+    try:  # before the script runs, not after
+        check_claimable(Path(logdir).absolute(), run_name)
+    except FolderTaken as exc:
+        raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
     result = run(script, steps=steps, timeout_s=timeout_s, args=tuple(args))
     folder = None
     if result.losses:
@@ -131,4 +138,8 @@ def run_tf1(script, args, steps, timeout_s, logdir, run_name, as_json):
         click.echo("\n".join(result.lines()))
         if folder is not None:
             click.echo(f"\nTensorBoard: tensorboard --logdir {folder}")
-    sys.exit(3 if result.status == FAILED else 0)
+    if result.interrupted:
+        click.echo("Interrupted: the steps seen until then are above" + (" and in TensorBoard." if folder else "."),
+                   err=True)
+        _exit(130)  # 143 after SIGTERM, 129 after SIGHUP
+    sys.exit({FAILED: 3, NON_FINITE: 1}.get(result.status, 0))

@@ -62,14 +62,19 @@ IDIOMS = {
     "contrib.eager": "TF2 itself: eager is the default; tf.GradientTape for gradients, tf.data iteration",
     "contrib.framework": "tf.compat.v1.train.get_or_create_global_step; variables owned by a tf.Module",
     "contrib.training": "a custom training loop with tf.function; tf.data for input pipelines",
-    "contrib.seq2seq": "TensorFlow Addons' tfa.seq2seq, or keras attention layers (keras.layers.Attention)",
-    "contrib.crf": "TensorFlow Addons' tfa.text.crf_log_likelihood",
+    # TensorFlow Addons (tfa.seq2seq, tfa.text.crf) reached its end of life in 2024 and does not support current
+    # TensorFlow: the replacements named are maintained ones
+    "contrib.seq2seq": "Keras attention layers (keras.layers.Attention, AdditiveAttention, MultiHeadAttention) with "
+                       "the decoder's loop written by hand (a keras.layers.RNN cell stepped in tf.while_loop or a "
+                       "Python loop), or KerasHub's sequence-to-sequence models and samplers",
+    "contrib.crf": "a CRF written on tf: the log-likelihood by the forward algorithm (tf.math.reduce_logsumexp "
+                   "over the transition scores) and Viterbi decoding in a tf.while_loop",
     "contrib.distributions": "TensorFlow Probability (tfp.distributions)",
     "contrib.metrics": "keras.metrics",
     "contrib.losses": "keras.losses",
     "contrib.tpu": "tf.distribute.TPUStrategy",
     "contrib.cudnn_rnn": "keras.layers.LSTM / GRU (they use cuDNN on a GPU)",
-    "contrib": "its TF2 replacement (Keras, TensorFlow Addons, or a maintained package)",
+    "contrib": "its TF2 replacement (Keras, KerasHub, TensorFlow Probability, or another maintained package)",
     "estimator": "a keras.Model with fit(), or a custom training loop with tf.function",
     "keras": "Keras 3 (import keras); TF1's tf.keras graph-mode behaviour is gone",
     "Print": "tf.print(...)",

@@ -3,7 +3,9 @@
 
 The TF2 side waits for the TF1 side's record (it needs TF1's initial weights and batches); both import
 TensorFlow meanwhile. The record is written whatever happens (steps done, a crash with its traceback, a
-refusal to pair); the parent reads it, and kills this process if it does not finish in time.
+refusal to pair); the parent reads it, and kills this process if it does not finish in time. The progress file
+(`record.save_progress`) is written as the script starts and after each TF1 step: what the parent reads when
+this process is killed (interrupt) or the script ends it (`os._exit`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ def _user_traceback(exc: BaseException, script: str) -> str:
     return "".join(lines)
 
 
+def _where(exc: BaseException, script: str) -> str:
+    """` (SCRIPT line N)`: the script's line the exception came through, or ""."""
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == script]
+    return f" ({os.path.basename(script)} line {lines[-1]})" if lines else ""
+
+
 def _refuse_tf1_switches() -> None:
     """A TF2 script that switches eager execution off is a TF1 script: say so instead of failing later."""
     def refuse(*args, **kwargs):
@@ -46,7 +54,9 @@ def _refuse_tf1_switches() -> None:
 def main(argv: list[str]) -> int:
     side, script, folder, steps, mode, args = argv[0], str(Path(argv[1]).resolve()), Path(argv[2]), int(argv[3]), \
         argv[4], argv[5:]
-    from tfcompare.scripts.child.record import SideRecord, load, save
+    from tfcompare.scripts.child.processes import ended_text
+    from tfcompare.scripts.child.record import SideRecord, load, save, save_progress
+    from tfcompare.scripts.legacy import is_refusal
 
     record = SideRecord(side=side, script=script)
     import tensorflow as tf
@@ -59,10 +69,12 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
     if side == "tf1":
         from tfcompare.scripts.legacy import install as install_legacy
+        from tfcompare.scripts.child import placement
         from tfcompare.scripts.child.probe_tf1 import Stop, TF1Probe
 
         install_legacy(script, record.notes)  # tf.contrib, tf.estimator: in this child only
-        probe = TF1Probe(record, steps, script, mode)
+        placement.install(script, record.notes, bool(gpus))
+        probe = TF1Probe(record, steps, script, mode, progress=lambda: save_progress(record, folder))
         probe.install()
         run = lambda: run_script(script, args, {}, lambda tree: record.notes.extend(as_tf1(tree)))  # noqa: E731
         finish = lambda: None  # noqa: E731
@@ -86,6 +98,7 @@ def main(argv: list[str]) -> int:
         finish = probe.finish
         scope = lambda: tf.variable_creator_scope(probe.creator)  # noqa: E731
         started = time.perf_counter()
+    save_progress(record, folder)  # the script starts: from here on, an exit without a record is the script's
     try:
         if scope is not None:
             with scope():
@@ -96,11 +109,15 @@ def main(argv: list[str]) -> int:
         pass
     except SystemExit as exc:
         if exc.code not in (None, 0) and not record.steps:
-            record.status, record.error = "crashed", f"the script exited with {exc.code!r} before its first step"
+            code = exc.code if isinstance(exc.code, int) else repr(exc.code)
+            record.status, record.error = "crashed", ended_text(f"the {side.upper()} script", code, 0)
     except BaseException as exc:  # the script's own failure: reported with its traceback
         if not record.steps:
             record.status = "crashed"
         record.error = f"{type(exc).__name__}: {exc}"
+        if is_refusal(exc):  # the runtime's one-line refusal, not a crash: the name of tfcompare's class says nothing
+            record.refused = True
+            record.error = (str(exc) if isinstance(exc, AttributeError) else record.error) + _where(exc, script)
         record.traceback = _user_traceback(exc, script)
     try:
         if scope is not None:

@@ -1,13 +1,18 @@
 """The TF1 side: run a TF1 training script unchanged and record its first K training steps.
 
 The optimizer's `compute_gradients`/`apply_gradients` (what `minimize` calls) are observed for the loss, the
-gradients and the variables they update; each `Session.run` that fetches that train op is a training step.
+gradients and the variables they update (a script that calls `tf.gradients` itself and then `apply_gradients`:
+the loss is what `tf.gradients` differentiated); each `Session.run` that fetches that train op is a training step.
 Before the step runs, the same feed is used to read the loss, gradients and weights; after it, the weights.
 After K steps the script is stopped. Runs in its own process with TF1 semantics (`disable_v2_behavior`), which
 is what such a script expects; nothing here touches the process that compares.
 """
 
 from __future__ import annotations
+
+import contextlib
+import importlib
+import warnings
 
 import numpy as np
 import tensorflow as tf
@@ -63,8 +68,8 @@ def feed_name(key) -> str:
 
 
 def optimizer_patches(found: dict) -> list[tuple]:
-    """(owner, name, replacement) patches of `tf.compat.v1.train.Optimizer` that record the script's first train
-    op in `found`: its loss, the op, and the (gradient, variable) pairs it applies."""
+    """(owner, name, replacement) patches of `tf.compat.v1.train.Optimizer` (and of `tf.gradients`) that record
+    the script's first train op in `found`: its loss, the op, and the (gradient, variable) pairs it applies."""
     optimizer = tf.compat.v1.train.Optimizer
     compute, apply = optimizer.compute_gradients, optimizer.apply_gradients
 
@@ -77,18 +82,55 @@ def optimizer_patches(found: dict) -> list[tuple]:
         grads_and_vars = list(grads_and_vars)
         op = apply(self, grads_and_vars, *args, **kwargs)
         if "train_op" not in found:
+            if "loss" not in found and "gradients_of" in found:  # tf.gradients(loss, vars), then apply_gradients
+                found["loss"] = _summed(found["gradients_of"])
             found["train_op"] = op
             found["grads_and_vars"] = [(g, v) for g, v in grads_and_vars if g is not None]
         return op
 
-    return [(optimizer, "compute_gradients", compute_gradients), (optimizer, "apply_gradients", apply_gradients)]
+    return [(optimizer, "compute_gradients", compute_gradients), (optimizer, "apply_gradients", apply_gradients),
+            *_gradients_patches(found)]
+
+
+def _gradients_patches(found: dict) -> list[tuple]:
+    """`tf.gradients` on every module a script reaches it through: the last call's `ys` before the first
+    `apply_gradients` is that train op's loss (when no `compute_gradients` said it)."""
+    modules = {id(m): m for m in (tf, tf.compat.v1, importlib.import_module("tensorflow.compat.v1"))}.values()
+    patches = []
+    for module in modules:
+        def gradients(ys, *args, _original=module.gradients, **kwargs):
+            if "train_op" not in found:
+                found["gradients_of"] = ys
+            return _original(ys, *args, **kwargs)
+        patches.append((module, "gradients", gradients))
+    return patches
+
+
+def _summed(ys):
+    """What `tf.gradients(ys, ...)` differentiates: `ys` itself, or the sum of a list of several."""
+    ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
+    if len(ys) == 1:
+        return ys[0]
+    with ys[0].graph.as_default(), tf.compat.v1.name_scope("tfcompare_loss"):
+        return tf.add_n([tf.reduce_sum(y) for y in ys])
+
+
+@contextlib.contextmanager
+def _quiet():
+    """tfcompare's own numpy arithmetic on the script's values (a loss gone inf or NaN): no RuntimeWarning, which
+    would be printed among the script's output as if the script had raised it."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
 
 
 class TF1Probe:
     """Install with `install()`; the script then runs as usual until `Stop`."""
 
-    def __init__(self, record: SideRecord, steps: int, script: str, dropout_mode: str = dropout.AS_WRITTEN):
+    def __init__(self, record: SideRecord, steps: int, script: str, dropout_mode: str = dropout.AS_WRITTEN,
+                 progress=lambda: None):
         self.record, self.steps, self.script, self.dropout_mode = record, steps, script, dropout_mode
+        self.progress = progress  # called after each recorded step (the child saves the steps so far)
         self._replaced: list = []  # --dropout off: what each replaced dropout returned (an Identity in the graph)
         self.found: dict = {}  # loss, train_op, grads_and_vars: see optimizer_patches
         self._run = _session.BaseSession.run
@@ -98,7 +140,7 @@ class TF1Probe:
 
     @property
     def loss(self):
-        return self.found["loss"]
+        return self.found.get("loss")
 
     @property
     def train_op(self):
@@ -116,6 +158,9 @@ class TF1Probe:
         def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
             if probe.train_op is None or not probe._trains(fetches):
                 return probe._run(self, fetches, feed_dict, options, run_metadata)
+            if probe.loss is None:  # gradients from neither compute_gradients nor tf.gradients: the step runs as is
+                probe._unknown_loss()
+                return probe._run(self, fetches, feed_dict, options, run_metadata)
             return probe._step(self, fetches, feed_dict, options, run_metadata)
 
         for owner, name, value in [*optimizer_patches(self.found), (_session.BaseSession, "run", run)]:
@@ -126,34 +171,43 @@ class TF1Probe:
     def _trains(self, fetches) -> bool:
         return runs(fetches, self.train_op)
 
+    def _unknown_loss(self) -> None:
+        note = ("the training step's loss cannot be known (the gradients the script applies come from neither "
+                "compute_gradients / minimize nor tf.gradients): its steps ran, unobserved")
+        if note not in self.record.notes:
+            self.record.notes.append(note)
+
     def _step(self, sess, fetches, feed_dict, options, run_metadata):
         rec, step = self.record, self.record.steps
         feed = dict(feed_dict or {})
         variables = [v for _, v in self.grads_and_vars]
         grads = [g for g, _ in self.grads_and_vars]
-        if step == 0:
-            self._first(sess, feed)
-            self._start = noise.snapshot(self, sess)
-        loss, grad_values, before = self._run(sess, [self.loss, grads, variables], feed)
-        rec.learning_rates.append(self._learning_rate(sess, feed))
-        if step == 0:
-            self._reduction(sess, feed, np.asarray(loss))  # before the step changes the weights
-            rec.repeat = noise.repeat(self, sess, feed, np.asarray(loss))
+        with _quiet():
+            if step == 0:
+                self._first(sess, feed)
+                self._start = noise.snapshot(self, sess)
+            loss, grad_values, before = self._run(sess, [self.loss, grads, variables], feed)
+            rec.learning_rates.append(self._learning_rate(sess, feed))
+            if step == 0:
+                self._reduction(sess, feed, np.asarray(loss))  # before the step changes the weights
+                rec.repeat = noise.repeat(self, sess, feed, np.asarray(loss))
         self._fed.append(feed)
-        result = self._run(sess, fetches, feed_dict, options, run_metadata)
-        after = self._run(sess, variables)
-        for v, g, b, a in zip(rec.variables, grad_values, before, after):
-            rec.arrays[f"grad/{step}/{v.key}"] = noise.dense(g)
-            rec.arrays[f"before/{step}/{v.key}"] = np.asarray(b)
-            rec.arrays[f"after/{step}/{v.key}"] = np.asarray(a)
-        for name, value in self._feeds(feed).items():
-            rec.arrays[f"feed/{step}/{name}"] = value
-        loss = np.asarray(loss)
-        rec.loss_shape = list(loss.shape)
-        rec.losses.append(float(loss.sum()))
-        if rec.steps >= self.steps:
-            noise.measure(self, sess)
-            raise Stop
+        result = self._run(sess, fetches, feed_dict, options, run_metadata)  # the script's own run
+        with _quiet():
+            after = self._run(sess, variables)
+            for v, g, b, a in zip(rec.variables, grad_values, before, after):
+                rec.arrays[f"grad/{step}/{v.key}"] = noise.dense(g)
+                rec.arrays[f"before/{step}/{v.key}"] = np.asarray(b)
+                rec.arrays[f"after/{step}/{v.key}"] = np.asarray(a)
+            for name, value in self._feeds(feed).items():
+                rec.arrays[f"feed/{step}/{name}"] = value
+            loss = np.asarray(loss)
+            rec.loss_shape = list(loss.shape)
+            rec.losses.append(float(loss.sum()))
+            self.progress()
+            if rec.steps >= self.steps:
+                noise.measure(self, sess)
+                raise Stop
         return result
 
     def _learning_rate(self, sess, feed) -> float | None:

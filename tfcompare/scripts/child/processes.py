@@ -17,7 +17,7 @@ from tfcompare.core.children import OWNER, Descendants, die_with_parent, kill_st
 from tfcompare.core.files import pid_temp_dir, process_stamp, remove_dead_temp_dirs
 from tfcompare.scripts.child.dropout import AS_WRITTEN
 
-__all__ = ["run_sides", "run_child", "output_tail", "OverLimit", "pair_folder", "memory_limit"]
+__all__ = ["run_sides", "run_child", "output_tail", "OverLimit", "pair_folder", "memory_limit", "ended_text"]
 
 _POLL_S = 0.05
 _SCAN_EVERY = 2  # polls between walks of the process tree (memory, new descendants): ~1 ms each
@@ -160,6 +160,21 @@ def _watch(procs: dict, tree: Descendants, folder: Path, timeout_s: float, limit
             ended["tf2"] = ended["tf2"] if ended["tf2"] is not None else "not run"
         time.sleep(_POLL_S)
     return ended
+
+
+def ended_text(label: str, ended, steps: int | None) -> str:
+    """How a script's process ended when it left no record (`os._exit`, a signal), said of the script: `label`
+    ("the TF1 script"), `ended` (its exit code, negative for a signal), `steps` (training steps recorded; None
+    when unknown). One wording for run-tf1, convert and pair."""
+    when = "" if steps is None else (" before its first training step" if not steps else
+                                     f" after training step {steps}")
+    if isinstance(ended, int) and ended < 0:
+        try:
+            name = signal.Signals(-ended).name
+        except ValueError:
+            name = f"signal {-ended}"
+        return f"{label}'s process was ended by {name}{when}"
+    return f"{label} exited with code {ended}{when}"
 
 
 def output_tail(folder: Path, side: str, lines: int = 15) -> str:

@@ -15,7 +15,8 @@ import numpy as np
 
 from tfcompare.core.files import write_atomic
 
-__all__ = ["Variable", "SideRecord", "stats", "save", "load", "FORWARD_OPS", "forward_op_counts"]
+__all__ = ["Variable", "SideRecord", "stats", "save", "load", "save_progress", "load_progress", "FORWARD_OPS",
+           "forward_op_counts"]
 
 # ops that say what a model computes; bookkeeping (reads, reshapes, casts, constants) and the loss's own
 # arithmetic are left out, so a Dense layer and `x @ W + b` count the same
@@ -80,6 +81,7 @@ class SideRecord:
     learning_rates: list[float | None] = dataclasses.field(default_factory=list)
     schedule: str = ""
     tfcompare_caused: bool = False  # the failure came from tfcompare's substitution, not from the script
+    refused: bool = False  # the failure is the legacy runtime's refusal of a removed API: its message says it all
     seconds: float = 0.0
     repeat: float = 0.0  # TF1: the first loss read twice, relative gap (not 0: random numbers drawn live)
     floor: list[dict] = dataclasses.field(default_factory=list)  # TF1: per step, see noise.measure
@@ -140,6 +142,23 @@ def load(folder: Path, side: str) -> SideRecord | None:
     with np.load(folder / f"{side}.npz") as arrays:
         record.arrays = {k: arrays[k] for k in arrays.files}
     return record
+
+
+def save_progress(record: SideRecord, folder: Path) -> None:
+    """`<side>.progress.json`: the steps so far, rewritten atomically as the script starts and after each step,
+    so that a child killed (interrupt, `os._exit` in the script) still hands over what it saw. Only the light
+    facts: the arrays stay for the full record."""
+    facts = {"steps": record.steps, "losses": record.losses, "notes": record.notes, "optimizer": record.optimizer,
+             "device": record.device}
+    write_atomic(folder / f"{record.side}.progress.json", json.dumps(facts, default=_plain))
+
+
+def load_progress(folder: Path, side: str) -> dict | None:
+    """What `save_progress` last wrote, or None when the script never started."""
+    try:
+        return json.loads((folder / f"{side}.progress.json").read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def _plain(value):

@@ -27,7 +27,7 @@ from tfcompare.core.source_files import SourceError, check_script, read_script
 from tfcompare.core.results import json_text
 from tfcompare.scripts.pair import AGREE, FAILED as PAIR_FAILED, PairOptions, PairResult, pair_scripts
 from tfcompare.scripts.child.dropout import AS_WRITTEN, OFF
-from tfcompare.scripts.child.processes import OverLimit, output_tail, pair_folder, run_child
+from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_child
 
 __all__ = ["ConvertOptions", "ConvertResult", "convert_script", "check_paths", "WRITTEN_AGREES", "WRITTEN_DIFFERS",
            "FAILED", "STYLES"]
@@ -116,7 +116,7 @@ def _read_tf1(old: Path, written: Path, options: ConvertOptions, folder: Path) -
     if not report.exists():
         return {"status": "failed", "traceback": output_tail(folder, "tf1"),
                 "error": (f"the TF1 script reached no training step within {options.timeout_s:g} s"
-                          if ended == "timeout" else f"tfcompare convert's child ended ({ended}) without a report")}
+                          if ended == "timeout" else ended_text("the TF1 script", ended, 0))}
     out = json.loads(report.read_text())
     if out["status"] == "ok":
         out["text"] = written.read_text(encoding="utf-8")

@@ -39,7 +39,9 @@ def main(argv: list[str]) -> int:
         from tfcompare.core.graphs import ancestors
         from tfcompare.core.source_files import read_script
         from tfcompare.scripts.legacy import install as install_legacy
+        from tfcompare.scripts.child import placement
         from tfcompare.scripts.child.dropout import fed_rates
+        from tfcompare.scripts.child.processes import ended_text
         from tfcompare.scripts.convert import calls
         from tfcompare.scripts.convert.late import define_late_tensors
         from tfcompare.scripts.convert.writer import write
@@ -49,6 +51,7 @@ def main(argv: list[str]) -> int:
 
         install_loaders(report["notes"])
         install_legacy(script, report["notes"])
+        placement.install(script, report["notes"], bool(tf.config.list_physical_devices("GPU")))
         tf.compat.v1.disable_v2_behavior()
         found, groups, decays = {}, {}, {}
         for owner, name, value in optimizer_patches(found):
@@ -89,7 +92,8 @@ def main(argv: list[str]) -> int:
             pass
         except SystemExit as exc:
             if exc.code not in (None, 0) and report["status"] == "no-step":
-                report.update(status="crashed", error=f"the TF1 script exited with {exc.code!r} before its first step")
+                code = exc.code if isinstance(exc.code, int) else repr(exc.code)
+                report.update(status="crashed", error=ended_text("the TF1 script", code, 0))
         except BaseException as exc:
             if report["status"] == "no-step":
                 frames = traceback.extract_tb(exc.__traceback__)

@@ -6,6 +6,6 @@ Installed only in a child process that runs a user's TF1 script (`pair`'s TF1 si
 importing this package changes nothing in `tensorflow`. What it provides and refuses: `coverage`.
 """
 
-from tfcompare.scripts.legacy.runtime import NotProvided, install
+from tfcompare.scripts.legacy.runtime import NotProvided, install, is_refusal
 
-__all__ = ["install", "NotProvided"]
+__all__ = ["install", "NotProvided", "is_refusal"]

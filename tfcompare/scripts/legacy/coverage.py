@@ -11,7 +11,7 @@ import importlib
 
 from tfcompare.core.replacements import lookup
 
-__all__ = ["NAMESPACES", "REFUSED", "provided", "is_provided", "refusal", "table_lines"]
+__all__ = ["NAMESPACES", "REFUSED", "REFUSAL_MARK", "provided", "is_provided", "refusal", "table_lines"]
 
 _PKG = "tfcompare.scripts.legacy"
 # namespace relative to tf -> (module, function returning {name: object})
@@ -33,6 +33,8 @@ NAMESPACES = {
 REFUSED = ("contrib.slim.nets", "contrib.slim.learning", "contrib.factorization", "contrib.tensor_forest",
            "contrib.boosted_trees", "contrib.seq2seq", "contrib.crf", "contrib.distributions", "contrib.training",
            "contrib.metrics", "contrib.losses", "contrib.tpu", "contrib.cudnn_rnn")
+
+REFUSAL_MARK = "is not provided: TensorFlow 2 removed it"  # in every refusal's message
 
 
 def provided(namespace: str) -> dict:
@@ -66,8 +68,8 @@ def refusal(symbol: str, script: str | None = None) -> str:
     TF2 replacement (the migrate table's), and the `tfcompare migrate` line for the script."""
     rel = _relative(symbol)
     replacement = lookup(rel) or "see `tfcompare migrate`"
-    text = (f"tf.{rel} is not provided: TensorFlow 2 removed it and tfcompare's legacy runtime does not implement "
-            f"it; the TF2 replacement: {replacement}")
+    text = f"tf.{rel} {REFUSAL_MARK} and tfcompare's legacy runtime does not implement it; the TF2 replacement: " \
+        f"{replacement}"
     if script:
         text += f". `tfcompare migrate {script}` lists every removed API the script uses, with its replacement"
     return text

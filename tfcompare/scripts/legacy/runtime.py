@@ -16,9 +16,9 @@ import importlib.machinery
 import sys
 import types
 
-from tfcompare.scripts.legacy.coverage import NAMESPACES, provided, refusal
+from tfcompare.scripts.legacy.coverage import NAMESPACES, REFUSAL_MARK, provided, refusal
 
-__all__ = ["install", "NotProvided", "learn_datasets_contents", "mnist_contents"]
+__all__ = ["install", "NotProvided", "is_refusal", "learn_datasets_contents", "mnist_contents"]
 
 _ROOTS = ("contrib", "estimator")
 _LEARN_ALIASES = {"contrib.learn.python.learn.datasets": "contrib.learn.datasets",
@@ -28,6 +28,12 @@ _TUTORIAL_LOADER = "tensorflow.examples.tutorials.mnist.input_data"
 
 class NotProvided(AttributeError):
     """A removed API the legacy runtime does not implement (an AttributeError, so `hasattr` says False)."""
+
+
+def is_refusal(exc: BaseException) -> bool:
+    """Whether `exc` is the runtime's refusal of a removed API (`NotProvided`, or the ModuleNotFoundError of an
+    import it refuses): its message names the API and its replacement; a traceback would add nothing."""
+    return isinstance(exc, NotProvided) or (isinstance(exc, ModuleNotFoundError) and REFUSAL_MARK in str(exc))
 
 
 def _read_data_sets(*args, **kwargs):

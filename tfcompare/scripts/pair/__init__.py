@@ -22,8 +22,8 @@ from tfcompare.scripts.child import noise
 from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
 from tfcompare.scripts.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
                                             unpaired_findings)
-from tfcompare.scripts.child.processes import OverLimit, output_tail, pair_folder, run_sides
-from tfcompare.scripts.child.record import SideRecord, load
+from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_sides
+from tfcompare.scripts.child.record import SideRecord, load, load_progress
 
 __all__ = ["PairOptions", "PairResult", "pair_scripts", "MAX_STEPS", "AGREE", "DIFFER", "FAILED", "NON_FINITE",
            "DROPOUT_MODES"]
@@ -187,20 +187,25 @@ def _failure(result: PairResult, side: str, record: SideRecord | None, ended, fo
         elif ended == "timeout":
             result.error = f"{label} reached no training step within {timeout_s:g} s (no optimizer step was run)"
         else:
-            result.error = f"{label}'s process ended ({ended}) without a record"
-            tail = output_tail(folder, side)
-            result.traceback = tail
+            progress = load_progress(folder, side)
+            result.error = (ended_text(label, ended, progress["steps"] if side == "tf1" else None) if progress else
+                            f"tfcompare's {side.upper()} child ended ({ended}) before the script started: tfcompare "
+                            "failed")
+            result.traceback = output_tail(folder, side)
         return True
     if record.status == "crashed" and record.tfcompare_caused:
         result.error = record.error.removeprefix("SubstitutionError: ")
         result.traceback = ""
     elif record.status == "crashed":
-        result.error = f"{label} failed before its first training step: {record.error}"
+        result.error = record.error if record.error.startswith(label) else \
+            f"{label} failed before its first training step: {record.error}"  # sys.exit(2) says so itself
         result.error += "".join(f"; {n}" for n in record.substitution if n.endswith("the failure is the script's own"))
         if "No such file" in record.error or "NotFoundError" in record.error or "FileNotFound" in record.error:
             result.error += f" ({_NOT_SUBSTITUTED})"
         result.error += legacy_hint(record.error, record.script) + _order_hint(side, record.script)
         result.traceback = record.traceback or output_tail(folder, side)  # sys.exit(2): what it printed
+        if record.refused:  # the refusal names the API and its replacement: no traceback
+            result.traceback = ""
     elif record.status == "unpairable":
         result.error = record.error
     else:
