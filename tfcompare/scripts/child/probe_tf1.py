@@ -2,7 +2,10 @@
 
 The optimizer's `compute_gradients`/`apply_gradients` (what `minimize` calls) are observed for the loss, the
 gradients and the variables they update; each `Session.run` that fetches that train op is a training step.
-Before the step runs, the same feed is used to read the loss, gradients and weights; after it, the weights.
+Observed without disturbing it: the weights are read before the step (a read consumes nothing), the loss, the
+gradients and the batch the step consumed (its feed, and the outputs of any iterator or queue the loss reads)
+are fetched in the script's own `Session.run`, and the weights are read after it. Every later read (the noise
+floor's replays, the reduction and repeat checks) feeds that batch, so no pipeline hands out an extra one.
 After K steps the script is stopped. Runs in its own process with TF1 semantics (`disable_v2_behavior`), which
 is what such a script expects; nothing here touches the process that compares.
 """
@@ -18,9 +21,12 @@ from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.scripts.child import batches, dropout, initialisation, noise
 from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
 
-__all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches", "op_site"]
+__all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches", "op_site", "pipeline_outputs"]
 
 _PASS_THROUGH = {"Identity", "ReadVariableOp", "Cast", "Enter", "Switch", "Merge"}
+# ops that hand out the next batch when run: a tf.data iterator, a queue (tf.train.batch, string_input_producer)
+_PIPELINE_OPS = {"IteratorGetNext", "IteratorGetNextSync", "QueueDequeue", "QueueDequeueV2", "QueueDequeueMany",
+                 "QueueDequeueManyV2", "QueueDequeueUpTo", "QueueDequeueUpToV2"}
 
 
 class Stop(BaseException):
@@ -83,6 +89,13 @@ def optimizer_patches(found: dict) -> list[tuple]:
     return [(optimizer, "compute_gradients", compute_gradients), (optimizer, "apply_gradients", apply_gradients)]
 
 
+def pipeline_outputs(loss) -> list:
+    """The tensors the loss reads from an input pipeline (an iterator's or a queue's outputs), in graph order:
+    fetched with the script's own step, then fed to every read tfcompare makes, so nothing pulls a batch."""
+    found = sorted((op for op in ancestors([loss]) if op.type in _PIPELINE_OPS), key=lambda op: op._id)
+    return [t for op in found for t in op.outputs]
+
+
 class TF1Probe:
     """Install with `install()`; the script then runs as usual until `Stop`."""
 
@@ -92,7 +105,8 @@ class TF1Probe:
         self.found: dict = {}  # loss, train_op, grads_and_vars: see optimizer_patches
         self._run = _session.BaseSession.run
         self._start: list | None = None  # every global variable's value before the first step
-        self._fed: list[dict] = []  # each step's feed_dict, for the noise-floor replays
+        self._fed: list[dict] = []  # each step's feed_dict and pipeline batch, for the noise-floor replays
+        self._sources: list = []  # the loss's iterator/queue outputs: see pipeline_outputs
 
     @property
     def loss(self):
@@ -126,26 +140,28 @@ class TF1Probe:
 
     def _step(self, sess, fetches, feed_dict, options, run_metadata):
         rec, step = self.record, self.record.steps
-        feed = dict(feed_dict or {})
         variables = [v for _, v in self.grads_and_vars]
         grads = [g for g, _ in self.grads_and_vars]
         if step == 0:
-            self._first(sess, feed)
+            self._sources = pipeline_outputs(self.loss)
             self._start = noise.snapshot(self, sess)
-        loss, grad_values, before = self._run(sess, [self.loss, grads, variables], feed)
-        if step == 0:
-            self._reduction(sess, feed, np.asarray(loss))  # before the step changes the weights
-            rec.repeat = noise.repeat(self, sess, feed, np.asarray(loss))
-        self._fed.append(feed)
-        result = self._run(sess, fetches, feed_dict, options, run_metadata)
+        before = self._run(sess, variables)
+        # the script's own run, with what the step computes added to its fetches: one batch, one set of draws
+        result, loss, grad_values, pulled = self._run(sess, [fetches, self.loss, grads, self._sources], feed_dict,
+                                                       options, run_metadata)
+        feed = {**dict(feed_dict or {}), **dict(zip(self._sources, pulled))}  # the batch this step consumed
         after = self._run(sess, variables)
+        loss = np.asarray(loss)
+        if step == 0:
+            self._first(sess, feed, before)
+            self._at_start(sess, feed, loss)
+        self._fed.append(feed)
         for v, g, b, a in zip(rec.variables, grad_values, before, after):
             rec.arrays[f"grad/{step}/{v.key}"] = noise.dense(g)
             rec.arrays[f"before/{step}/{v.key}"] = np.asarray(b)
             rec.arrays[f"after/{step}/{v.key}"] = np.asarray(a)
         for name, value in self._feeds(feed).items():
             rec.arrays[f"feed/{step}/{name}"] = value
-        loss = np.asarray(loss)
         rec.loss_shape = list(loss.shape)
         rec.losses.append(float(loss.sum()))
         if rec.steps >= self.steps:
@@ -153,14 +169,28 @@ class TF1Probe:
             raise Stop
         return result
 
+    def _at_start(self, sess, feed, loss) -> None:
+        """The checks that need the first step's starting weights (the loss's reduction, a repeated read), run
+        after that step on its batch: every global variable is put back to its value before the step, then to
+        its value after it, so the script's next step starts where its own run left it."""
+        if self._start is None:
+            self.record.reduction_note = "the variables could not be read before the first step"
+            return
+        now = noise.snapshot(self, sess)
+        noise.restore(sess, self._start)
+        try:
+            self._reduction(sess, feed, loss)
+            self.record.repeat = noise.repeat(self, sess, feed, loss)
+        finally:
+            noise.restore(sess, now)
+
     def _feeds(self, feed: dict) -> dict[str, np.ndarray]:
         return {feed_name(key): np.asarray(value) for key, value in feed.items()}
 
-    def _first(self, sess, feed) -> None:
-        """Variables (creation order = graph order), their initial values, the feeds, the optimizer, the ops."""
+    def _first(self, sess, feed, values) -> None:
+        """Variables (creation order = graph order), their initial `values`, the feeds, the optimizer, the ops."""
         rec, graph = self.record, sess.graph
         variables = [v for _, v in self.grads_and_vars]
-        values = self._run(sess, variables)
         use = self._use_order(variables)
         ordered = sorted(range(len(variables)), key=lambda i: variables[i].op._id)
         created = {i: n for n, i in enumerate(ordered)}
