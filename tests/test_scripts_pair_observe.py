@@ -1,5 +1,6 @@
-"""`pair` observes TF1's training without disturbing it: a script without `feed_dict` (a `tf.data` iterator, an
-Estimator's `input_fn`) trains on the batches it would have trained on alone, and TF2 gets exactly those.
+"""`pair` observes TF1's training without disturbing it and compares the whole state a step changes: a script
+without `feed_dict` (a `tf.data` iterator, an Estimator's `input_fn`) trains on the batches it would have trained on
+alone, and TF2 gets exactly those; batch-norm moving statistics are paired and compared like the weights.
 
 The scripts in tests/data/pairs/blind/ were written by someone who had not seen tfcompare.
 """
@@ -10,7 +11,9 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.scripts.child.probe_tf1 import pipeline_outputs
+from tfcompare.scripts.child.record import SideRecord
 from tfcompare.scripts.pair import AGREE, DIFFER, PairOptions, pair_scripts
+from tfcompare.scripts.pair.state import pair_state
 
 BLIND = Path(__file__).parent / "data" / "pairs" / "blind"
 
@@ -66,3 +69,38 @@ def test_an_estimator_with_an_input_fn_agrees_with_its_keras_rewrite():
     assert result.status == AGREE, "\n".join(result.lines())
     assert [c.step for c in result.checks] == [1, 2, 3] and all(c.ok for c in result.checks)
     assert any("tf.estimator came from tfcompare's legacy runtime" in n for n in result.notes)
+
+
+def test_state_pairs_by_shape_then_by_what_the_names_say_then_by_order():
+    one, two = SideRecord("tf1", "a.py"), SideRecord("tf2", "b.py")
+    one.state = [{"key": "s0", "name": "bn/moving_variance", "shape": [4]}, {"key": "s1", "name": "bn/moving_mean",
+                 "shape": [4]}, {"key": "s2", "name": "ema/w", "shape": [3, 2]}, {"key": "s3", "name": "x", "shape": [7]}]
+    two.state = [{"key": "s0", "name": "bn/moving_mean", "shape": [4]}, {"key": "s1", "name": "bn/moving_variance",
+                 "shape": [4]}, {"key": "s2", "name": "average", "shape": [3, 2]}]
+    paired, left1, left2 = pair_state(one, two)
+    assert [(a["name"], b["name"]) for a, b in paired] == [
+        ("bn/moving_mean", "bn/moving_mean"), ("bn/moving_variance", "bn/moving_variance"), ("ema/w", "average")]
+    assert [s["name"] for s in left1] == ["x"] and left2 == []
+
+
+def test_batch_norm_moving_statistics_agree_when_the_rewrite_is_faithful():
+    result = pair_scripts(BLIND / "batchnorm_tf1.py", BLIND / "batchnorm_tf2.py", PairOptions(steps=3))
+    assert result.status == AGREE, "\n".join(result.lines())
+    assert [(s["tf1"], s["tf2"]) for s in result.state] == [
+        ("bn1/moving_mean", "sequential/bn1/moving_mean"), ("bn1/moving_variance", "sequential/bn1/moving_variance")]
+    assert not any(f.kind == "state" for f in result.findings)
+
+
+def test_a_keras_momentum_left_at_its_default_differs_and_names_both_decays():
+    result = pair_scripts(BLIND / "batchnorm_tf1.py", BLIND / "batchnorm_tf2_bug.py", PairOptions(steps=3))
+    assert result.status == DIFFER and all(c.ok for c in result.checks), "\n".join(result.lines())
+    state = [f.text for f in result.findings if f.kind == "state" and f.decisive]
+    assert len(state) == 2 and all("Keras momentum 0.99 against a TF1 decay of 0.9 " in t for t in state), state
+    assert "moved it 0.1x as far as TF1" in state[0]
+
+
+def test_a_tf1_train_op_without_its_update_ops_differs_and_says_so():
+    result = pair_scripts(BLIND / "batchnorm_tf1_noupdate.py", BLIND / "batchnorm_tf2.py", PairOptions(steps=3))
+    assert result.status == DIFFER and all(c.ok for c in result.checks), "\n".join(result.lines())
+    texts = [f.text for f in result.findings if f.kind == "state"]
+    assert len(texts) == 2 and all("TF1 never updates bn1/moving_" in t and "UPDATE_OPS" in t for t in texts), texts

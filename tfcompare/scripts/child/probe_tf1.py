@@ -107,6 +107,7 @@ class TF1Probe:
         self._start: list | None = None  # every global variable's value before the first step
         self._fed: list[dict] = []  # each step's feed_dict and pipeline batch, for the noise-floor replays
         self._sources: list = []  # the loss's iterator/queue outputs: see pipeline_outputs
+        self._state: list = []  # the non-trainable state variables: see _state_of
 
     @property
     def loss(self):
@@ -154,7 +155,10 @@ class TF1Probe:
         loss = np.asarray(loss)
         if step == 0:
             self._first(sess, feed, before)
+            self._state_of(variables)
             self._at_start(sess, feed, loss)
+        for entry, value in zip(rec.state, self._run(sess, self._state) if self._state else []):
+            rec.arrays[f"state/{step}/{entry['key']}"] = np.asarray(value)
         self._fed.append(feed)
         for v, g, b, a in zip(rec.variables, grad_values, before, after):
             rec.arrays[f"grad/{step}/{v.key}"] = noise.dense(g)
@@ -168,6 +172,23 @@ class TF1Probe:
             noise.measure(self, sess)
             raise Stop
         return result
+
+    def _state_of(self, trained) -> None:
+        """The non-trainable float state (batch-norm moving statistics, moving averages): every global variable
+        of rank >= 1 that is not trained and not an optimizer's slot (named `<trained>/<Optimizer>`), read like
+        the weights (a read consumes nothing). Its values before the first step come from the snapshot."""
+        if self._start is None:
+            return
+        mine = {v.op.name for v in trained}
+        for var, value in self._start:
+            name = var.op.name
+            if name in mine or any(name.startswith(m + "/") for m in mine) or not var.dtype.base_dtype.is_floating \
+                    or np.ndim(value) == 0:
+                continue
+            key = f"s{len(self._state)}"
+            self._state.append(var)
+            self.record.state.append({"key": key, "name": name, "shape": list(np.shape(value)), "momentum": None})
+            self.record.arrays[f"state/init/{key}"] = np.asarray(value)
 
     def _at_start(self, sess, feed, loss) -> None:
         """The checks that need the first step's starting weights (the loss's reduction, a repeated read), run
