@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "repeat", "measure", "dense"]
+__all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "restore", "repeat", "measure", "dense"]
 
 FACTOR = 10.0
 MIN_FLOOR = float(np.finfo(np.float32).eps)  # a floor measured as 0 (bit-identical replays) counts as one ulp
@@ -62,6 +62,11 @@ def snapshot(probe, sess) -> list | None:
     except Exception as exc:  # an uninitialised variable the step does not use, say
         probe.record.floor_note = f"the variables could not be read before the first step: {_first_line(exc)}"
         return None
+
+
+def restore(sess, values: list) -> None:
+    """Every variable of a `snapshot` back to its value (a load runs no op of the script's)."""
+    _restore(sess, values, (), None)
 
 
 def repeat(probe, sess, feed, loss) -> float:

@@ -3,7 +3,10 @@
 The optimizer's `compute_gradients`/`apply_gradients` (what `minimize` calls) are observed for the loss, the
 gradients and the variables they update (a script that calls `tf.gradients` itself and then `apply_gradients`:
 the loss is what `tf.gradients` differentiated); each `Session.run` that fetches that train op is a training step.
-Before the step runs, the same feed is used to read the loss, gradients and weights; after it, the weights.
+Observed without disturbing it: the weights are read before the step (a read consumes nothing), the loss, the
+gradients and the batch the step consumed (its feed, and the outputs of any iterator or queue the loss reads)
+are fetched in the script's own `Session.run`, and the weights are read after it. Every later read (the noise
+floor's replays, the reduction and repeat checks) feeds that batch, so no pipeline hands out an extra one.
 After K steps the script is stopped. Runs in its own process with TF1 semantics (`disable_v2_behavior`), which
 is what such a script expects; nothing here touches the process that compares.
 """
@@ -24,9 +27,12 @@ from tfcompare.core.schedules import tf1_text
 from tfcompare.scripts.child import batches, dropout, initialisation, noise
 from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
 
-__all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches", "op_site"]
+__all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches", "op_site", "pipeline_outputs"]
 
 _PASS_THROUGH = {"Identity", "ReadVariableOp", "Cast", "Enter", "Switch", "Merge"}
+# ops that hand out the next batch when run: a tf.data iterator, a queue (tf.train.batch, string_input_producer)
+_PIPELINE_OPS = {"IteratorGetNext", "IteratorGetNextSync", "QueueDequeue", "QueueDequeueV2", "QueueDequeueMany",
+                 "QueueDequeueManyV2", "QueueDequeueUpTo", "QueueDequeueUpToV2"}
 
 
 class Stop(BaseException):
@@ -124,6 +130,13 @@ def _quiet():
         yield
 
 
+def pipeline_outputs(loss) -> list:
+    """The tensors the loss reads from an input pipeline (an iterator's or a queue's outputs), in graph order:
+    fetched with the script's own step, then fed to every read tfcompare makes, so nothing pulls a batch."""
+    found = sorted((op for op in ancestors([loss]) if op.type in _PIPELINE_OPS), key=lambda op: op._id)
+    return [t for op in found for t in op.outputs]
+
+
 class TF1Probe:
     """Install with `install()`; the script then runs as usual until `Stop`."""
 
@@ -135,8 +148,10 @@ class TF1Probe:
         self.found: dict = {}  # loss, train_op, grads_and_vars: see optimizer_patches
         self._run = _session.BaseSession.run
         self._start: list | None = None  # every global variable's value before the first step
-        self._fed: list[dict] = []  # each step's feed_dict, for the noise-floor replays
+        self._fed: list[dict] = []  # each step's feed_dict and pipeline batch, for the noise-floor replays
         self._rate = None  # the tensor the optimizer's apply op is fed as its learning rate
+        self._sources: list = []  # the loss's iterator/queue outputs: see pipeline_outputs
+        self._state: list = []  # the non-trainable state variables: see _state_of
 
     @property
     def loss(self):
@@ -179,36 +194,80 @@ class TF1Probe:
 
     def _step(self, sess, fetches, feed_dict, options, run_metadata):
         rec, step = self.record, self.record.steps
-        feed = dict(feed_dict or {})
         variables = [v for _, v in self.grads_and_vars]
         grads = [g for g, _ in self.grads_and_vars]
         with _quiet():
             if step == 0:
-                self._first(sess, feed)
+                self._sources = pipeline_outputs(self.loss)
                 self._start = noise.snapshot(self, sess)
-            loss, grad_values, before = self._run(sess, [self.loss, grads, variables], feed)
-            rec.learning_rates.append(self._learning_rate(sess, feed))
-            if step == 0:
-                self._reduction(sess, feed, np.asarray(loss))  # before the step changes the weights
-                rec.repeat = noise.repeat(self, sess, feed, np.asarray(loss))
-        self._fed.append(feed)
-        result = self._run(sess, fetches, feed_dict, options, run_metadata)  # the script's own run
+                self._optimizer(sess)
+            before = self._run(sess, variables)
+            rec.learning_rates.append(self._learning_rate(sess, dict(feed_dict or {})))  # at the step's global step
+        # the script's own run, with what the step computes added to its fetches: one batch, one set of draws
+        result, loss, grad_values, pulled = self._run(sess, [fetches, self.loss, grads, self._sources], feed_dict,
+                                                       options, run_metadata)
+        feed = {**dict(feed_dict or {}), **dict(zip(self._sources, pulled))}  # the batch this step consumed
         with _quiet():
-            after = self._run(sess, variables)
-            for v, g, b, a in zip(rec.variables, grad_values, before, after):
-                rec.arrays[f"grad/{step}/{v.key}"] = noise.dense(g)
-                rec.arrays[f"before/{step}/{v.key}"] = np.asarray(b)
-                rec.arrays[f"after/{step}/{v.key}"] = np.asarray(a)
-            for name, value in self._feeds(feed).items():
-                rec.arrays[f"feed/{step}/{name}"] = value
-            loss = np.asarray(loss)
-            rec.loss_shape = list(loss.shape)
-            rec.losses.append(float(loss.sum()))
-            self.progress()
-            if rec.steps >= self.steps:
-                noise.measure(self, sess)
-                raise Stop
+            self._record(sess, step, feed, loss, grad_values, before, variables)
         return result
+
+    def _record(self, sess, step, feed, loss, grad_values, before, variables) -> None:
+        """What the step did: the weights after it, the non-trainable state, its batch and loss; after K steps,
+        the noise floor, then `Stop`."""
+        rec = self.record
+        after = self._run(sess, variables)
+        loss = np.asarray(loss)
+        if step == 0:
+            self._first(sess, feed, before)
+            self._state_of(variables)
+            self._at_start(sess, feed, loss)
+        for entry, value in zip(rec.state, self._run(sess, self._state) if self._state else []):
+            rec.arrays[f"state/{step}/{entry['key']}"] = np.asarray(value)
+        self._fed.append(feed)
+        for v, g, b, a in zip(rec.variables, grad_values, before, after):
+            rec.arrays[f"grad/{step}/{v.key}"] = noise.dense(g)
+            rec.arrays[f"before/{step}/{v.key}"] = np.asarray(b)
+            rec.arrays[f"after/{step}/{v.key}"] = np.asarray(a)
+        for name, value in self._feeds(feed).items():
+            rec.arrays[f"feed/{step}/{name}"] = value
+        rec.loss_shape = list(loss.shape)
+        rec.losses.append(float(loss.sum()))
+        self.progress()
+        if rec.steps >= self.steps:
+            noise.measure(self, sess)
+            raise Stop
+
+    def _state_of(self, trained) -> None:
+        """The non-trainable float state (batch-norm moving statistics, moving averages): every global variable
+        of rank >= 1 that is not trained and not an optimizer's slot (named `<trained>/<Optimizer>`), read like
+        the weights (a read consumes nothing). Its values before the first step come from the snapshot."""
+        if self._start is None:
+            return
+        mine = {v.op.name for v in trained}
+        for var, value in self._start:
+            name = var.op.name
+            if name in mine or any(name.startswith(m + "/") for m in mine) or not var.dtype.base_dtype.is_floating \
+                    or np.ndim(value) == 0:
+                continue
+            key = f"s{len(self._state)}"
+            self._state.append(var)
+            self.record.state.append({"key": key, "name": name, "shape": list(np.shape(value)), "momentum": None})
+            self.record.arrays[f"state/init/{key}"] = np.asarray(value)
+
+    def _at_start(self, sess, feed, loss) -> None:
+        """The checks that need the first step's starting weights (the loss's reduction, a repeated read), run
+        after that step on its batch: every global variable is put back to its value before the step, then to
+        its value after it, so the script's next step starts where its own run left it."""
+        if self._start is None:
+            self.record.reduction_note = "the variables could not be read before the first step"
+            return
+        now = noise.snapshot(self, sess)
+        noise.restore(sess, self._start)
+        try:
+            self._reduction(sess, feed, loss)
+            self.record.repeat = noise.repeat(self, sess, feed, loss)
+        finally:
+            noise.restore(sess, now)
 
     def _learning_rate(self, sess, feed) -> float | None:
         """The rate this step's update uses (a schedule's, read at the step's global step)."""
@@ -222,11 +281,20 @@ class TF1Probe:
     def _feeds(self, feed: dict) -> dict[str, np.ndarray]:
         return {feed_name(key): np.asarray(value) for key, value in feed.items()}
 
-    def _first(self, sess, feed) -> None:
-        """Variables (creation order = graph order), their initial values, the feeds, the optimizer, the ops."""
-        rec, graph = self.record, sess.graph
+    def _optimizer(self, sess) -> None:
+        """The optimizer and its settings, read from the graph's `Apply*` op before the first step (a schedule's
+        rate at the step's own global step)."""
+        side = tf1_optimizer(sess.graph, sess)
+        if side is not None:
+            self.record.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings,
+                                     "extras": side.extras}
+            self._rate = tf1_learning_rate(sess.graph)
+            self.record.schedule = tf1_text(self._rate)
+
+    def _first(self, sess, feed, values) -> None:
+        """Variables (creation order = graph order), their initial `values`, the feeds, the ops."""
+        rec = self.record
         variables = [v for _, v in self.grads_and_vars]
-        values = self._run(sess, variables)
         use = self._use_order(variables)
         ordered = sorted(range(len(variables)), key=lambda i: variables[i].op._id)
         created = {i: n for n, i in enumerate(ordered)}
@@ -243,11 +311,6 @@ class TF1Probe:
                               "kind": kind,
                               "high": int(value.max()) + 1 if kind in ("int", "ids") and value.size else None,
                               "value": value.item() if kind == "scalar" else None})
-        side = tf1_optimizer(graph, sess)
-        if side is not None:
-            rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings, "extras": side.extras}
-            self._rate = tf1_learning_rate(graph)
-            rec.schedule = tf1_text(self._rate)
         forward = ancestors([self.loss])
         rec.ops = forward_op_counts(op.type for op in forward)
         rec.dropout = dropout.fed_rates(self._run, sess, feed, forward, lambda op: op_site(op, self.script))

@@ -40,6 +40,8 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.variables: dict[str, tf.Variable] = {}  # trainable, by key
         self.by_id: dict[int, str] = {}
         self.every: list[tf.Variable] = []  # every variable the script made (restored after probes)
+        self.state_vars: list = []  # (variable, facts, initial value) of each non-trainable float variable
+        self._state_keys: list = []  # (record key, variable) of the state compared
         self.pairs: dict[str, str] = {}  # tf2 key -> tf1 key
         self.made: dict[tuple, int] = {}  # trainable variables made so far, per shape
         self.unpaired = False  # the first step showed the variables cannot be paired: stop after it

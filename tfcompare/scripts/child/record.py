@@ -87,6 +87,10 @@ class SideRecord:
     floor: list[dict] = dataclasses.field(default_factory=list)  # TF1: per step, see noise.measure
     floor_how: str = ""
     floor_note: str = ""  # why there is no floor
+    # the non-trainable state a step changes (batch-norm moving statistics, moving averages): per variable
+    # {key, name, shape, momentum (a Keras layer's, where it has one)}; values in arrays state/<step>/<key>, the
+    # values before the first step in state/init/<key>
+    state: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)
 
     @property

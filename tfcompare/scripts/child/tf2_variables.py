@@ -44,6 +44,8 @@ class VariableObserver:
         if kwargs.get("trainable") is False or self.busy:
             var = next_creator(**kwargs)
             self.every.append(var)
+            if not self.busy:
+                self._candidate_state(var)
             return var
         initial = kwargs.get("initial_value")
         if callable(initial):
@@ -69,6 +71,36 @@ class VariableObserver:
         self.by_id[id(var)] = key
         self.every.append(var)
         return var
+
+    def _candidate_state(self, var) -> None:
+        """A non-trainable float variable of rank >= 1 (a batch norm's moving mean or variance, say): state a step
+        may change. Optimizer variables are left out when the state is read (`_state_values`)."""
+        if not var.dtype.is_floating or len(var.shape) == 0:
+            return
+        owner = _keras_owner()
+        self.state_vars.append((var, {"name": getattr(var, "name", "?").removesuffix(":0"), "shape": list(var.shape),
+                                      "momentum": getattr(owner, "momentum", None)}, np.asarray(var.numpy())))
+
+    def _state_values(self, step: int) -> None:
+        """The state after `step` (from 0); the first time, which variables count (not the optimizer's)."""
+        rec = self.record
+        if not rec.state and self.state_vars:
+            own = set()
+            if self.optimizer is not None:
+                own = {id(getattr(v, "value", v)) for v in getattr(self.optimizer, "variables", [])}
+            for var, facts, initial in self.state_vars:
+                if id(var) in own:
+                    continue
+                key = f"s{len(rec.state)}"
+                rec.state.append({"key": key, **facts})
+                rec.arrays[f"state/init/{key}"] = initial
+                self._state_keys.append((key, var))
+        self.busy = True
+        try:
+            for key, var in self._state_keys:
+                rec.arrays[f"state/{step}/{key}"] = np.asarray(var.numpy())
+        finally:
+            self.busy = False
 
     def _site(self) -> str:
         frames = [f for f in traceback.extract_stack() if f.filename == self.script]
@@ -101,6 +133,19 @@ class VariableObserver:
                 var.assign(value)
         finally:
             self.busy = False
+
+
+def _keras_owner():
+    """The Keras layer or object creating the variable being created (a frame up the stack), or None."""
+    frame = sys._getframe(1)
+    for _ in range(40):
+        if frame is None:
+            return None
+        owner = frame.f_locals.get("self")
+        if type(owner).__module__.startswith("keras") and hasattr(owner, "add_weight"):
+            return owner
+        frame = frame.f_back
+    return None
 
 
 def _keras_initializer() -> dict | None:

@@ -24,6 +24,7 @@ from tfcompare.scripts.pair.diagnose import (Finding, StepCheck, findings, optim
                                             unpaired_findings)
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_sides
 from tfcompare.scripts.child.record import SideRecord, load, load_progress
+from tfcompare.scripts.pair.state import pair_state, state_findings
 
 __all__ = ["PairOptions", "PairResult", "pair_scripts", "MAX_STEPS", "AGREE", "DIFFER", "FAILED", "NON_FINITE",
            "DROPOUT_MODES"]
@@ -66,6 +67,7 @@ class PairResult:
     failed_side: str = ""
     traceback: str = ""
     pairing: list[dict] = dataclasses.field(default_factory=list)
+    state: list[dict] = dataclasses.field(default_factory=list)  # the non-trainable state paired (pair.state)
     checks: list[StepCheck] = dataclasses.field(default_factory=list)
     findings: list[Finding] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
@@ -97,6 +99,9 @@ class PairResult:
             return out
         out = [head, "paired variables:"]
         out += [f"  {p['tf1']} {tuple(p['shape'])} <- {p['tf2']} ({p['tf2_site']}; {p['how']})" for p in self.pairing]
+        if self.state:
+            out.append("non-trainable state compared after the last step: " + ", ".join(
+                f"{s['tf1']} <- {s['tf2']}" for s in self.state))
         out.append(f"steps (a tensor differs when it fails the element-wise tolerance {self.tolerance} and its "
                    f"error relative to its norm is over {self.floor_factor:g}x TF1's own noise floor):")
         for c in self.checks:
@@ -261,7 +266,13 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
                           "largest gap to the original run, per step and tensor" if tf1.floor else
                           f"not measured: {tf1.floor_note or 'TF1 stopped before its steps were replayed'}; the "
                           "element-wise tolerance alone is used")
-    result.findings = findings(tf1, tf2, pairs, result.checks)
+    result.findings = findings(tf1, tf2, pairs, result.checks) + state_findings(tf1, tf2)
+    paired, left1, left2 = pair_state(tf1, tf2)
+    result.state = [{"tf1": a["name"], "tf2": b["name"], "shape": a["shape"]} for a, b in paired]
+    for side, left in (("TF1", left1), ("TF2", left2)):
+        if left:
+            result.notes.append(f"{side}'s non-trainable state with no counterpart, not compared: "
+                                + ", ".join(f"{s['name']} {tuple(s['shape'])}" for s in left))
     steps_agree = bool(result.checks) and all(c.ok for c in result.checks)
     result.status = AGREE if steps_agree and not any(f.decisive for f in result.findings) else DIFFER
     result.non_finite = _non_finite_sides(result, tf1, tf2)

@@ -1,0 +1,106 @@
+"""`pair` observes TF1's training without disturbing it and compares the whole state a step changes: a script
+without `feed_dict` (a `tf.data` iterator, an Estimator's `input_fn`) trains on the batches it would have trained on
+alone, and TF2 gets exactly those; batch-norm moving statistics are paired and compared like the weights.
+
+The scripts in tests/data/pairs/blind/ were written by someone who had not seen tfcompare.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+from tfcompare.scripts.child.probe_tf1 import pipeline_outputs
+from tfcompare.scripts.child.record import SideRecord
+from tfcompare.scripts.pair import AGREE, DIFFER, PairOptions, pair_scripts
+from tfcompare.scripts.pair.state import pair_state
+
+BLIND = Path(__file__).parent / "data" / "pairs" / "blind"
+
+
+def _copy(src: Path, dst: Path, **replace: str) -> Path:
+    text = src.read_text()
+    for old, new in replace.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    dst.write_text(text)
+    return dst
+
+
+def _three_batches(tmp_path: Path, lr2: str = "0.001"):
+    """The pipeline pair cut to 96 examples, one epoch: exactly the 3 batches of 32 that 3 steps consume, so one
+    batch pulled by anything but the script's own step ends its dataset early (OutOfRangeError)."""
+    small = {"N, D, H, C = 640": "N, D, H, C = 96", "EPOCHS = 2": "EPOCHS = 1"}
+    tf1 = _copy(BLIND / "data_pipeline_tf1.py", tmp_path / "pipe_tf1.py", **small)
+    tf2 = _copy(BLIND / "data_pipeline_tf2.py", tmp_path / "pipe_tf2.py", **small,
+                **{"LEARNING_RATE = 0.001": f"LEARNING_RATE = {lr2}"})
+    return tf1, tf2
+
+
+def test_the_loss_reads_an_iterators_outputs_and_nothing_a_placeholder_graph_feeds():
+    with tf.Graph().as_default():
+        x, y = tf.compat.v1.data.make_one_shot_iterator(
+            tf.data.Dataset.from_tensor_slices((np.ones((4, 3), np.float32), np.ones(4, np.int64))).batch(2)).get_next()
+        loss = tf.reduce_sum(x) + tf.cast(tf.reduce_sum(y), tf.float32)
+        assert [t.name for t in pipeline_outputs(loss)] == [x.name, y.name] == ["IteratorGetNext:0", "IteratorGetNext:1"]
+        p = tf.compat.v1.placeholder(tf.float32, (None, 3))
+        assert pipeline_outputs(tf.reduce_sum(p * 2.0)) == []
+
+
+def test_a_pipeline_script_without_feeds_trains_on_its_own_batches_and_agrees(tmp_path):
+    result = pair_scripts(*_three_batches(tmp_path), PairOptions(steps=3))
+    assert result.status == AGREE, "\n".join(result.lines())
+    assert [c.step for c in result.checks] == [1, 2, 3]
+    assert all(c.loss_rel_err < 1e-6 for c in result.checks)
+    assert result.sides["tf1"]["reduction"] == "mean"  # the reduction check fed the batch: no "no batch in the feed"
+    assert result.noise_floor.startswith("TF1's 3 steps replayed")  # the replays fed the recorded batches
+    assert any("were replaced by TF1's batches" in n for n in result.notes)
+
+
+def test_a_planted_learning_rate_in_a_pipeline_pair_still_differs(tmp_path):
+    result = pair_scripts(*_three_batches(tmp_path, lr2="0.002"), PairOptions(steps=3))
+    assert result.status == DIFFER, "\n".join(result.lines())
+    assert result.checks[0].loss_rel_err < 1e-6 and not result.checks[0].ok  # same batch, same loss; the update differs
+    assert any("learning_rate=0.001" in f.text and "learning_rate=0.002" in f.text for f in result.findings)
+
+
+def test_an_estimator_with_an_input_fn_agrees_with_its_keras_rewrite():
+    result = pair_scripts(BLIND / "estimator_tf1.py", BLIND / "estimator_tf2.py", PairOptions(steps=3))
+    assert result.status == AGREE, "\n".join(result.lines())
+    assert [c.step for c in result.checks] == [1, 2, 3] and all(c.ok for c in result.checks)
+    assert any("tf.estimator came from tfcompare's legacy runtime" in n for n in result.notes)
+
+
+def test_state_pairs_by_shape_then_by_what_the_names_say_then_by_order():
+    one, two = SideRecord("tf1", "a.py"), SideRecord("tf2", "b.py")
+    one.state = [{"key": "s0", "name": "bn/moving_variance", "shape": [4]}, {"key": "s1", "name": "bn/moving_mean",
+                 "shape": [4]}, {"key": "s2", "name": "ema/w", "shape": [3, 2]}, {"key": "s3", "name": "x", "shape": [7]}]
+    two.state = [{"key": "s0", "name": "bn/moving_mean", "shape": [4]}, {"key": "s1", "name": "bn/moving_variance",
+                 "shape": [4]}, {"key": "s2", "name": "average", "shape": [3, 2]}]
+    paired, left1, left2 = pair_state(one, two)
+    assert [(a["name"], b["name"]) for a, b in paired] == [
+        ("bn/moving_mean", "bn/moving_mean"), ("bn/moving_variance", "bn/moving_variance"), ("ema/w", "average")]
+    assert [s["name"] for s in left1] == ["x"] and left2 == []
+
+
+def test_batch_norm_moving_statistics_agree_when_the_rewrite_is_faithful():
+    result = pair_scripts(BLIND / "batchnorm_tf1.py", BLIND / "batchnorm_tf2.py", PairOptions(steps=3))
+    assert result.status == AGREE, "\n".join(result.lines())
+    assert [(s["tf1"], s["tf2"]) for s in result.state] == [
+        ("bn1/moving_mean", "sequential/bn1/moving_mean"), ("bn1/moving_variance", "sequential/bn1/moving_variance")]
+    assert not any(f.kind == "state" for f in result.findings)
+
+
+def test_a_keras_momentum_left_at_its_default_differs_and_names_both_decays():
+    result = pair_scripts(BLIND / "batchnorm_tf1.py", BLIND / "batchnorm_tf2_bug.py", PairOptions(steps=3))
+    assert result.status == DIFFER and all(c.ok for c in result.checks), "\n".join(result.lines())
+    state = [f.text for f in result.findings if f.kind == "state" and f.decisive]
+    assert len(state) == 2 and all("Keras momentum 0.99 against a TF1 decay of 0.9 " in t for t in state), state
+    assert "moved it 0.1x as far as TF1" in state[0]
+
+
+def test_a_tf1_train_op_without_its_update_ops_differs_and_says_so():
+    result = pair_scripts(BLIND / "batchnorm_tf1_noupdate.py", BLIND / "batchnorm_tf2.py", PairOptions(steps=3))
+    assert result.status == DIFFER and all(c.ok for c in result.checks), "\n".join(result.lines())
+    texts = [f.text for f in result.findings if f.kind == "state"]
+    assert len(texts) == 2 and all("TF1 never updates bn1/moving_" in t and "UPDATE_OPS" in t for t in texts), texts
