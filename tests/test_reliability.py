@@ -574,7 +574,8 @@ def test_a_pair_script_that_allocates_without_bound_is_stopped_at_its_memory_lim
     result = CliRunner().invoke(cli, ["pair", str(script), str(PAIRS / "tf2_logreg.py"), "--logdir",
                                       str(tmp_path / "logs")])
     assert result.exit_code == 3, result.output
-    assert "could not compare: the TF1 script used more than 1.5 GB of memory (" in result.output
+    # one limit for both sides together (issue 34); TF2's side holds its TensorFlow meanwhile
+    assert "could not compare: the scripts used more than 1.5 GB of memory together (TF1 " in result.output
     assert time.monotonic() - started < 60
     assert _tagged(str(script)) == []
 
@@ -616,7 +617,7 @@ def test_a_killed_pair_leaves_no_process_and_the_next_command_removes_its_folder
     proc.kill()
     proc.wait(timeout=30)
     assert _wait(lambda: _tagged(str(script)) == [], proc, 10)  # the children die with their parent
-    assert len(_tagged(tag)) == 1  # what it detached: re-parented to init
+    assert _wait(lambda: _tagged(tag) == [], proc, 5)  # what it detached: killed by its keeper (issue 34)
     assert len(list(tmp.glob("tfcompare-*/tfcompare-pair-*"))) == 1  # left by the kill
     mine = tmp / "tfcompare-999999-mine"  # the user's own folder, named like one of ours
     mine.mkdir()

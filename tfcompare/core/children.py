@@ -4,7 +4,9 @@
 itself: a process that forks, or calls `setsid`, and exits leaves its child outside the group that a
 `killpg` reaches. While tfcompare is the sub-reaper of its tree (Linux `PR_SET_CHILD_SUBREAPER`) such an orphan
 is re-parented to tfcompare instead of to init, so walking `/proc` finds every one of them: to measure their
-memory together, and to kill all of them at the end.
+memory together, and to kill all of them at the end. A script child runs under a `keeper` (the sub-reaper of its
+own tree), which kills that tree when tfcompare dies even by SIGKILL; `kill_strays` (the `OWNER` marker in the
+environment) is the net behind it, for a child of anything else tfcompare started.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import sys
 import threading
 import time
 
-__all__ = ["die_with_parent", "sub_reaper", "Descendants", "spawning", "kill_strays", "OWNER"]
+__all__ = ["die_with_parent", "sub_reaper", "make_sub_reaper", "Descendants", "spawning", "kill_strays", "OWNER",
+           "processes", "below"]
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -55,6 +58,12 @@ def spawning():
         yield
 
 
+def make_sub_reaper() -> None:
+    """Make this process the sub-reaper of its tree for good (a keeper's whole life; Linux, elsewhere nothing)."""
+    if sys.platform.startswith("linux"):
+        _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
 @contextlib.contextmanager
 def sub_reaper():
     """Within the block this process adopts its descendants' orphans (Linux; elsewhere nothing changes)."""
@@ -78,7 +87,7 @@ def sub_reaper():
                 libc.prctl(_PR_SET_CHILD_SUBREAPER, 0)
 
 
-def _processes() -> dict[int, tuple[int, str, str]]:
+def processes() -> dict[int, tuple[int, str, str]]:
     """Every process now: pid -> (parent pid, state, start time)."""
     out = {}
     for name in os.listdir("/proc"):
@@ -92,6 +101,19 @@ def _processes() -> dict[int, tuple[int, str, str]]:
         fields = stat[stat.rindex(")") + 2:].split()
         out[int(name)] = (int(fields[1]), fields[0], fields[19])
     return out
+
+
+def below(root: int) -> list[int]:
+    """The live (not zombie) processes whose chain of parents reaches `root`."""
+    procs = processes() if os.path.isdir("/proc") else {}
+    found, grown = {root}, True
+    while grown:
+        grown = False
+        for pid, (ppid, _, _) in procs.items():
+            if ppid in found and pid not in found:
+                found.add(pid)
+                grown = True
+    return [pid for pid in found - {root} if procs[pid][1] != "Z"]
 
 
 def _rss(pid: int) -> int:
@@ -112,7 +134,7 @@ class Descendants:
         with _LOCK:
             _ALL_ROOTS.update(roots.values())
         self._me = os.getpid()
-        procs = _processes() if os.path.isdir("/proc") else {}
+        procs = processes() if os.path.isdir("/proc") else {}
         self._before = {pid for pid, (ppid, _, _) in procs.items() if ppid == self._me}  # not ours to follow
         self._roots = set(roots.values())
         self._owner: dict[int, tuple[str, str]] = {}  # pid -> (label, start time)
@@ -126,7 +148,7 @@ class Descendants:
             return self._walk()
 
     def _walk(self) -> dict[int, tuple[int, str, str]]:
-        procs = _processes()
+        procs = processes()
         self._owner = {pid: own for pid, own in self._owner.items() if pid in procs and procs[pid][2] == own[1]}
         grown = True
         while grown:
@@ -142,19 +164,22 @@ class Descendants:
                     grown = True
         return procs
 
-    def scan(self) -> dict[str, int]:
-        """Resident bytes per label, summed over each root's live descendants (and itself)."""
+    def scan(self) -> tuple[dict[str, int], int]:
+        """Resident bytes per label, summed over each root's live descendants (and itself); and of all of them
+        together (each process once)."""
         if not os.path.isdir("/proc"):
-            return {}
+            return {}, 0
         procs = self._update()
         out: dict[str, int] = {}
+        total = 0
         for pid, (label, _) in self._owner.items():
             if procs[pid][1] == "Z":
                 continue
             size = _rss(pid)
+            total += size
             for name in ({label} if label != "*" else {own[0] for own in self._owner.values()} - {"*"}):
                 out[name] = out.get(name, 0) + size
-        return out
+        return out, total
 
     def alive(self, label: str | None = None) -> list[int]:
         """Live (not zombie) descendants, of one label or all."""
@@ -183,7 +208,7 @@ class Descendants:
     def _reap(self) -> None:
         if not os.path.isdir("/proc"):
             return
-        for pid, (ppid, _, _) in _processes().items():
+        for pid, (ppid, _, _) in processes().items():
             if ppid == self._me and pid in self._owner and pid not in self._roots:
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, os.WNOHANG)

@@ -1,27 +1,32 @@
-"""The two children of a pair: started together (both import TensorFlow at once), each under a time limit and
-a memory limit, and killed with everything they started at every exit, so no script (nor a process it forked or
-detached with `setsid`) outlives `tfcompare pair`."""
+"""The children of a command (a pair's two sides, run-tf1's, convert's): each started under a keeper (`keeper`), all
+of them together under ONE memory limit and each under a time limit, their output kept as a bounded tail
+(`output`), and killed with everything they started at every exit, so no script (nor a process it forked,
+detached with `setsid`, or started with an empty environment) outlives the command, even a SIGKILLed one."""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from tfcompare.core.budget import available_bytes
-from tfcompare.core.children import OWNER, Descendants, die_with_parent, kill_strays, spawning, sub_reaper
+from tfcompare.core.children import OWNER, Descendants, kill_strays, spawning, sub_reaper
 from tfcompare.core.files import pid_temp_dir, process_stamp, remove_dead_temp_dirs
+from tfcompare.core.keeper import Kept
 from tfcompare.scripts.child.dropout import AS_WRITTEN
+from tfcompare.scripts.child.output import OUTPUT_TAIL_BYTES, Tail, output_tail
 
-__all__ = ["run_sides", "run_child", "output_tail", "OverLimit", "pair_folder", "memory_limit", "ended_text"]
+__all__ = ["run_sides", "run_child", "output_tail", "OverLimit", "pair_folder", "memory_limit", "MEMORY_SHARE",
+           "OUTPUT_TAIL_BYTES", "ended_text"]
 
 _POLL_S = 0.05
 _SCAN_EVERY = 2  # polls between walks of the process tree (memory, new descendants): ~1 ms each
 _TEMP_PREFIX = "tfcompare-pair-"
+MEMORY_SHARE = 0.5  # of the memory available when a command starts: all its children together may hold it
+_LIMIT_IS = "the limit is half the memory available when the command started, for everything its scripts start"
 
 
 class OverLimit(str):
@@ -29,8 +34,9 @@ class OverLimit(str):
 
 
 def memory_limit() -> int:
-    """Each side's limit: half the memory available when the pair starts (both sides run at once)."""
-    return available_bytes() // 2
+    """The command's one limit for all its children together: `MEMORY_SHARE` of the memory available now (call it
+    once, when the command starts), so the machine stays usable while the scripts run."""
+    return int(available_bytes() * MEMORY_SHARE)
 
 
 def pair_folder(prefix: str = _TEMP_PREFIX) -> Path:
@@ -41,12 +47,15 @@ def pair_folder(prefix: str = _TEMP_PREFIX) -> Path:
     return pid_temp_dir(parent, prefix)
 
 
-def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...], dropout: str) -> subprocess.Popen:
+def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...], dropout: str) -> tuple[Kept, Tail]:
     return _popen(side, ["-m", "tfcompare.scripts.child.main", side, str(script), str(folder), str(steps), dropout,
                          *args], script.parent, folder)
 
 
-def _popen(side: str, argv: list[str], cwd: Path, folder: Path) -> subprocess.Popen:
+def _popen(side: str, argv: list[str], cwd: Path, folder: Path) -> tuple[Kept, Tail]:
+    """`python ARGV` in `cwd` under its keeper, its output read into a `Tail` (FOLDER/SIDE.out)."""
+    import sys
+
     import tfcompare
 
     env = dict(os.environ)
@@ -54,16 +63,19 @@ def _popen(side: str, argv: list[str], cwd: Path, folder: Path) -> subprocess.Po
     env.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
     if side == "tf2" and tfcompare.LEGACY_KERAS_SET_HERE:
         env["TF_USE_LEGACY_KERAS"] = "0"  # tf.keras is Keras 3 for a TF2 script, as when its author runs it
-    env[OWNER] = process_stamp()  # inherited by all it starts: found again if tfcompare is killed (kill_strays)
+    env[OWNER] = process_stamp()  # a second net (kill_strays) under the keeper, for what keeps its environment
     # AutoGraph's generated files and the script's own temporary files go with the pair's folder
     env["TMPDIR"] = str(folder / "tmp")
     (folder / "tmp").mkdir(exist_ok=True)
-    out = open(folder / f"{side}.out", "wb")
+    read, write = os.pipe()
     try:
-        return subprocess.Popen([sys.executable, *argv], stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                cwd=cwd, env=env, start_new_session=True, preexec_fn=die_with_parent)
+        kept = Kept([sys.executable, *argv], cwd=cwd, keeper_cwd=folder, env=env, stdout=write)
+    except BaseException:
+        os.close(read)
+        raise
     finally:
-        out.close()
+        os.close(write)
+    return kept, Tail(read, folder / f"{side}.out", side)
 
 
 def _gb(n: int) -> str:
@@ -75,44 +87,57 @@ def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, .
     """Run both sides (`dropout`: one of `dropout.MODES`); returns {side: None | "timeout" | OverLimit | exit code}
     for what each process did.
 
-    TF1's limit counts from the start; TF2's from TF1's record (it waits for TF1's weights and batches). A side
-    whose processes together hold more than `memory_limit_bytes` resident (default `memory_limit()`) is killed.
+    TF1's time limit counts from the start; TF2's from TF1's record (it waits for TF1's weights and batches). When
+    all the processes of both sides together hold more than `memory_limit_bytes` resident (default
+    `memory_limit()`), all of them are killed.
     """
     limit = memory_limit_bytes or memory_limit()
     kill_strays()  # what a pair killed by SIGKILL left running
     with sub_reaper():
         with spawning():
-            procs = {side: _start(side, script, folder, steps, args, dropout) for side, script in (("tf1", tf1),
-                                                                                                   ("tf2", tf2))}
-            tree = Descendants({side: proc.pid for side, proc in procs.items()})
+            started: dict[str, tuple[Kept, Tail]] = {}
+            try:
+                for side, script in (("tf1", tf1), ("tf2", tf2)):
+                    started[side] = _start(side, script, folder, steps, args, dropout)
+            except BaseException:
+                _end(Descendants({side: kept.pid for side, (kept, _) in started.items()}), started.values())
+                raise
+            tree = Descendants({side: kept.pid for side, (kept, _) in started.items()})
         try:
-            return _watch(procs, tree, folder, timeout_s, limit)
+            return _watch({side: kept for side, (kept, _) in started.items()}, tree, folder, timeout_s, limit)
         finally:
-            tree.kill()
-            for proc in procs.values():
-                proc.wait()
+            _end(tree, started.values())
+
+
+def _end(tree: Descendants, started) -> None:
+    """Kill every process of the tree, then take what they printed (the pipes are closed once all are gone)."""
+    tree.kill()
+    for kept, tail in started:
+        kept.reap()
+        tail.finish()
 
 
 def run_child(argv: list[str], cwd: Path, folder: Path, timeout_s: float, grace_s: float | None = 10.0,
               memory_limit_bytes: int | None = None) -> object:
-    """One TF1 child (`run-tf1`'s, `convert`'s: `python ARGV` in `cwd`, its output in FOLDER/tf1.out), under the
-    same limits and tree-kill as a pair's: returns None | "timeout" | OverLimit | exit code. At its time limit the
-    script gets Ctrl-C first (its child then saves the steps so far and where the script was), `grace_s` to write
-    that (None: no Ctrl-C), then everything it started is killed."""
-    limit = memory_limit_bytes or available_bytes()
+    """One TF1 child (`run-tf1`'s, `convert`'s: `python ARGV` in `cwd`, the tail of its output in FOLDER/tf1.out),
+    under the same limits and tree-kill as a pair's: returns None | "timeout" | OverLimit | exit code. At its time
+    limit the script gets Ctrl-C first (its child then saves the steps so far and where the script was), `grace_s`
+    to write that (None: no Ctrl-C), then everything it started is killed. The memory limit (default
+    `memory_limit()`) is for all its processes together."""
+    limit = memory_limit_bytes or memory_limit()
     kill_strays()
     with sub_reaper():
         with spawning():
-            proc = _popen("tf1", argv, cwd, folder)
+            proc, tail = _popen("tf1", argv, cwd, folder)
             tree = Descendants({"tf1": proc.pid})
         try:
             deadline, polls = time.monotonic() + timeout_s, 0
             while (code := proc.poll()) is None:
-                used = tree.scan() if polls % _SCAN_EVERY == 0 else {}
+                _, used = tree.scan() if polls % _SCAN_EVERY == 0 else ({}, 0)
                 polls += 1
-                if used.get("tf1", 0) > limit:
-                    return OverLimit(f"the TF1 script used more than {_gb(limit)} of memory ({_gb(used['tf1'])} "
-                                     "resident in its processes): stopped")
+                if used > limit:
+                    return OverLimit(f"the TF1 script used more than {_gb(limit)} of memory ({_gb(used)} resident in "
+                                     f"its processes; {_LIMIT_IS}): stopped")
                 if time.monotonic() > deadline:
                     try:
                         if grace_s is None:
@@ -125,30 +150,39 @@ def run_child(argv: list[str], cwd: Path, folder: Path, timeout_s: float, grace_
                 time.sleep(_POLL_S)
             return code
         finally:
-            tree.kill()
-            proc.wait()
+            _end(tree, [(proc, tail)])
 
 
-def _watch(procs: dict, tree: Descendants, folder: Path, timeout_s: float, limit: int) -> dict:
+def _over(limit: int, by_side: dict[str, int], total: int) -> OverLimit:
+    """Why the pair was stopped for its memory: the one side that held it, or both together."""
+    held = {side: n for side, n in by_side.items() if n}
+    if len(held) == 1:
+        side = next(iter(held))
+        return OverLimit(f"the {side.upper()} script used more than {_gb(limit)} of memory ({_gb(total)} resident in "
+                         f"its processes; {_LIMIT_IS}): stopped")
+    return OverLimit(f"the scripts used more than {_gb(limit)} of memory together (TF1 {_gb(by_side.get('tf1', 0))}, "
+                     f"TF2 {_gb(by_side.get('tf2', 0))} resident in their processes; {_LIMIT_IS}): stopped")
+
+
+def _watch(procs: dict[str, Kept], tree: Descendants, folder: Path, timeout_s: float, limit: int) -> dict:
     ended: dict[str, object] = {"tf1": None, "tf2": None}
     start = time.monotonic()
     deadline = {"tf1": start + timeout_s, "tf2": None}
     polls = 0
     while any(v is None for v in ended.values()):
         now = time.monotonic()
-        used = tree.scan() if polls % _SCAN_EVERY == 0 else {}
+        by_side, total = tree.scan() if polls % _SCAN_EVERY == 0 else ({}, 0)
         polls += 1
+        if total > limit:  # both sides and all they started, also what a side that ended left running
+            tree.kill()
+            stopped = _over(limit, by_side, total)
+            return {side: stopped if code is None else code for side, code in ended.items()}
         for side, proc in procs.items():
             if ended[side] is not None:
                 continue
             code = proc.poll()
             if code is not None:
                 ended[side] = code
-            elif used.get(side, 0) > limit:
-                tree.kill(side)
-                ended[side] = OverLimit(f"the {side.upper()} script used more than {_gb(limit)} of memory "
-                                        f"({_gb(used[side])} resident in its processes; the limit is half the memory "
-                                        "available when the pair started, as both scripts run at once): stopped")
             elif deadline[side] is not None and now > deadline[side]:
                 tree.kill(side)
                 ended[side] = "timeout"
@@ -175,12 +209,3 @@ def ended_text(label: str, ended, steps: int | None) -> str:
             name = f"signal {-ended}"
         return f"{label}'s process was ended by {name}{when}"
     return f"{label} exited with code {ended}{when}"
-
-
-def output_tail(folder: Path, side: str, lines: int = 15) -> str:
-    path = folder / f"{side}.out"
-    if not path.exists():
-        return ""
-    text = path.read_text(errors="replace").splitlines()
-    keep = [t for t in text if not t.startswith(("WARNING: All log messages", "I0000 ", "E0000 ", "W0000 "))]
-    return "\n".join(keep[-lines:])

@@ -27,6 +27,7 @@ from tfcompare.core.source_files import SourceError, check_script, read_script
 from tfcompare.core.results import json_text
 from tfcompare.scripts.pair import AGREE, FAILED as PAIR_FAILED, PairOptions, PairResult, pair_scripts
 from tfcompare.scripts.child.dropout import AS_WRITTEN, OFF
+from tfcompare.scripts.child import processes
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_child
 
 __all__ = ["ConvertOptions", "ConvertResult", "convert_script", "check_paths", "WRITTEN_AGREES", "WRITTEN_DIFFERS",
@@ -106,11 +107,11 @@ def check_paths(tf1_script: str | Path, tf2_script: str | Path, force: bool = Fa
     return Path(os.path.realpath(path.parent)) / path.name  # the link-free folder; the name itself is not followed
 
 
-def _read_tf1(old: Path, written: Path, options: ConvertOptions, folder: Path) -> dict:
+def _read_tf1(old: Path, written: Path, options: ConvertOptions, folder: Path, limit: int) -> dict:
     report = folder / "convert.json"
     ended = run_child(["-m", "tfcompare.scripts.convert.child", str(old), str(written), str(report), options.style,
                        *options.args],
-                      old.parent, folder, options.timeout_s, grace_s=None)
+                      old.parent, folder, options.timeout_s, grace_s=None, memory_limit_bytes=limit)
     if isinstance(ended, OverLimit):
         return {"status": "failed", "traceback": output_tail(folder, "tf1"), "error": str(ended)}
     if not report.exists():
@@ -155,9 +156,10 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
     started = time.perf_counter()
     old = Path(tf1_script).resolve()
     result = ConvertResult(str(tf1_script), str(tf2_script), style=options.style)
+    limit = processes.memory_limit()  # one for the command: its child, then its proof's two sides together
     folder = pair_folder("tfcompare-convert-")
     try:
-        report = _read_tf1(old, folder / "tf2.py", options, folder)
+        report = _read_tf1(old, folder / "tf2.py", options, folder, limit)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     result.todos, result.notes = list(report.get("todos", [])), list(dict.fromkeys(report.get("notes", [])))
@@ -187,7 +189,8 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
                             f"has a live dropout ({'; '.join(d['how'] for d in live)}): two processes draw different "
                             f"masks, so live dropout cannot agree step by step; {tf2_script} keeps its dropout")
         result.pair = pair_scripts(old, new, PairOptions(steps=options.steps, timeout_s=options.timeout_s,
-                                                         args=options.args, dropout=OFF if live else AS_WRITTEN))
+                                                         args=options.args, dropout=OFF if live else AS_WRITTEN,
+                                                         memory_limit_bytes=limit))
         result.status = WRITTEN_AGREES if result.pair.status == AGREE else WRITTEN_DIFFERS
         if result.pair.status == PAIR_FAILED:  # exit 3, and --json says so: not compared is no verdict
             result.status = FAILED

@@ -40,12 +40,14 @@ _NOT_SUBSTITUTED = ("tfcompare replaces only known loaders (input_data.read_data
 @dataclasses.dataclass(frozen=True)
 class PairOptions:
     """How a pair runs: K steps compared, each side's time limit, the ARGS both scripts get, dropout as written or
-    off on both sides (`dropout.MODES`)."""
+    off on both sides (`dropout.MODES`), the memory both sides may hold together (None: `processes.memory_limit()`;
+    `convert` passes its own, so its whole command has one)."""
 
     steps: int = 3
     timeout_s: float = 120.0
     args: tuple[str, ...] = ()
     dropout: str = AS_WRITTEN
+    memory_limit_bytes: int | None = None
 
     def __post_init__(self):
         if not 1 <= self.steps <= MAX_STEPS:
@@ -241,7 +243,7 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
     folder = pair_folder()
     try:
         ended = run_sides(tf1_path, tf2_path, folder, options.steps, options.args, options.timeout_s,
-                          dropout=options.dropout)
+                          memory_limit_bytes=options.memory_limit_bytes, dropout=options.dropout)
         tf1, tf2 = load(folder, "tf1"), load(folder, "tf2")
         if _failure(result, "tf1", tf1, ended["tf1"], folder, options.timeout_s) or \
                 _failure(result, "tf2", tf2, ended["tf2"], folder, options.timeout_s):
