@@ -82,6 +82,11 @@ def _gb(n: int) -> str:
     return f"{n / 1e9:.3g} GB"
 
 
+def _held(n: int) -> str:
+    """A resident size next to the limit it passed: to the MB, so it never reads as the limit itself."""
+    return f"{n / 1e9:.3f} GB"
+
+
 def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, ...], timeout_s: float,
               memory_limit_bytes: int | None = None, dropout: str = AS_WRITTEN) -> dict:
     """Run both sides (`dropout`: one of `dropout.MODES`); returns {side: None | "timeout" | OverLimit | exit code}
@@ -136,7 +141,7 @@ def run_child(argv: list[str], cwd: Path, folder: Path, timeout_s: float, grace_
                 _, used = tree.scan() if polls % _SCAN_EVERY == 0 else ({}, 0)
                 polls += 1
                 if used > limit:
-                    return OverLimit(f"the TF1 script used more than {_gb(limit)} of memory ({_gb(used)} resident in "
+                    return OverLimit(f"the TF1 script used more than {_gb(limit)} of memory ({_held(used)} resident in "
                                      f"its processes; {_LIMIT_IS}): stopped")
                 if time.monotonic() > deadline:
                     try:
@@ -158,10 +163,10 @@ def _over(limit: int, by_side: dict[str, int], total: int) -> OverLimit:
     held = {side: n for side, n in by_side.items() if n}
     if len(held) == 1:
         side = next(iter(held))
-        return OverLimit(f"the {side.upper()} script used more than {_gb(limit)} of memory ({_gb(total)} resident in "
+        return OverLimit(f"the {side.upper()} script used more than {_gb(limit)} of memory ({_held(total)} resident in "
                          f"its processes; {_LIMIT_IS}): stopped")
-    return OverLimit(f"the scripts used more than {_gb(limit)} of memory together (TF1 {_gb(by_side.get('tf1', 0))}, "
-                     f"TF2 {_gb(by_side.get('tf2', 0))} resident in their processes; {_LIMIT_IS}): stopped")
+    return OverLimit(f"the scripts used more than {_gb(limit)} of memory together (TF1 {_held(by_side.get('tf1', 0))}, "
+                     f"TF2 {_held(by_side.get('tf2', 0))} resident in their processes; {_LIMIT_IS}): stopped")
 
 
 def _watch(procs: dict[str, Kept], tree: Descendants, folder: Path, timeout_s: float, limit: int) -> dict:
