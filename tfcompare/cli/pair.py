@@ -62,8 +62,10 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, log
     options = PairOptions(steps=steps, timeout_s=timeout_s, args=tuple(args), dropout=dropout)
     try:
         result = pair_scripts(tf1_script, tf2_script, options)
-    finally:
-        importer.join()  # never exit with TensorFlow half imported (nor after tfcompare's own failure)
+    except Exception:  # tfcompare's own failure exits 3 (`own_failure_exits_3`), not with TensorFlow half imported;
+        importer.join()  # an interrupt does not wait for the import (it exits at once, see `_process._exit`)
+        raise
+    importer.join()  # never exit with TensorFlow half imported
     folder = None
     if result.status != FAILED or result.findings:  # a run that could not compare keeps what it learned
         from tfcompare.report.tensorboard import write_pair
