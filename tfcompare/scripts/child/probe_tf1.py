@@ -202,10 +202,17 @@ class TF1Probe:
                 self._start = noise.snapshot(self, sess)
                 self._optimizer(sess)
             before = self._run(sess, variables)
-            rec.learning_rates.append(self._learning_rate(sess, dict(feed_dict or {})))  # at the step's global step
-        # the script's own run, with what the step computes added to its fetches: one batch, one set of draws
-        result, loss, grad_values, pulled = self._run(sess, [fetches, self.loss, grads, self._sources], feed_dict,
-                                                       options, run_metadata)
+            if step == 0:
+                self._state_of(variables)
+                pre = self._run(sess, self._state) if self._state else []
+        # the script's own run, with what the step computes added to its fetches: one batch, one set of draws,
+        # one run of its update ops
+        result, loss, grad_values, pulled, rate = self._run(
+            sess, [fetches, self.loss, grads, self._sources, self._fetched_rate()], feed_dict, options, run_metadata)
+        if step == 0:  # the state just before the script's first run: what that run alone changed is compared
+            for entry, value in zip(self.record.state, pre):
+                self.record.arrays[f"state/init/{entry['key']}"] = np.asarray(value)
+        rec.learning_rates.append(self._rate_used(rate))
         feed = {**dict(feed_dict or {}), **dict(zip(self._sources, pulled))}  # the batch this step consumed
         with _quiet():
             self._record(sess, step, feed, loss, grad_values, before, variables)
@@ -219,7 +226,6 @@ class TF1Probe:
         loss = np.asarray(loss)
         if step == 0:
             self._first(sess, feed, before)
-            self._state_of(variables)
             self._at_start(sess, feed, loss)
         for entry, value in zip(rec.state, self._run(sess, self._state) if self._state else []):
             rec.arrays[f"state/{step}/{entry['key']}"] = np.asarray(value)
@@ -269,14 +275,26 @@ class TF1Probe:
         finally:
             noise.restore(sess, now)
 
-    def _learning_rate(self, sess, feed) -> float | None:
-        """The rate this step's update uses (a schedule's, read at the step's global step)."""
+    def _fetched_rate(self) -> list:
+        """The learning-rate tensor to add to the step's own fetches: read in another run, a rate built under the
+        train op's `control_dependencies` (UPDATE_OPS) would run the batch norm's updates a second time, and
+        pull a batch from a pipeline. A constant is read without running anything; a rate inside a control flow
+        the step builds is not read."""
+        rate = self._rate
+        if rate is None or tf.get_static_value(rate) is not None:
+            return []
+        if getattr(rate.op, "_control_flow_context", None) is not None or not rate.graph.is_fetchable(rate):
+            return []
+        return [rate]
+
+    def _rate_used(self, fetched: list) -> float | None:
+        """The rate this step's update used (a schedule's, at the step's global step)."""
         if self._rate is None:
             return None
-        try:
-            return float(np.asarray(self._run(sess, self._rate, feed)))
-        except Exception:  # fed only inside a control flow the step builds: not read
-            return None
+        static = tf.get_static_value(self._rate)
+        if static is not None:
+            return float(np.asarray(static))
+        return float(np.asarray(fetched[0])) if fetched else None
 
     def _feeds(self, feed: dict) -> dict[str, np.ndarray]:
         return {feed_name(key): np.asarray(value) for key, value in feed.items()}

@@ -3,8 +3,12 @@
 A training-mode loss never reads a moving statistic, so two scripts can agree on every loss, gradient and weight
 while their models predict differently at inference: a Keras momentum of 0.99 against TF1's decay of 0.9, or a
 TF1 train op that does not run its batch norm's UPDATE_OPS. Each side records every non-trainable float variable
-of rank >= 1 (optimizer slots left out) before the first step and after each step; they pair by shape, then by
-what their names say (mean, variance), then by creation order, and are compared after the last step both ran.
+of rank >= 1 (optimizer slots left out) just before the first step and after it (TF1: around the script's own
+first `Session.run`); they pair by shape, then by what their names say (mean, variance), then by creation order,
+and are compared after that first step. Only the first step: from it on, TF1's reads between steps (the
+checks that put the starting weights back) can run a batch norm's updates that a train op built under
+`control_dependencies(UPDATE_OPS)` made its own slots' initialisers wait on, and the sides' states would drift
+for a reason that is tfcompare's.
 """
 
 from __future__ import annotations
@@ -56,13 +60,13 @@ def _values(rec: SideRecord, key: str, steps: int) -> list[np.ndarray]:
 
 
 def state_findings(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
-    """A decisive finding per paired state that differs after the last common step, naming the likely cause."""
+    """A decisive finding per paired state that differs after the first step, naming the likely cause."""
     steps = min(tf1.steps, tf2.steps)
     out = []
     for a, b in pair_state(tf1, tf2)[0]:
         one, two = _values(tf1, a["key"], steps), _values(tf2, b["key"], steps)
-        k = min(len(one), len(two)) - 1
-        if k < 1:
+        k = 1  # see the module docstring: the first step's update, which nothing of tfcompare's ran in between
+        if min(len(one), len(two)) < 2:
             continue
         err = relative(one[k], two[k])
         if err <= REL_TOL or np.allclose(one[k], two[k], rtol=REL_TOL, atol=1e-6):
@@ -77,6 +81,7 @@ def _label(a: dict, b: dict) -> str:
 
 
 def _cause(a: dict, b: dict, one: list, two: list) -> str:
+    one, two = one[:2], two[:2]
     moved1 = any(not np.array_equal(one[0], v) for v in one[1:])
     moved2 = any(not np.array_equal(two[0], v) for v in two[1:])
     if moved2 and not moved1:
