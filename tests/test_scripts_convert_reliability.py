@@ -421,3 +421,19 @@ def test_a_script_is_read_in_its_declared_encoding(tmp_path):
     bad.write_bytes(b"s = '\xe9'\n")  # latin-1 bytes, no coding line: not UTF-8
     with pytest.raises(SourceError, match="not text in its declared encoding"):
         read_script(bad)
+
+
+@pytest.mark.parametrize("command", ["run-tf1", "convert", "pair"])
+@pytest.mark.parametrize("content,message", [
+    (b"import tensorflow as tf\nx = (\n", "is not valid Python: '(' was never closed (line 2)"),
+    (bytes(range(256)) * 2, "not text in its declared encoding (binary?)"),
+])
+def test_a_script_that_is_not_python_is_a_usage_error_naming_it(tmp_path, monkeypatch, command, content, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.py").write_bytes(content)
+    args = {"run-tf1": ["run-tf1", "bad.py"], "convert": ["convert", "bad.py", "-o", "new.py"],
+            "pair": ["pair", "bad.py", "bad.py"]}[command]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "'bad.py' " + message in result.output and "Traceback" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.py"]  # nothing ran, nothing written

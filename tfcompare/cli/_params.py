@@ -60,17 +60,24 @@ _LOGDIR, _SERVED = _Folder(), _Folder(read=True)
 
 class _Script(click.ParamType):
     """A user's script argument (convert, run-tf1, pair): a regular file under `MAX_SCRIPT_BYTES`, checked from
-    `os.stat` alone before anything runs: a FIFO is never opened (that blocks), /dev/zero never read (endless)."""
+    `os.stat` alone before anything runs: a FIFO is never opened (that blocks), /dev/zero never read (endless);
+    then read in its declared encoding and compiled, so binary data or a SyntaxError is a usage error naming the
+    file and line, not a traceback from a child."""
 
     name = "script"
 
     def convert(self, value, param, ctx):
-        from tfcompare.core.source_files import SourceError, check_script
+        from tfcompare.core.source_files import SourceError, check_script, read_script
 
         try:
             check_script(value)
+            text = read_script(value)  # a regular file under the cap: safe to read here, in the parent
         except SourceError as exc:
             self.fail(f"{value!r} {exc}", param, ctx)
+        try:
+            compile(text, value, "exec", dont_inherit=True)
+        except SyntaxError as exc:  # ValueError: NUL bytes, caught by read_script
+            self.fail(f"{value!r} is not valid Python: {exc.msg} (line {exc.lineno})", param, ctx)
         return value
 
 
