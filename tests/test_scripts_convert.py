@@ -698,7 +698,7 @@ def test_cli_usage_errors_exit_2(tmp_path):
     existing.write_text("# mine\n")
     runner = CliRunner()
     result = runner.invoke(cli, ["convert", str(script), "-o", str(existing)])
-    assert result.exit_code == 2 and "exists (use --force to overwrite it)" in result.output
+    assert result.exit_code == 2 and "exists; tfcompare does not overwrite it (use --force to replace it)" in result.output
     assert existing.read_text() == "# mine\n"
     result = runner.invoke(cli, ["convert", str(script), "-o", str(script)])
     assert result.exit_code == 2 and "is OLD.py itself" in result.output

@@ -212,7 +212,7 @@ def _fake_tf1(monkeypatch, during=None, text: str = "# the rewrite\n") -> list:
     """The TF1 child replaced (its report, as if it had read the script), running `during` while it "runs"."""
     calls = []
 
-    def read(old, written, options, folder):
+    def read(old, written, options, folder, limit=None):
         calls.append(old)
         if during is not None:
             during()
@@ -427,7 +427,7 @@ def test_a_script_is_read_in_its_declared_encoding(tmp_path):
 @pytest.mark.parametrize("content,message", [
     (b"import tensorflow as tf\nx = (\n", "is not valid Python: '(' was never closed (line 2)"),
     (bytes(range(256)) * 2, "not text in its declared encoding (binary?)"),
-])
+], ids=["syntax-error", "binary"])
 def test_a_script_that_is_not_python_is_a_usage_error_naming_it(tmp_path, monkeypatch, command, content, message):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.py").write_bytes(content)

@@ -103,6 +103,8 @@ def check_paths(tf1_script: str | Path, tf2_script: str | Path, force: bool = Fa
         raise ValueError(f"{str(tf1_script)!r} {exc}") from None
     if os.path.exists(tf2_script) and os.path.samefile(tf2_script, tf1_script):
         raise ValueError(f"{tf2_script} is OLD.py itself: write the TF2 script to another file")
+    if not force and os.path.isfile(tf2_script) and not os.path.islink(tf2_script):
+        raise ValueError(f"{str(tf2_script)!r} exists; tfcompare does not overwrite it (use --force to replace it)")
     path = new_file(str(tf2_script), replace=force)  # a BadPath (a ValueError) names the path and why
     return Path(os.path.realpath(path.parent)) / path.name  # the link-free folder; the name itself is not followed
 
