@@ -54,24 +54,24 @@ def pair_state(tf1: SideRecord, tf2: SideRecord) -> tuple[list[tuple[dict, dict]
     return pairs, left1, left2
 
 
-def _values(rec: SideRecord, key: str, steps: int) -> list[np.ndarray]:
-    return [rec.arrays[f"state/init/{key}"]] + [rec.arrays[f"state/{k}/{key}"] for k in range(steps)
-                                                  if f"state/{k}/{key}" in rec.arrays]
+def _first_step(rec: SideRecord, key: str) -> list[np.ndarray]:
+    """[before, after] the first step (after missing when the side recorded no step)."""
+    return [rec.arrays[f"state/init/{key}"]] + ([rec.arrays[f"state/0/{key}"]] if f"state/0/{key}" in rec.arrays
+                                                else [])
 
 
 def state_findings(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     """A decisive finding per paired state that differs after the first step, naming the likely cause."""
-    steps = min(tf1.steps, tf2.steps)
     out = []
     for a, b in pair_state(tf1, tf2)[0]:
-        one, two = _values(tf1, a["key"], steps), _values(tf2, b["key"], steps)
-        k = 1  # see the module docstring: the first step's update, which nothing of tfcompare's ran in between
+        # the first step's update only, which nothing of tfcompare's ran in between (see the module docstring)
+        one, two = _first_step(tf1, a["key"]), _first_step(tf2, b["key"])
         if min(len(one), len(two)) < 2:
             continue
-        err = relative(one[k], two[k])
-        if err <= REL_TOL or np.allclose(one[k], two[k], rtol=REL_TOL, atol=1e-6):
+        err = relative(one[1], two[1])
+        if err <= REL_TOL or np.allclose(one[1], two[1], rtol=REL_TOL, atol=1e-6):
             continue
-        out.append(Finding("state", f"{_label(a, b)} after step {k}: rel err {err:.2g} (over {REL_TOL:g}); "
+        out.append(Finding("state", f"{_label(a, b)} after step 1: rel err {err:.2g} (over {REL_TOL:g}); "
                                     f"{_cause(a, b, one, two)}", True))
     return out
 
@@ -81,9 +81,7 @@ def _label(a: dict, b: dict) -> str:
 
 
 def _cause(a: dict, b: dict, one: list, two: list) -> str:
-    one, two = one[:2], two[:2]
-    moved1 = any(not np.array_equal(one[0], v) for v in one[1:])
-    moved2 = any(not np.array_equal(two[0], v) for v in two[1:])
+    moved1, moved2 = not np.array_equal(one[0], one[1]), not np.array_equal(two[0], two[1])
     if moved2 and not moved1:
         return (f"TF1 never updates {a['name']}: the train op does not run its update (a batch norm's UPDATE_OPS "
                 "not made a control dependency of the train op)")
