@@ -133,7 +133,7 @@ def measure(probe, sess) -> None:
                           "when read twice: the step draws random numbers, so its noise floor cannot be measured")
         return
     variables = [v for _, v in probe.grads_and_vars]
-    grads = [g for g, _ in probe.grads_and_vars]
+    grads = probe.raw_grads
     keys = [v.key for v in rec.variables]
     floors: list[dict] = []
     used = []

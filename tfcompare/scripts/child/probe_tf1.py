@@ -21,6 +21,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.client import session as _session
 
+from tfcompare.core.gradient_transforms import tf1_transform
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
 from tfcompare.core.schedules import tf1_text
@@ -82,7 +83,10 @@ def optimizer_patches(found: dict) -> list[tuple]:
     def compute_gradients(self, loss, *args, **kwargs):
         if "train_op" not in found:  # the loss of the first train op, not of a later optimizer's
             found["loss"] = loss
-        return compute(self, loss, *args, **kwargs)
+        out = compute(self, loss, *args, **kwargs)
+        if "train_op" not in found:
+            found.setdefault("raw", {}).update({id(v): g for g, v in out if g is not None})
+        return out
 
     def apply_gradients(self, grads_and_vars, *args, **kwargs):
         grads_and_vars = list(grads_and_vars)
@@ -92,6 +96,9 @@ def optimizer_patches(found: dict) -> list[tuple]:
                 found["loss"] = _summed(found["gradients_of"])
             found["train_op"] = op
             found["grads_and_vars"] = [(g, v) for g, v in grads_and_vars if g is not None]
+            # the gradients before any transform the script makes between computing and applying them (clipping)
+            raw = found.get("raw", {})
+            found["raw_grads"] = [raw.get(id(v), g) for g, v in found["grads_and_vars"]]
         return op
 
     return [(optimizer, "compute_gradients", compute_gradients), (optimizer, "apply_gradients", apply_gradients),
@@ -104,10 +111,14 @@ def _gradients_patches(found: dict) -> list[tuple]:
     modules = {id(m): m for m in (tf, tf.compat.v1, importlib.import_module("tensorflow.compat.v1"))}.values()
     patches = []
     for module in modules:
-        def gradients(ys, *args, _original=module.gradients, **kwargs):
+        def gradients(ys, xs, *args, _original=module.gradients, **kwargs):
             if "train_op" not in found:
                 found["gradients_of"] = ys
-            return _original(ys, *args, **kwargs)
+            out = _original(ys, xs, *args, **kwargs)
+            if "train_op" not in found:
+                sources = list(xs) if isinstance(xs, (list, tuple)) else [xs]
+                found.setdefault("raw", {}).update({id(x): g for x, g in zip(sources, out) if g is not None})
+            return out
         patches.append((module, "gradients", gradients))
     return patches
 
@@ -165,6 +176,12 @@ class TF1Probe:
     def grads_and_vars(self) -> list:
         return self.found["grads_and_vars"]
 
+    @property
+    def raw_grads(self) -> list:
+        """The gradients as computed, before the script's transform (clipping): what is recorded and compared;
+        the transform is read as a setting (`gradient_transforms.tf1_transform`)."""
+        return self.found["raw_grads"]
+
     def install(self) -> None:
         """For this whole process (the child that runs the TF1 script)."""
         tf.compat.v1.disable_v2_behavior()
@@ -195,9 +212,10 @@ class TF1Probe:
     def _step(self, sess, fetches, feed_dict, options, run_metadata):
         rec, step = self.record, self.record.steps
         variables = [v for _, v in self.grads_and_vars]
-        grads = [g for g, _ in self.grads_and_vars]
+        grads = self.raw_grads
         with _quiet():
             if step == 0:
+                self.record.gradient_transform = tf1_transform(grads, [g for g, _ in self.grads_and_vars])
                 self._sources = pipeline_outputs(self.loss)
                 self._start = noise.snapshot(self, sess)
                 self._optimizer(sess)

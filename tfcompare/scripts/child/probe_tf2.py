@@ -55,6 +55,7 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.step_args = None
         self.after_taken = -1
         self.optimizer = None
+        self.applied: dict | None = None  # the first step's gradient transform by hand (KerasObserver)
         self.mixed = False  # the step's batch arguments cannot all take TF1's feeds: none are replaced
 
     # --- installation -------------------------------------------------------------------------------------

@@ -91,6 +91,9 @@ class SideRecord:
     # {key, name, shape, momentum (a Keras layer's, where it has one)}; values in arrays state/<step>/<key>, the
     # values before the first step in state/init/<key>
     state: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    # what the step does to its gradients before applying them (clipping): see core.gradient_transforms
+    gradient_transform: dict[str, Any] = dataclasses.field(default_factory=lambda: {"kind": "none", "value": None,
+                                                                                    "source": ""})
     arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)
 
     @property

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
+from tfcompare.core.gradient_transforms import keras_transform
 from tfcompare.core.optimizer_replay import tf2_optimizer
 from tfcompare.core.schedules import is_schedule, keras_text
 from tfcompare.scripts.child.tf2_inputs import _is_batch
@@ -32,6 +33,7 @@ class AfterSteps:
             if side is not None:
                 rec.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings,
                                  "extras": side.extras}
+                rec.gradient_transform = keras_transform(side.extras)
                 rate = side.settings.get("learning_rate")
                 rec.schedule = "" if rate is None else "constant" if not is_schedule(rate) else keras_text(rate)
             try:
@@ -39,6 +41,8 @@ class AfterSteps:
                 rec.optimizer_config = keras.optimizers.serialize(self.optimizer)
             except Exception:
                 pass
+        if rec.gradient_transform["kind"] == "none" and self.applied is not None:
+            rec.gradient_transform = self.applied  # clipped by hand between the tape and apply_gradients
         if rec.steps and self.step_fn is None and self.fit_model is None:
             rec.substitution.append("TF2's step inputs were not replaced: its gradient is taken outside a function "
                                     "(inline in a loop), so both scripts must read the same data")

@@ -12,6 +12,8 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager import record as _tape
 
+from tfcompare.core.gradient_transforms import inferred_transform, none
+
 from tfcompare.scripts.child.probe_tf1 import Stop
 
 __all__ = ["KerasObserver"]
@@ -32,6 +34,7 @@ class KerasObserver:
         def apply_patched(optimizer, grads, trainable_variables=None):
             if not probe.busy and probe.mode == "normal" and probe.record.steps:
                 probe._take_rate(optimizer)
+                probe._take_applied(grads, trainable_variables)
             out = apply(optimizer, grads, trainable_variables)
             if not probe.busy and probe.mode == "normal" and probe.record.steps:
                 probe.optimizer = optimizer
@@ -51,6 +54,24 @@ class KerasObserver:
 
         BaseOptimizer.apply, keras.Model.fit = apply_patched, fit_patched
         self._install_dropout(keras)
+
+    def _take_applied(self, grads, variables) -> None:
+        """The first step's gradients as given to the optimizer: a script that clips them by hand between the
+        tape and `apply_gradients` has a transform the optimizer's settings do not show."""
+        if self.record.steps != 1 or self.applied is not None or variables is None:
+            return
+        grads, keys = list(grads), [self._key(v) for v in variables]
+        recorded = [(self.record.arrays.get(f"grad/0/{k}"), g) for k, g in zip(keys, grads)
+                    if k is not None and g is not None]
+        if recorded and all(r is not None for r, _ in recorded):
+            self.busy = True
+            try:
+                self.applied = inferred_transform([r for r, _ in recorded],
+                                                  [np.asarray(tf.convert_to_tensor(g)) for _, g in recorded])
+            except Exception:  # sparse or odd gradients: the transform stays unseen
+                self.applied = none()
+            finally:
+                self.busy = False
 
     def _take_rate(self, optimizer) -> None:
         """The learning rate this step's update uses (a schedule's at the optimizer's iterations, before they

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tfcompare.core import gradient_transforms
 from tfcompare.core.equivalence import TOLERANCES
 from tfcompare.core.errors import legacy_hint
 from tfcompare.core.results import json_text
@@ -121,7 +122,8 @@ class PairResult:
             # TF1's optimizer shows the rate at its first step; TF2's shows its schedule already
             scheduled = f", learning rate {s['schedule']}" if side == "tf1" and s.get("schedule") not in \
                 (None, "", "constant") else ""
-            out.append(f"{side.upper()}: optimizer {s.get('optimizer')}{scheduled}, loss reduction "
+            clipped = "" if s.get("clipping", "none") == "none" else f", {s['clipping']}"
+            out.append(f"{side.upper()}: optimizer {s.get('optimizer')}{scheduled}{clipped}, loss reduction "
                        f"{s.get('reduction')}, "
                        f"forward ops {s.get('ops')}, ran on {s.get('device')}")
         steps_agree = all(c.ok for c in self.checks)
@@ -179,7 +181,9 @@ def _side_summary(record: SideRecord) -> dict:
     return {"optimizer": optimizer_text(record.optimizer), "reduction": reduction_of(record) if record.reduction_ratio
             is not None else f"unknown ({record.reduction_note})", "ops": ops, "device": record.device,
             "steps_recorded": record.steps, "seconds": round(record.seconds, 3), "step_function": record.step_function,
-            "schedule": record.schedule, "learning_rates": record.learning_rates}
+            "schedule": record.schedule, "learning_rates": record.learning_rates,
+            "clipping": "none" if record.gradient_transform["kind"] == "none" else
+            gradient_transforms.text(record.gradient_transform)}
 
 
 def _failure(result: PairResult, side: str, record: SideRecord | None, ended, folder: Path, timeout_s: float) -> bool:

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from tfcompare.core.equivalence import TOLERANCES, compare
+from tfcompare.core.gradient_transforms import KERAS_KEYS, apply as apply_transform, difference
 from tfcompare.core.schedules import is_schedule, setting_text
 from tfcompare.scripts.child import initialisation, noise
 from tfcompare.scripts.pair import inputs
@@ -201,14 +202,21 @@ def _optimizer(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
         kind = "learning_rate" if key == "learning_rate" else "setting"
         out.append(Finding(kind, f"{key}: {_fmt(value)} in TF1, {_fmt(other)} in TF2 (both {one['kind']}) {fits}",
                            True))
-    if two.get("extras"):
-        out.append(Finding("setting", f"Keras-only settings on in TF2: {two['extras']}", True))
+    extras = {k: v for k, v in (two.get("extras") or {}).items() if k not in KERAS_KEYS.values()}
+    if extras:  # clipping is a setting both sides have: `_gradient_transform` compares it
+        out.append(Finding("setting", f"Keras-only settings on in TF2: {extras}", True))
     from tfcompare.core.optimizer_replay import FORMULAS  # TensorFlow: imported only once the scripts have run
 
     if not out and one["kind"] in FORMULAS and two["source"].startswith("keras"):
         out.append(Finding("setting", f"{one['kind']}: every setting matches, but the formulas differ: "
                                       f"{FORMULAS[one['kind']]} {fits}"))
     return out
+
+
+def _gradient_transform(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
+    """Clipping as one setting on both sides (TF1's graph ops, Keras's optimizer setting, or by hand)."""
+    said = difference(tf1.gradient_transform, tf2.gradient_transform)
+    return [Finding("gradient transform", said, True)] if said else []
 
 
 def _rates(rates: list) -> str:
@@ -339,7 +347,8 @@ def _reduction(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
 
 def unpaired_findings(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     """What differs besides the variables, when they cannot be paired: each side's first step on its own."""
-    optimizer = [f for f in _optimizer(tf1, tf2) if "the formulas differ" not in f.text]
+    optimizer = [f for f in _optimizer(tf1, tf2) + _gradient_transform(tf1, tf2)
+                 if "the formulas differ" not in f.text]
     return _reduction(tf1, tf2) + optimizer + _ops(tf1, tf2)
 
 
@@ -347,7 +356,7 @@ def findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -
     out = _where(checks)
     update_only = bool(out) and "the update" in out[0].text
     out += _reduction(tf1, tf2)
-    optimizer = _optimizer(tf1, tf2) + _learning_rates(tf1, tf2, len(checks))
+    optimizer = _optimizer(tf1, tf2) + _gradient_transform(tf1, tf2) + _learning_rates(tf1, tf2, len(checks))
     if not update_only:  # a formula difference is named only when it is what the steps show
         optimizer = [f for f in optimizer if "the formulas differ" not in f.text]
     out += optimizer
@@ -393,8 +402,18 @@ def _replay(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
         tf2_object = keras.optimizers.deserialize(tf2.optimizer_config)
     except Exception:  # an optimizer class of the script's own: nothing to rebuild it from
         return []
+    if difference(tf1.gradient_transform, tf2.gradient_transform):
+        return []  # the clipping differs, and is said so: a replay of the optimizers would only repeat it
     keys = [a for a, _, _ in pairs]
     weights, grads = tf1.weights("before", 0), tf1.weights("grad", 0)
+    if tf1.gradient_transform["kind"] != "none":  # both clip alike: TF1's clipped gradients, Keras's clip off
+        grads = apply_transform(tf1.gradient_transform, {k: grads[k] for k in keys})
+        config = dict(tf2.optimizer_config, config={**tf2.optimizer_config.get("config", {}),
+                                                    **{k: None for k in KERAS_KEYS.values()}})
+        try:
+            tf2_object = keras.optimizers.deserialize(config)
+        except Exception:
+            return []
     found = replay(OptimizerSide(**tf1.optimizer), OptimizerSide(**tf2.optimizer), tf2_object,
                    {k: weights[k] for k in keys}, {k: grads[k] for k in keys}, tf1.steps, _TOL.rtol,
                    (tf1.learning_rates, tf2.learning_rates))
