@@ -26,6 +26,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
 from tfcompare.core.schedules import tf1_text
 from tfcompare.scripts.child import batches, dropout, initialisation, noise
+from tfcompare.scripts.child.layouts import find_cells
 from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
 
 __all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches", "op_site", "pipeline_outputs"]
@@ -347,6 +348,7 @@ class TF1Probe:
                               "kind": kind,
                               "high": int(value.max()) + 1 if kind in ("int", "ids") and value.size else None,
                               "value": value.item() if kind == "scalar" else None})
+        rec.cells = find_cells(rec.variables, sess.graph)
         forward = ancestors([self.loss])
         rec.ops = forward_op_counts(op.type for op in forward)
         rec.dropout = dropout.fed_rates(self._run, sess, feed, forward, lambda op: op_site(op, self.script))

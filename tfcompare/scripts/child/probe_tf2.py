@@ -18,6 +18,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from tfcompare.scripts.child import dropout
+from tfcompare.scripts.child.layouts import virtualise
 from tfcompare.scripts.child.record import SideRecord
 from tfcompare.scripts.child.tf2_after_steps import AfterSteps
 from tfcompare.scripts.child.tf2_inputs import InputSubstitution, SubstitutionError
@@ -35,7 +36,9 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
 
     def __init__(self, record: SideRecord, tf1: SideRecord, steps: int, script: str,
                  dropout_mode: str = dropout.AS_WRITTEN):
-        self.record, self.tf1, self.steps, self.script = record, tf1, steps, script
+        # TF1's record as written, and as seen in the Keras layouts of its RNN cells (layouts.virtualise)
+        self.tf1_written = tf1
+        self.record, self.tf1, self.steps, self.script = record, virtualise(tf1), steps, script
         self.dropout_mode = dropout_mode
         self.variables: dict[str, tf.Variable] = {}  # trainable, by key
         self.by_id: dict[int, str] = {}

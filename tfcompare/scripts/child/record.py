@@ -44,6 +44,7 @@ class Variable:
     used: int | None = None
     init: dict[str, float] = dataclasses.field(default_factory=dict)
     scheme: dict | None = None  # how it was initialised, where that can be read (see initialisation)
+    layout: str = ""  # a TF1 cell's variables seen in a Keras layer's layout (see layouts), in words
 
     def label(self) -> str:
         return f"{self.name} {tuple(self.shape)} ({self.site})"
@@ -94,6 +95,10 @@ class SideRecord:
     # what the step does to its gradients before applying them (clipping): see core.gradient_transforms
     gradient_transform: dict[str, Any] = dataclasses.field(default_factory=lambda: {"kind": "none", "value": None,
                                                                                     "source": ""})
+    # TF1: the GRU/LSTM cells among the trained variables (layouts.find_cells); TF2: the layout variant each
+    # cell was paired in (layouts.RESET_AFTER), by the cell's prefix
+    cells: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    layouts: dict[str, str] = dataclasses.field(default_factory=dict)
     arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)
 
     @property

@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.child.align import PairingError, confirm
+from tfcompare.scripts.child.layouts import tried
 from tfcompare.scripts.child.probe_tf1 import Stop
 from tfcompare.scripts.child.record import forward_op_counts
 
@@ -106,7 +107,9 @@ class StepObserver:
         except PairingError as exc:
             # not compared; the step still runs once, so the checks that need no pairing (optimizer and its
             # update, loss reduction, forward ops) can say what else differs
-            rec.status, rec.error = "unpairable", str(exc)
+            head, _, lists = str(exc).partition("\n")
+            said = tried(self.tf1_written)
+            rec.status, rec.error = "unpairable", f"{head}; {said}\n{lists}" if said else str(exc)
             self.pairs, self.unpaired = {k: k for k in stepped}, True
             return
         rec.variables = mine + [v for v in rec.variables if v.key not in stepped]

@@ -17,6 +17,7 @@ from tensorflow.python.ops import resource_variable_ops as _rvo
 
 from tfcompare.scripts.child import initialisation
 from tfcompare.scripts.child.align import provisional
+from tfcompare.scripts.child.layouts import RESET_AFTER, reset_after_variant, virtualise
 from tfcompare.scripts.child.record import Variable, stats
 
 __all__ = ["VariableObserver"]
@@ -55,6 +56,10 @@ class VariableObserver:
         key = f"v{len(self.variables)}"
         shape = tuple(value.shape)
         partner = provisional(self.tf1.variables, list(shape), self.made.get(shape, 0))
+        if partner is None and (cell := reset_after_variant(self.tf1_written, list(shape), rec.layouts)):
+            rec.layouts[cell] = RESET_AFTER  # a Keras GRU(reset_after=True) bias: (2, 3 x units)
+            self.tf1 = virtualise(self.tf1_written, rec.layouts)
+            partner = provisional(self.tf1.variables, list(shape), self.made.get(shape, 0))
         self.made[shape] = self.made.get(shape, 0) + 1
         if partner is not None:
             self.pairs[key] = partner.key

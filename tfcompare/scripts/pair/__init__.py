@@ -24,6 +24,7 @@ from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, 
 from tfcompare.scripts.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
                                             unpaired_findings)
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_sides
+from tfcompare.scripts.child.layouts import layout_findings, virtualise
 from tfcompare.scripts.child.record import SideRecord, load, load_progress
 from tfcompare.scripts.pair.state import pair_state, state_findings
 
@@ -249,6 +250,8 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
         ended = run_sides(tf1_path, tf2_path, folder, options.steps, options.args, options.timeout_s,
                           memory_limit_bytes=options.memory_limit_bytes, dropout=options.dropout)
         tf1, tf2 = load(folder, "tf1"), load(folder, "tf2")
+        if tf1 is not None:  # its RNN cells in the layouts TF2 paired them in, as the TF2 child saw it
+            tf1 = virtualise(tf1, tf2.layouts if tf2 is not None else {})
         if _failure(result, "tf1", tf1, ended["tf1"], folder, options.timeout_s) or \
                 _failure(result, "tf2", tf2, ended["tf2"], folder, options.timeout_s):
             if tf2 is not None and tf2.status == "unpairable" and tf2.steps:
@@ -266,13 +269,15 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
 def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
     pairs = [tuple(p) for p in tf2.pairing]
     result.pairing = [{"tf1": tf1.var(a).name, "tf2": tf2.var(b).name, "shape": tf1.var(a).shape,
-                       "tf2_site": tf2.var(b).site, "how": how} for a, b, how in pairs]
+                       "tf2_site": tf2.var(b).site,
+                       "how": how + (f"; {tf1.var(a).layout}" if tf1.var(a).layout else "")} for a, b, how in pairs]
     result.checks = step_checks(tf1, tf2, pairs)
     result.noise_floor = (f"TF1's {tf1.steps} steps replayed from the same initial weights with {tf1.floor_how}; the "
                           "largest gap to the original run, per step and tensor" if tf1.floor else
                           f"not measured: {tf1.floor_note or 'TF1 stopped before its steps were replayed'}; the "
                           "element-wise tolerance alone is used")
-    result.findings = findings(tf1, tf2, pairs, result.checks) + state_findings(tf1, tf2)
+    result.findings = findings(tf1, tf2, pairs, result.checks) + state_findings(tf1, tf2) + [
+        Finding("layout", text, decisive) for text, decisive in layout_findings(tf2.layouts)]
     paired, left1, left2 = pair_state(tf1, tf2)
     result.state = [{"tf1": a["name"], "tf2": b["name"], "shape": a["shape"]} for a, b in paired]
     for side, left in (("TF1", left1), ("TF2", left2)):

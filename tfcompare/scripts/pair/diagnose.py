@@ -294,7 +294,13 @@ def _init(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
         if f"init/{key1}" not in tf1.arrays or f"init/{key2}" not in tf2.arrays:
             continue
         why = initialisation.differs(tf1.arrays[f"init/{key1}"], tf2.arrays[f"init/{key2}"], a.scheme)
-        if why:
+        if why and a.layout:  # a cell's weights in another layout: no Keras setting draws TF1's distribution
+            out.append(Finding("initialisation", f"initialisation of {a.name} {tuple(a.shape)} ({b.name}, {b.site}, "
+                                                 f"{initialisation.scheme_text(b.scheme)}): {why}; not judged: TF1 "
+                                                 "draws the cell's kernels over [x; h] as one matrix, Keras draws "
+                                                 "kernel and recurrent_kernel apart (no setting makes them the "
+                                                 "same); a run from scratch starts from other values"))
+        elif why:
             out.append(Finding("initialisation", f"initialisation of {a.name} {tuple(a.shape)}: TF1 "
                                                  f"{initialisation.scheme_text(a.scheme)}, TF2 ({b.name}, {b.site}) "
                                                  f"{initialisation.scheme_text(b.scheme)}: {why}; the steps were "
