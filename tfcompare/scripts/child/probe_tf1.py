@@ -25,7 +25,7 @@ from tfcompare.core.gradient_transforms import tf1_transform
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
 from tfcompare.core.schedules import tf1_text
-from tfcompare.scripts.child import batches, dropout, initialisation, noise
+from tfcompare.scripts.child import batches, dropout, initialisation, loss_parts, noise
 from tfcompare.scripts.child.layouts import find_cells
 from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
 
@@ -291,6 +291,10 @@ class TF1Probe:
         try:
             self._reduction(sess, feed, loss)
             self.record.repeat = noise.repeat(self, sess, feed, loss)
+            if not self.record.repeat:  # a loss that draws random numbers: its parts would be other draws
+                parts = loss_parts.find(self.loss)
+                self.record.cross_entropy = parts["kind"] or ""
+                self.record.arrays.update(loss_parts.read(self._run, sess, feed, parts))
         finally:
             noise.restore(sess, now)
 

@@ -97,6 +97,9 @@ class SideRecord:
                                                                                     "source": ""})
     # TF1: the GRU/LSTM cells among the trained variables (layouts.find_cells); TF2: the layout variant each
     # cell was paired in (layouts.RESET_AFTER), by the cell's prefix
+    # TF1: the kind of softmax cross-entropy the loss takes ("sparse", "dense", ""), its logits and labels and the
+    # regularisation term's value at the first step's start in arrays cause/* (see loss_parts)
+    cross_entropy: str = ""
     cells: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     layouts: dict[str, str] = dataclasses.field(default_factory=dict)
     arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)

@@ -21,6 +21,7 @@ from tfcompare.core.results import json_text
 from tfcompare.core.source_files import SourceError, read_script
 from tfcompare.scripts.child import noise
 from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
+from tfcompare.scripts.pair.causes import loss_causes
 from tfcompare.scripts.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
                                             unpaired_findings)
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_sides
@@ -278,6 +279,8 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
                           "element-wise tolerance alone is used")
     result.findings = findings(tf1, tf2, pairs, result.checks) + state_findings(tf1, tf2) + [
         Finding("layout", text, decisive) for text, decisive in layout_findings(tf2.layouts)]
+    if result.checks and not result.checks[0].loss_ok:  # the first loss differs: a known mistake that makes it so
+        result.findings += [Finding("cause", text, True) for text in loss_causes(tf1, tf2)]
     paired, left1, left2 = pair_state(tf1, tf2)
     result.state = [{"tf1": a["name"], "tf2": b["name"], "shape": a["shape"]} for a, b in paired]
     for side, left in (("TF1", left1), ("TF2", left2)):
