@@ -5,11 +5,14 @@ Keras's `global_clipnorm` / `clipnorm` / `clipvalue`, or a TF2 script's own clip
 The clipped pair in tests/data/pairs/blind/ was written by someone who had not seen tfcompare.
 """
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 import tensorflow as tf
+
+import tfcompare
 
 from tfcompare.core import gradient_transforms as gt
 from tfcompare.scripts.pair import AGREE, DIFFER, PairOptions, pair_scripts
@@ -92,3 +95,29 @@ def test_a_tf2_script_that_clips_by_hand_between_tape_and_apply_is_read_too(tmp_
     assert result.status == DIFFER
     assert result.sides["tf2"]["clipping"].startswith("each gradient clipped to a norm of 1 (tf.clip_by_norm (by hand))")
     assert any(f.kind == "gradient transform" and f.decisive for f in result.findings)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="needs the legacy extra (tf-keras)")
+@pytest.mark.parametrize("optimizer, status", [
+    ("tf.keras.optimizers.Adam(learning_rate=LEARNING_RATE, epsilon=1e-8)", AGREE),
+    ("tf.keras.optimizers.legacy.Adam(learning_rate=LEARNING_RATE, epsilon=1e-8)", AGREE),
+    ("tf.keras.optimizers.legacy.Adam(learning_rate=LEARNING_RATE)", DIFFER),  # planted: Keras's epsilon 1e-7
+], ids=["tf-keras-adam", "tf-keras-legacy-adam", "tf-keras-legacy-adam-epsilon"])
+def test_a_tf_keras_2x_rewrite_pairs_like_keras_3(tmp_path, monkeypatch, optimizer, status):
+    """tf.keras 2.x (`TF_USE_LEGACY_KERAS=1`, the TF2 code of 2020-2023): its variables, its optimizers (current
+    and legacy) and `fit` are seen; the optimizer's slots are not taken for the model's state."""
+    monkeypatch.setenv("TF_USE_LEGACY_KERAS", "1")  # as the user sets it: tfcompare's own setting then stays out
+    monkeypatch.setattr(tfcompare, "LEGACY_KERAS_SET_HERE", False)
+    source = (BLIND / "tfkeras2x_tf2.py").read_text()
+    old = "tf.keras.optimizers.Adam(learning_rate=LEARNING_RATE, epsilon=1e-8)"
+    assert old in source
+    script = tmp_path / "tfkeras_tf2.py"
+    script.write_text(source.replace(old, optimizer))
+    result = pair_scripts(BLIND / "tfkeras2x_tf1.py", script, PairOptions(steps=2))
+    assert result.status == status, "\n".join(result.lines())
+    assert result.sides["tf2"]["optimizer"].startswith(
+        "tf_keras.optimizers.legacy.Adam(" if "legacy" in optimizer else "tf_keras.optimizers.Adam(")
+    assert len(result.pairing) == 4 and not any("non-trainable state" in n for n in result.notes)
+    assert any("fit's inputs were replaced by TF1's batches" in n for n in result.notes)
+    if status == DIFFER:
+        assert any("epsilon: 1e-08 in TF1, 1e-07 in TF2" in f.text for f in result.findings)

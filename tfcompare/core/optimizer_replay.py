@@ -157,7 +157,11 @@ def tf2_optimizer(optimizer) -> OptimizerSide | None:
             value = config[key]
             settings[ours] = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
     extras = {k: config[k] for k in _KERAS_ONLY if config.get(k) not in (None, False, 0)}
-    return OptimizerSide(f"{cls.__module__.split('.')[0]}.optimizers.{cls.__name__}", kind, settings, extras)
+    legacy = ".legacy" if ".legacy." in cls.__module__ else ""  # tf.keras 2.x's optimizer_v2 classes
+    if legacy and config.get("decay"):  # optimizer_v2's time-based decay of the learning rate
+        extras["decay (learning-rate decay per step)"] = config["decay"]
+    return OptimizerSide(f"{cls.__module__.split('.')[0]}.optimizers{legacy}.{cls.__name__}", kind, settings,
+                         extras)
 
 
 def _tf1_exact(side: OptimizerSide, variables):

@@ -13,10 +13,22 @@ import tensorflow as tf
 from tensorflow.python.eager import record as _tape
 
 from tfcompare.core.gradient_transforms import inferred_transform, none
-
 from tfcompare.scripts.child.probe_tf1 import Stop
 
 __all__ = ["KerasObserver"]
+
+
+def _uses_tf_keras(script: str) -> bool:
+    """tf.keras is tf-keras (Keras 2) in this process, or the script imports tf_keras itself."""
+    import os
+
+    if os.environ.get("TF_USE_LEGACY_KERAS", "").lower() in ("1", "true", "yes"):
+        return True
+    try:
+        with open(script, encoding="utf-8", errors="replace") as f:
+            return "tf_keras" in f.read()
+    except OSError:
+        return False
 
 
 class KerasObserver:
@@ -54,6 +66,50 @@ class KerasObserver:
 
         BaseOptimizer.apply, keras.Model.fit = apply_patched, fit_patched
         self._install_dropout(keras)
+        if _uses_tf_keras(self.script):
+            self._install_tf_keras()
+
+    def _install_tf_keras(self) -> None:
+        """tf.keras 2.x (tf-keras, `TF_USE_LEGACY_KERAS=1`, the TF2 code of 2020-2023): its optimizers, the
+        current and the legacy (`optimizer_v2`), end a step in `apply_gradients`; its `fit` gets TF1's batches."""
+        try:
+            import tf_keras
+            from tf_keras.src.optimizers import optimizer as current
+            from tf_keras.src.optimizers.legacy import optimizer_v2 as legacy
+        except ImportError:
+            return
+        probe = self
+
+        def patched(original):
+            def apply_gradients(optimizer, grads_and_vars, *args, **kwargs):
+                pairs = list(grads_and_vars)
+                observed = not probe.busy and probe.mode == "normal" and probe.record.steps
+                if observed:
+                    probe._take_rate(optimizer)
+                    probe._take_applied([g for g, _ in pairs], [v for _, v in pairs])
+                out = original(optimizer, pairs, *args, **kwargs)
+                if observed:
+                    probe.optimizer = optimizer
+                    probe._take_after()
+                    if probe.record.steps >= probe.steps or probe.unpaired:
+                        raise Stop
+                return out
+            return apply_gradients
+
+        fit = tf_keras.Model.fit
+
+        def fit_patched(model, x=None, y=None, batch_size=None, epochs=1, **kwargs):
+            x2, y2, size2 = probe._fit_inputs(x, y, batch_size, kwargs)
+            probe.fit_model = model
+            if x2 is x:
+                return fit(model, x, y, batch_size=batch_size, epochs=1, **kwargs)
+            own = dict(kwargs, batch_size=batch_size, epochs=1, steps_per_epoch=1)
+            return probe._first_call(lambda a, k: fit(model, *a, **k), ((x2, y2), dict(kwargs, batch_size=size2,
+                                                                                          epochs=1)), ((x, y), own))
+
+        for cls in (current.Optimizer, legacy.OptimizerV2):
+            cls.apply_gradients = patched(cls.apply_gradients)
+        tf_keras.Model.fit = fit_patched
 
     def _take_applied(self, grads, variables) -> None:
         """The first step's gradients as given to the optimizer: a script that clips them by hand between the
@@ -81,7 +137,9 @@ class KerasObserver:
             return
         rates.extend([None] * (step - len(rates)))
         try:
-            rates.append(float(np.asarray(optimizer.learning_rate)))
+            # tf.keras 2.x's legacy optimizers hold a schedule in `learning_rate`; `_decayed_lr` is its value now
+            rate = optimizer._decayed_lr(tf.float32) if hasattr(optimizer, "_decayed_lr") else optimizer.learning_rate
+            rates.append(float(np.asarray(rate)))
         except Exception:  # an optimizer of the script's own
             rates.append(None)
 

@@ -92,7 +92,8 @@ class VariableObserver:
         if not rec.state and self.state_vars:
             own = set()
             if self.optimizer is not None:
-                own = {id(getattr(v, "value", v)) for v in getattr(self.optimizer, "variables", [])}
+                held = getattr(self.optimizer, "variables", [])  # a method on tf.keras 2.x's legacy optimizers
+                own = {id(_unwrapped(v)) for v in (held() if callable(held) else held)}
             for var, facts, initial in self.state_vars:
                 if id(var) in own:
                     continue
@@ -112,10 +113,7 @@ class VariableObserver:
         return f"line {frames[-1].lineno}" if frames else "?"
 
     def _key(self, source) -> str | None:
-        var = source
-        if not isinstance(var, tf.Variable) and isinstance(getattr(var, "value", None), tf.Variable):
-            var = var.value  # a Keras 3 Variable wraps its tf.Variable
-        return self.by_id.get(id(var))
+        return self.by_id.get(id(_unwrapped(source)))
 
     def _weights(self) -> dict[str, np.ndarray]:
         self.busy = True
@@ -138,6 +136,13 @@ class VariableObserver:
                 var.assign(value)
         finally:
             self.busy = False
+
+
+def _unwrapped(var):
+    """A Keras 3 Variable's tf.Variable (a tf.Variable's own `value` is a method, not a wrapper)."""
+    if not isinstance(var, tf.Variable) and isinstance(getattr(var, "value", None), tf.Variable):
+        return var.value
+    return var
 
 
 def _keras_owner():
