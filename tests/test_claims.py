@@ -232,7 +232,7 @@ def test_every_inconclusive_says_why():
     result, out = _judged_text(3, parts)
     assert result.verdict == INCONCLUSIVE and "3a: the judged interval" in result.reason
     part = next(line for line in out.splitlines() if line.strip().startswith("3a."))
-    assert "INCONCLUSIVE: step time with remapping off over on 1.06x (judged interval" in part and "straddles the 1.05x bar" in part
+    assert "INCONCLUSIVE: remapping's speed-up (off step / on step) 1.06x (judged interval" in part and "straddles the 1.05x bar" in part
 
 
 def test_a_direction_only_claim_says_direction_holds_with_both_magnitudes():
