@@ -14,7 +14,9 @@ def _result(**extra):
             ModeResult(case="mm", mode="tf2-eager", step_median_s=4e-3, speedup_vs_tf1_graph=0.5,
                        speedup_ci=[0.4, 0.6], noisy=True, fraction_of_peak=0.33, us_per_op=240.0),
             ModeResult(case="ew", mode="tf2-loop", step_median_s=1e-4, speedup_vs_tf1_graph=2.0, noisy=False,
-                       fraction_of_peak=0.01, flops_lower_bound=True, us_per_op=1.5)]
+                       fraction_of_peak=0.01, us_per_op=1.5),
+            ModeResult(case="ew", mode="tf2-xla-loop", step_median_s=1e-4, speedup_vs_tf1_graph=2.0, noisy=False,
+                       fraction_of_peak=0.06, flops_lower_bound=True, us_per_op=1.5)]
     return RunResult(run_name="t", run_dir="/tmp/t", config={}, environment={"gemm_peak_gflops": 100.0},
                      results=rows, **extra)
 
@@ -25,7 +27,7 @@ def _cells(text: str) -> dict:
     ends = starts[1:] + [None]
     head = [lines[0][a:b].strip() for a, b in zip(starts, ends)]
     return {(row[0], row[1]): row for row in ([lines[n][a:b].strip() for a, b in zip(starts, ends)]
-                                              for n in range(2, 5))} | {"head": head}
+                                              for n in range(2, 6))} | {"head": head}
 
 
 def test_the_limit_is_two_columns_with_one_unit_each():
@@ -33,21 +35,24 @@ def test_the_limit_is_two_columns_with_one_unit_each():
     head = cells["head"]
     assert "limit" not in head and {"of peak", "µs/op"} <= set(head)
     peak, per_op = head.index("of peak"), head.index("µs/op")
-    assert cells[("mm", "tf2-eager")][peak] == "33%" and cells[("mm", "tf2-eager")][per_op] == "240.0"
-    assert cells[("ew", "tf2-loop")][peak] == "1%+" and cells[("ew", "tf2-loop")][per_op] == "1.5"
+    # a step that computes (>= 5% of the GEMM rate) fills "of peak"; an op-bound one fills "µs/op"
+    assert cells[("mm", "tf2-eager")][peak] == "33%" and cells[("mm", "tf2-eager")][per_op] == "-"
+    assert cells[("ew", "tf2-loop")][peak] == "-" and cells[("ew", "tf2-loop")][per_op] == "1.5"
     for key, row in cells.items():
         if key != "head":
-            assert row[peak].rstrip("+").endswith("%") and "µs" not in row[per_op] and "%" not in row[per_op]
+            assert row[peak] == "-" or row[peak].rstrip("+").endswith("%"), row
+            assert row[per_op] == "-" or float(row[per_op]) > 0, row
     assert "vs tf1 (>1 is faster; 95% CI)" in head
+    assert cells[("ew", "tf2-xla-loop")][peak] == "6%+"  # loops counted once: a lower bound
     assert cells[("ew", "tf2-loop")][head.index("vs tf1 (>1 is faster; 95% CI)")] == "2.00x"
     assert "| of peak | µs/op |" in markdown_table(_result())
 
 
 def test_the_noisy_legend_is_the_line_under_the_table():
     lines = table(_result()).splitlines()
-    assert lines[5] == NOISY_LEGEND  # header, rule, three rows, then the legend
+    assert lines[6] == NOISY_LEGEND  # header, rule, four rows, then the legend
     assert f"\u00b1{NOISY_HALF_WIDTH:.0%} of its median" in NOISY_LEGEND and "95% interval" in NOISY_LEGEND
-    assert sum("NOISY" in line for line in lines[2:5]) == 1
+    assert sum("NOISY" in line for line in lines[2:6]) == 1
 
 
 def test_the_run_says_where_its_picture_is():

@@ -14,7 +14,8 @@ from tfcompare.report.format import format_bytes, format_seconds, grid
 
 __all__ = ["table", "markdown_table", "peak_text", "per_op_text", "speed_text", "where_text", "NOISY_LEGEND"]
 
-# the limit in two columns, one unit each: the share of the GEMM rate, and µs per op
+# the limit in two columns, one unit each: the share of the GEMM rate for a step that computes, µs per op for
+# one that mostly dispatches; a row fills the one that binds it
 _COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1 (>1 is faster; 95% CI)", "of peak", "µs/op",
             "peak mem", "max err", "verdict", "noisy")
 _COMPUTE_BOUND = 0.05  # from 5% of the GEMM rate on the step computes; below it is op-bound: read its µs per op
@@ -24,16 +25,18 @@ NOISY_LEGEND = (f"NOISY = the row's 95% interval (its speed against tf1-graph; t
                 "while timing (those times include tracing).")
 
 
+def _computes(r) -> bool:
+    return r.fraction_of_peak is not None and r.fraction_of_peak >= _COMPUTE_BOUND
+
+
 def peak_text(r) -> str:
-    """`87%`: the step's FLOP rate as a share of the GEMM rate (`+`: a lower bound); `-` when unknown."""
-    if r.fraction_of_peak is None:
-        return "-"
-    return f"{r.fraction_of_peak:.0%}" + ("+" if r.flops_lower_bound else "")
+    """`87%`: a computing step's FLOP rate as a share of the GEMM rate (`+`: a lower bound); else `-`."""
+    return f"{r.fraction_of_peak:.0%}" + ("+" if r.flops_lower_bound else "") if _computes(r) else "-"
 
 
 def per_op_text(r) -> str:
-    """`3.1`: microseconds per op, the limit of a step that mostly dispatches; `-` when unknown."""
-    return f"{r.us_per_op:.1f}" if r.us_per_op is not None else "-"
+    """`3.1`: microseconds per op, the limit of an op-bound step (below 5% of peak); else `-`."""
+    return f"{r.us_per_op:.1f}" if r.us_per_op is not None and not _computes(r) else "-"
 
 
 def speed_text(r) -> str:
@@ -89,8 +92,8 @@ def table(result: RunResult) -> str:
     lines.append("of peak = the step's FLOPs (counted from the traced step's static shapes) per second, as a share of "
                  + (f"this machine's float32 GEMM rate, {peak:.0f} GFLOP/s" if peak else
                     f"the GEMM rate ({env.get('gemm_error') or 'not measured'})")
-                 + f"; '+' = loops counted once (a lower bound). µs/op = median step / ops per step: the limit of a "
-                   f"step below {_COMPUTE_BOUND:.0%} of peak, which is op-bound.")
+                 + f"; '+' = loops counted once (a lower bound). A step below {_COMPUTE_BOUND:.0%} of it is op-bound "
+                   "and shows µs/op instead = median step / ops per step.")
     if env.get("gemm_now_gflops") and env.get("gemm_cached"):
         lines[-1] += (f" This run measured {env['gemm_now_gflops']:.0f} GFLOP/s; the limit is the best rate seen on "
                       f"this machine.")
