@@ -1,6 +1,7 @@
 """The command line: bad input is a usage error (exit 2) naming the value; good input runs."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -73,4 +74,8 @@ def test_table_output(tmp_path):
     assert lines[0].split()[:4] == ["case", "mode", "first", "call"]
     assert lines[2].split()[:2] == ["linear", "tf1-graph"] and "1.00x" in lines[2]
     assert lines[3].split()[:2] == ["linear", "tf2-eager"]
+    assert lines[4].startswith("NOISY = ")  # the legend, right under the rows
     assert "CPU only" in result.stdout or "GPU" in result.stdout
+    picture = next(line for line in lines if line.startswith("picture: ")).split(": ", 1)[1]
+    assert Path(picture).is_absolute() and Path(picture).read_bytes()[:4] == b"\x89PNG"
+    assert json.loads(next(tmp_path.glob("*/results.json")).read_text())["picture"] == picture

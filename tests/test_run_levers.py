@@ -25,15 +25,15 @@ def test_ratios_gains_and_best_mode():
                            "tf2-concrete": 160e-6, "tf2-xla": 100e-6, "tf2-loop": 50e-6, "tf2-xla-loop": 40e-6})
     rows = {r.mode: r for r in lever_report(result)}
     assert "tf1-graph" not in rows
-    assert rows["tf2-eager"].ratio_to_tf1 == pytest.approx(10.0)
+    assert rows["tf2-eager"].speedup_vs_tf1 == pytest.approx(0.1)  # 100 / 1000: ten times slower
     assert rows["tf2-eager"].gain_vs_parent is None
     assert rows["tf2-function"].gain_vs_parent == pytest.approx(5.0)  # 1000 / 200
     assert rows["tf2-concrete"].gain_vs_parent == pytest.approx(1.25)  # 200 / 160
     assert rows["tf2-xla"].gain_vs_parent == pytest.approx(2.0)  # over tf2-function
-    assert rows["tf2-loop"].ratio_to_tf1 == pytest.approx(0.5)
+    assert rows["tf2-loop"].speedup_vs_tf1 == pytest.approx(2.0)  # twice as fast
     assert rows["tf2-xla-loop"].gain_vs_parent == pytest.approx(1.25)  # 50 / 40, over tf2-loop
     assert [m for m, r in rows.items() if r.best] == ["tf2-xla-loop"]
-    assert rows["tf2-xla-loop"].meets_target is True  # 0.4 <= 0.8
+    assert rows["tf2-xla-loop"].meets_target is True  # 2.5 >= 1.25
     assert rows["tf2-loop"].meets_target is None  # only the best row carries the verdict
 
 
@@ -42,11 +42,11 @@ def test_compute_bound_case_misses_the_target_and_says_why():
                             "tf2-loop": 2.9e-3})
     rows = lever_report(result)
     best = next(r for r in rows if r.best)
-    assert best.mode == "tf2-loop" and best.ratio_to_tf1 == pytest.approx(2.9 / 3.0)
+    assert best.mode == "tf2-loop" and best.speedup_vs_tf1 == pytest.approx(3.0 / 2.9)
     assert best.meets_target is False
     text = lever_table(rows)
-    assert "mm: best TF2 mode tf2-loop at 0.97x tf1 time" in text
-    assert "even eager is only 1.40x tf1 time" in text and "compute-bound" in text
+    assert f"mm: best TF2 mode tf2-loop at {3.0 / 2.9:.2f}x tf1's speed, short of the 1.25x target" in text
+    assert f"even eager runs at {3.0 / 4.2:.2f}x tf1's speed" in text and "compute-bound" in text
 
 
 def test_failed_rows_do_not_enter_the_report():
@@ -88,9 +88,22 @@ def test_gains_and_ratios_carry_their_paired_interval():
     found = {r.mode: r for r in lever_report(RunResult(run_name="t", run_dir="/tmp/t", config={}, environment={},
                                                        results=rows))}
     # n = 10: the 95% interval is [2nd smallest, 2nd largest] of the per-round ratios
-    assert found["tf2-function"].ratio_to_tf1 == pytest.approx(2.0) and found["tf2-function"].ratio_ci == [2.0, 2.0]
+    assert found["tf2-function"].speedup_vs_tf1 == pytest.approx(0.5) and found["tf2-function"].speedup_ci == [0.5, 0.5]
     assert found["tf2-xla"].gain_vs_parent == pytest.approx(2.0)  # per round: 2, ..., 2, 4, 2
     assert found["tf2-xla"].gain_ci == pytest.approx([2.0, 2.0])
-    assert found["tf2-xla"].ratio_ci == pytest.approx([1.0, 1.0])
-    assert found["tf2-xla"].meets_target is False  # the whole interval is above 0.8
+    assert found["tf2-xla"].speedup_ci == pytest.approx([1.0, 1.0])
+    assert found["tf2-xla"].meets_target is False  # the whole interval is below 1.25
     assert "2.00x (2.00\u20132.00)" in lever_table(list(found.values()))
+
+
+def test_the_lever_table_says_greater_than_one_is_faster_and_a_lever_twice_as_fast_shows_two():
+    result = _result("c", {"tf1-graph": 100e-6, "tf2-eager": 400e-6, "tf2-function": 100e-6, "tf2-loop": 50e-6})
+    rows = {r.mode: r for r in lever_report(result)}
+    lines = lever_table(list(rows.values())).splitlines()
+    assert "vs tf1 (>1 is faster; 95% CI)" in lines[0] and "x tf1 time" not in "\n".join(lines)
+    cells = {line.split()[1]: line.split() for line in lines[2:5]}
+    assert cells["tf2-loop"][4] == "2.00x"  # tf1 step 100 us / this step 50 us: twice as fast
+    assert cells["tf2-eager"][4] == "0.25x"  # four times as slow
+    assert "2.00x" in cells["tf2-loop"][5:]  # the loop's gain over tf2-function, the same convention
+    assert rows["tf2-loop"].to_json()["speedup_vs_tf1"] == pytest.approx(2.0) and rows["tf2-loop"].meets_target
+    assert any(line.startswith("noisy = ") and "5%" in line for line in lines)

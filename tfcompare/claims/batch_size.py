@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tfcompare.claims.claim import Claim, plot_lines
-from tfcompare.claims.verdicts import INCONCLUSIVE, at_least, ratio_noise
+from tfcompare.claims.claim import Claim, Judged, plot_lines
+from tfcompare.claims.verdicts import INCONCLUSIVE, check, ratio_noise
 
 __all__ = ["CLAIM"]
 
@@ -28,12 +28,15 @@ def judge(m):
     small = [speed[b] for b in sizes if int(b) < 8]
     large = [speed[b] for b in sizes if int(b) >= 8]
     if not small or not large:
-        return INCONCLUSIVE, "need batch sizes on both sides of 8", "speedup below batch 8 < speedup at >= 8"
+        return Judged(INCONCLUSIVE, "need batch sizes on both sides of 8", "speedup below batch 8 < speedup at >= 8",
+                      reason="no batch size was measured on one side of 8, so there is nothing to compare")
     ratio = np.mean(large) / np.mean(small)  # > 1 means the advantage is weaker at small batch, as claimed
     noise = ratio * np.mean([ratio_noise(m[b]["tf2-eager"], m[b]["tf2-function"]) for b in sizes])
     trend = ", ".join(f"batch {b}: {speed[b]:.1f}x" for b in sizes)
-    return at_least(ratio, 1.1, noise), f"tf.function speedup over eager by batch size: {trend}", \
-        "the speedup at batch >= 8 is >= 1.1x the speedup below 8 (the claimed weakening), beyond noise"
+    found = check(ratio, ">=", 1.1, noise, label="speedup at batch >= 8 over below 8")
+    return Judged(found.verdict, f"tf.function speedup over eager by batch size: {trend}",
+                  "the speedup at batch >= 8 is >= 1.1x the speedup below 8 (the claimed weakening), beyond noise",
+                  (found,))
 
 
 def plot(m, path):

@@ -1,7 +1,8 @@
 """A claim: a statement, the experiment that measures it, the judgement of the figures, and an optional plot.
 
 Experiments share one `Context` per invocation (quick mode, the output folder, and harness runs that
-several claims read).
+several claims read). A judgement is a `Judged`: the verdict with the checks that decided it, so the
+report can show what was compared, not only the word.
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ import dataclasses
 from pathlib import Path
 from typing import Callable
 
-from tfcompare.claims.verdicts import ERROR
+from tfcompare.claims.verdicts import ERROR, INCONCLUSIVE, Check
 from tfcompare.registry import CASES
 from tfcompare.run import harness
 
-__all__ = ["Claim", "ClaimResult", "Part", "Context", "plot_lines", "resnet_run"]
+__all__ = ["Claim", "ClaimResult", "Judged", "Part", "Context", "plot_lines", "resnet_run"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,6 +27,31 @@ class Part:
     verdict: str
     measured: str
     threshold: str
+    check: Check | None = None  # the judgement behind `verdict`, None for exact counts
+
+    def reason(self) -> str:
+        return self.check.reason() if self.check is not None else ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Judged:
+    """What a claim's `judge` returns: the verdict, the figures in words, the threshold, and the checks
+    (or parts, each with its own) that decided it."""
+
+    verdict: str
+    measured: str
+    threshold: str
+    checks: tuple[Check, ...] = ()
+    parts: tuple[Part, ...] = ()
+    reason: str = ""  # why, where no check can say it (nothing to judge: an inconclusive without figures)
+    direction_only: bool = False  # the claim checks the sign of a quoted figure, not its size
+
+    def why(self) -> str:
+        """One line: the judge's own reason, then those of the inconclusive checks and parts."""
+        found = [self.reason] if self.reason else []
+        found += [c.reason() for c in self.checks if c.verdict == INCONCLUSIVE]
+        found += [f"{p.key}: {p.reason()}" for p in self.parts if p.verdict == INCONCLUSIVE and p.check]
+        return "; ".join(found)
 
 
 @dataclasses.dataclass
@@ -39,6 +65,18 @@ class ClaimResult:
     error: str | None = None
     plot: str | None = None
     parts: list = dataclasses.field(default_factory=list)  # Part as dicts, for claims that bundle statements
+    checks: list = dataclasses.field(default_factory=list)  # Check as dicts: the judged intervals and bars
+    reason: str = ""  # why the verdict is what it is; always set for an inconclusive one
+    direction_only: bool = False  # the verdict is on the direction of a quoted figure, not its size
+    machine: dict = dataclasses.field(default_factory=dict)  # the machine properties the verdict depends on
+
+    def record(self, judged: Judged) -> "ClaimResult":
+        """Take the verdict, the words and the checks of a judgement (parts and checks as JSON-ready dicts)."""
+        self.verdict, self.measured, self.threshold = judged.verdict, judged.measured, judged.threshold
+        self.parts = [dataclasses.asdict(p) for p in judged.parts]
+        self.checks = [c.to_json() for c in judged.checks]
+        self.reason, self.direction_only = judged.why(), judged.direction_only
+        return self
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -49,8 +87,9 @@ class Claim:
     number: int
     statement: str
     measure: Callable[["Context"], dict]
-    judge: Callable[[dict], tuple]  # -> (verdict, what was measured, threshold[, parts])
+    judge: Callable[[dict], Judged]
     plot: Callable[[dict, Path], None] | None = None
+    depends_on: tuple[str, ...] = ()  # machine properties (claims.machine.PROPERTIES) the verdict rests on
 
 
 class Context:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tfcompare.claims.claim import Claim
-from tfcompare.claims.verdicts import all_of, at_least, speed_ratio
+from tfcompare.claims.claim import Claim, Judged
+from tfcompare.claims.verdicts import all_of, check, speed_ratio
 
 __all__ = ["CLAIM"]
 
@@ -15,13 +15,13 @@ def measure(ctx):
 
 def judge(m):
     threshold = 2.0
-    verdicts, parts = [], []
+    checks, parts = [], []
     for mode in ("tf1-graph", "tf2-function"):
         speedup = speed_ratio(m["tf2-eager"], m[mode])
-        verdicts.append(at_least(speedup, threshold))
+        checks.append(check(speedup, ">=", threshold, label=f"{mode} speed-up over eager"))
         parts.append(f"{mode} {speedup.estimate:.1f}x faster than eager ({speedup.low:.1f}\u2013{speedup.high:.1f})")
-    return all_of(verdicts), f"elementwise (240 small ops per step): {', '.join(parts)}", \
-        f"each compiled mode >= {threshold}x eager, the whole 95% interval"
+    return Judged(all_of(checks), f"elementwise (240 small ops per step): {', '.join(parts)}",
+                  f"each compiled mode >= {threshold}x eager, the whole 95% interval", tuple(checks))
 
 
 CLAIM = Claim(1, "Compiled graphs beat eager on models made of many small ops (per-op dispatch disappears)", measure, judge)

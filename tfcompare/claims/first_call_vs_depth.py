@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tfcompare.claims.claim import Claim, plot_lines
-from tfcompare.claims.verdicts import all_of, at_least
+from tfcompare.claims.claim import Claim, Judged, plot_lines
+from tfcompare.claims.verdicts import all_of, check
 from tfcompare.registry import CASES
 
 __all__ = ["CLAIM"]
@@ -28,13 +28,15 @@ def measure(ctx):
 def judge(m):
     depths = sorted(m, key=int)
     lo, hi = m[depths[0]], m[depths[-1]]
-    verdicts, parts = [], []
+    checks, parts = [], []
     for mode in ("tf2-function", "tf2-xla"):
         growth = hi[mode] / lo[mode]
-        verdicts.append(at_least(growth, 1.2, 0.1 * growth))  # first calls are single samples: 10% noise
+        # first calls are single samples: 10% noise
+        checks.append(check(growth, ">=", 1.2, 0.1 * growth, label=f"{mode} first-call growth"))
         parts.append(f"{mode} {lo[mode]:.2f} s -> {hi[mode]:.2f} s")
-    return all_of(verdicts), f"first call from depth {depths[0]} to {depths[-1]}: {'; '.join(parts)}", \
-        "first call grows >= 1.2x from the shallowest to the deepest network (10% single-sample noise)"
+    return Judged(all_of(checks), f"first call from depth {depths[0]} to {depths[-1]}: {'; '.join(parts)}",
+                  "first call grows >= 1.2x from the shallowest to the deepest network (10% single-sample noise)",
+                  tuple(checks))
 
 
 def plot(m, path):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tfcompare.claims.claim import Claim, plot_lines
-from tfcompare.claims.verdicts import FAILS, at_least
+from tfcompare.claims.claim import Claim, Judged, plot_lines
+from tfcompare.claims.verdicts import FAILS, check
 from tfcompare.core.environment import session_config
 from tfcompare.registry import CASES, rnn_batch
 from tfcompare.run.shapes import run_variants
@@ -37,10 +37,12 @@ def judge(m):
     eaten = worst["no-signature"]["total_s"] / worst["none-signature"]["total_s"]
     restored = min(worst[v]["total_s"] for v in ("none-signature", "buckets", "reduce-retracing"))
     traces_ok = worst["no-signature"]["traces"] == int(k) and worst["none-signature"]["traces"] == 1
-    verdict = at_least(eaten, 1.5, 0.15 * eaten) if traces_ok else FAILS
-    return verdict, (f"{k} distinct lengths: no signature traced {worst['no-signature']['traces']}x, total "
-                     f"{worst['no-signature']['total_s'] * 1e3:.0f} ms vs {restored * 1e3:.0f} ms for the best fix "
-                     f"({eaten:.1f}x)"), "no-signature total >= 1.5x the None-signature total; traces = distinct lengths"
+    found = check(eaten, ">=", 1.5, 0.15 * eaten, label="no-signature total over None-signature total")
+    return Judged(found.verdict if traces_ok else FAILS,
+                  (f"{k} distinct lengths: no signature traced {worst['no-signature']['traces']}x, total "
+                   f"{worst['no-signature']['total_s'] * 1e3:.0f} ms vs {restored * 1e3:.0f} ms for the best fix "
+                   f"({eaten:.1f}x)"), "no-signature total >= 1.5x the None-signature total; traces = distinct lengths",
+                  (found,), reason="" if traces_ok else "the trace counts are not one per distinct length")
 
 
 def plot(m, path):

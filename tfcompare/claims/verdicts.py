@@ -1,17 +1,24 @@
-"""Verdicts: a measured value against a stated threshold, with its noise; never decided in advance."""
+"""Verdicts: a measured value against a stated threshold, with its noise; never decided in advance.
+
+Each judgement is a `Check` that keeps the interval it actually judged (widened in a quick run) and its
+bar, so the verdict line can show both and an inconclusive can say why.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
+import math
 
 from tfcompare.core.timing import Interval, paired_ratio
 
-__all__ = ["HOLDS", "FAILS", "INCONCLUSIVE", "ERROR", "at_least", "at_most", "ratio_noise", "all_of",
-           "widened_noise", "QUICK_NOISE_SCALE", "speed_ratio"]
+__all__ = ["HOLDS", "FAILS", "INCONCLUSIVE", "ERROR", "Check", "check", "at_least", "at_most", "ratio_noise",
+           "all_of", "widened_noise", "QUICK_NOISE_SCALE", "speed_ratio", "number"]
 
-# A quick run has fewer and shorter samples, so its spread estimates are rougher: its noise bands are this much
-# wider, and it gives a decisive verdict only where the result is far from the threshold; elsewhere it says
+# A quick run has fewer and shorter samples, so its spread estimates are rougher: each end of a noise band
+# lies this many times as far from the estimate (a ratio's on the log scale: its factor is cubed), and it
+# gives a decisive verdict only where the result is far from the threshold; elsewhere it says
 # inconclusive, never the opposite of a full run.
 QUICK_NOISE_SCALE = 3.0
 _scale = contextvars.ContextVar("noise_scale", default=1.0)
@@ -19,7 +26,7 @@ _scale = contextvars.ContextVar("noise_scale", default=1.0)
 
 @contextlib.contextmanager
 def widened_noise(scale: float):
-    """Within the block, every noise band `at_least`/`at_most` use is `scale` times wider."""
+    """Within the block, every noise band `check` uses is `scale` times wider (a ratio's as a factor)."""
     token = _scale.set(scale)
     try:
         yield
@@ -29,34 +36,101 @@ def widened_noise(scale: float):
 HOLDS, FAILS, INCONCLUSIVE, ERROR = "holds", "does not hold", "inconclusive", "error"
 
 
-def _band(value, noise: float) -> tuple[float, float]:
-    """(low, high) of `value`: an `Interval`'s own ends, or value -/+ noise; widened in a quick run."""
-    scale = _scale.get()
+def number(x: float, unit: str = "x") -> str:
+    """`27.6x`, `2.0x`, `84x`, `25%`: three significant figures, a ratio's bar keeps one decimal."""
+    if unit == "%":
+        return f"{x:.0%}"
+    if not math.isfinite(x):
+        return f"{x}{unit}"
+    text = f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
+    if "e" in text:
+        text = f"{x:.2g}"
+    elif "." not in text and abs(x) < 10:
+        text += ".0"
+    return text + unit
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    """One value judged against one bar: the interval actually judged, so the verdict can be shown, not asserted."""
+
+    verdict: str
+    estimate: float
+    low: float  # the judged interval: the 95% interval, or value -/+ noise, widened in a quick run
+    high: float
+    threshold: float
+    bound: str  # ">=" or "<="
+    unit: str = "x"  # "x": a ratio (widened on the log scale); "%": a fraction (widened linearly)
+    label: str = ""
+    quoted: float | None = None  # the magnitude a direction-only claim quotes, shown beside the measured one
+
+    def text(self) -> str:
+        """`tf1-graph over eager 27.6x (judged interval 9.1-84x) >= 2.0x`."""
+        head = f"{self.label} " if self.label else ""
+        value = number(self.estimate, self.unit)
+        if self.quoted is not None:
+            value = f"measured {value}, quoted {number(self.quoted, self.unit)}"
+        if self.low == self.high == self.estimate:
+            band = "exact, no noise band"
+        else:
+            band = f"judged interval {number(self.low, '')}\u2013{number(self.high, self.unit)}"
+        return f"{head}{value} ({band}) {self.bound} {number(self.threshold, self.unit)}"
+
+    def reason(self) -> str:
+        """Why this verdict, in one line: where the judged interval lies against the bar."""
+        where = ("the value" if self.low == self.high else
+                 f"the judged interval {number(self.low, '')}\u2013{number(self.high, self.unit)}")
+        where += f" of {self.label}" if self.label else ""
+        bar = f"the {number(self.threshold, self.unit)} bar"
+        if self.verdict == INCONCLUSIVE:
+            return f"{where} straddles {bar}"
+        above = self.low >= self.threshold if self.bound == ">=" else self.low > self.threshold
+        return f"{where} lies wholly {'above' if above else 'below'} {bar}"
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def _widen(estimate: float, end: float, scale: float, ratio: bool) -> float:
+    """`end` moved `scale` times as far from `estimate`: as a factor for a positive ratio, else linearly."""
+    if ratio and estimate > 0 and end > 0:
+        return estimate * (end / estimate) ** scale
+    return estimate + (end - estimate) * scale
+
+
+def _band(value, noise: float, ratio: bool) -> tuple[float, float, float]:
+    """(estimate, low, high) of `value`: an `Interval`'s own ends, or value -/+ noise; widened in a quick run."""
     if isinstance(value, Interval):
-        est = value.estimate
-        return est - (est - value.low) * scale, est + (value.high - est) * scale
-    return value - noise * scale, value + noise * scale
+        est, low, high = value.estimate, value.low, value.high
+    else:
+        est, low, high = value, value - noise, value + noise
+    scale = _scale.get()
+    return est, _widen(est, low, scale, ratio), _widen(est, high, scale, ratio)
+
+
+def check(value: float | Interval, bound: str, threshold: float, noise: float = 0.0, *, unit: str = "x",
+          label: str = "", quoted: float | None = None) -> Check:
+    """The claim is `value >= threshold` (bound ">=") or `value <= threshold` ("<="): holds when the whole
+    interval (or value -/+ `noise`) is on the claimed side, does not hold when it is wholly on the other,
+    else inconclusive."""
+    if bound not in (">=", "<="):
+        raise ValueError(f"bound must be '>=' or '<=', got {bound!r}")
+    est, low, high = _band(value, noise, unit == "x")
+    if bound == ">=":
+        verdict = HOLDS if low >= threshold else (FAILS if high < threshold else INCONCLUSIVE)
+    else:
+        verdict = HOLDS if high <= threshold else (FAILS if low > threshold else INCONCLUSIVE)
+    return Check(verdict, est, low, high, threshold, bound, unit, label, quoted)
 
 
 def at_least(value: float | Interval, threshold: float, noise: float = 0.0) -> str:
-    """The claim is `value >= threshold`: holds when the whole interval (or value -/+ `noise`) is at or
-    above it, does not hold when the whole interval is below it, else inconclusive."""
-    low, high = _band(value, noise)
-    if low >= threshold:
-        return HOLDS
-    if high < threshold:
-        return FAILS
-    return INCONCLUSIVE
+    """The verdict of `check(value, ">=", threshold, noise)` for a ratio."""
+    return check(value, ">=", threshold, noise).verdict
 
 
 def at_most(value: float | Interval, threshold: float, noise: float = 0.0) -> str:
-    """The claim is `value <= threshold`, judged the same way."""
-    low, high = _band(value, noise)
-    if high <= threshold:
-        return HOLDS
-    if low > threshold:
-        return FAILS
-    return INCONCLUSIVE
+    """The verdict of `check(value, "<=", threshold, noise)` for a ratio."""
+    return check(value, "<=", threshold, noise).verdict
 
 
 def speed_ratio(a: dict, b: dict) -> Interval:
@@ -79,8 +153,11 @@ def ratio_noise(a: dict, b: dict) -> float:
     return (a["iqr"] / a["median"] + b["iqr"] / b["median"]) / 4
 
 
-def all_of(verdicts: list[str]) -> str:
-    """Holds when every part holds; does not hold when any part does not; otherwise inconclusive."""
+def all_of(verdicts) -> str:
+    """Holds when every part holds; does not hold when any part does not; otherwise inconclusive.
+
+    Takes verdicts or `Check`s."""
+    verdicts = [getattr(v, "verdict", v) for v in verdicts]
     if all(v == HOLDS for v in verdicts):
         return HOLDS
     if any(v == FAILS for v in verdicts):

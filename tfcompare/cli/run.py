@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import click
 
@@ -164,5 +163,5 @@ def run(cases, modes, levers, batch_size, steps, repeats, target, case_budget, l
 
             click.echo("\nVariable lengths: tf.function variants on the same stream\n")
             click.echo(variants_table(result.variable_shapes))
-        click.echo(f"\nresults: {Path(result.run_dir) / 'results.json'}   TensorBoard: tensorboard --logdir {logdir}")
+        click.echo("\n" + tables.where_text(result, logdir))
     _exit(0 if result.ok else 1)

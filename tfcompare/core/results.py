@@ -81,6 +81,7 @@ class RunResult:
     # per case: where its time went (phases_s) and how its timing rounds stopped (sampling)
     cases: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     phases_s: dict[str, float] = dataclasses.field(default_factory=dict)  # the run's own: start-up, report
+    picture: str | None = None  # the absolute path of summary.png, once it is drawn
 
     @property
     def ok(self) -> bool:
@@ -105,6 +106,7 @@ class RunResult:
             "variable_shapes": self.variable_shapes,
             "cases": self.cases,
             "phases_s": self.phases_s,
+            "picture": self.picture,
         }
 
 

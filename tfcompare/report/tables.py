@@ -6,27 +6,42 @@ claims) from the same vocabulary in `report.format`.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tfcompare.core.results import RunResult
+from tfcompare.core.timing import NOISY_HALF_WIDTH
 from tfcompare.report.format import format_bytes, format_seconds, grid
 
-__all__ = ["table", "markdown_table", "limit_text", "speed_text"]
+__all__ = ["table", "markdown_table", "peak_text", "per_op_text", "speed_text", "where_text", "NOISY_LEGEND"]
 
-_COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1 (95% CI)", "limit", "peak mem", "max err",
-            "verdict", "noisy")
-_COMPUTE_BOUND = 0.05  # from 5% of the GEMM rate on, say how close to it; below, the step is op-bound: µs per op
+# the limit in two columns, one unit each: the share of the GEMM rate for a step that computes, µs per op for
+# one that mostly dispatches; a row fills the one that binds it
+_COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1 (>1 is faster; 95% CI)", "of peak", "µs/op",
+            "peak mem", "max err", "verdict", "noisy")
+_COMPUTE_BOUND = 0.05  # from 5% of the GEMM rate on the step computes; below it is op-bound: read its µs per op
+
+NOISY_LEGEND = (f"NOISY = the row's 95% interval (its speed against tf1-graph; tf1-graph's: its median's) reaches "
+                f"beyond \u00b1{NOISY_HALF_WIDTH:.0%} of its median; RETRACED xN = tf.function retraced N times "
+                "while timing (those times include tracing).")
 
 
-def limit_text(r) -> str:
-    """`87% peak` for a step that computes, `3.1 µs/op` for one that mostly dispatches, `-` when unknown."""
-    if r.fraction_of_peak is not None and r.fraction_of_peak >= _COMPUTE_BOUND:
-        return f"{r.fraction_of_peak:.0%} peak" + ("+" if r.flops_lower_bound else "")
-    if r.us_per_op is not None:
-        return f"{r.us_per_op:.1f} µs/op"
-    return "-"
+def _computes(r) -> bool:
+    return r.fraction_of_peak is not None and r.fraction_of_peak >= _COMPUTE_BOUND
+
+
+def peak_text(r) -> str:
+    """`87%`: a computing step's FLOP rate as a share of the GEMM rate (`+`: a lower bound); else `-`."""
+    return f"{r.fraction_of_peak:.0%}" + ("+" if r.flops_lower_bound else "") if _computes(r) else "-"
+
+
+def per_op_text(r) -> str:
+    """`3.1`: microseconds per op, the limit of an op-bound step (below 5% of peak); else `-`."""
+    return f"{r.us_per_op:.1f}" if r.us_per_op is not None and not _computes(r) else "-"
 
 
 def speed_text(r) -> str:
-    """`0.82x (0.79-0.85)`: the speed against tf1-graph with its 95% interval; `-` when not measured."""
+    """`0.82x (0.79-0.85)`: the speed against tf1-graph (> 1 is faster) with its 95% interval; `-` when not
+    measured."""
     if not r.speedup_vs_tf1_graph:
         return "-"
     if not r.speedup_ci:
@@ -44,14 +59,15 @@ def _rows(result: RunResult) -> list[tuple[str, ...]]:
         if r.retraces_during_timing:
             noisy = f"RETRACED x{r.retraces_during_timing}"
         rows.append((r.case, r.mode, format_seconds(r.first_call_s), format_seconds(r.step_median_s),
-                     format_seconds(r.step_iqr_s), speed, limit_text(r), format_bytes(r.peak_memory_bytes), err,
-                     r.status, noisy))
+                     format_seconds(r.step_iqr_s), speed, peak_text(r), per_op_text(r),
+                     format_bytes(r.peak_memory_bytes), err, r.status, noisy))
     return rows
 
 
 def table(result: RunResult) -> str:
-    """A fixed-width table, one row per case × mode, then the errors in full and the machine."""
+    """A fixed-width table, one row per case × mode, its legend, then the errors in full and the machine."""
     lines = grid(_COLUMNS, _rows(result))
+    lines.append(NOISY_LEGEND)
     failed = [r for r in result.results if r.error]
     if failed:
         lines.append("")
@@ -62,8 +78,7 @@ def table(result: RunResult) -> str:
     lines.append(f"TensorFlow {env.get('tf_version')} on {device}; {env.get('cpu_count')} CPUs; threads "
                  f"intra={env.get('intra_op_threads')} inter={env.get('inter_op_threads')} for every mode; "
                  f"'vs tf1' = median over the interleaved rounds of tf1-graph block / mode block (>1 is faster), "
-                 f"with its 95% confidence interval (order statistics of the per-round ratios); "
-                 f"noisy = that interval (tf1-graph: its median's) reaches more than 5% either side.")
+                 f"with its 95% confidence interval (order statistics of the per-round ratios).")
     sampled = [c for c in result.cases if c.get("sampling")]
     if sampled:
         stops = {}
@@ -74,10 +89,11 @@ def table(result: RunResult) -> str:
         lines.append("Timing rounds per case: " + "; ".join(f"{why.get(k, k)}: {', '.join(v)}"
                                                             for k, v in stops.items()) + ".")
     peak = env.get("gemm_peak_gflops")
-    lines.append("limit = the step's FLOPs (counted from the traced step's static shapes) per second, as a share of "
+    lines.append("of peak = the step's FLOPs (counted from the traced step's static shapes) per second, as a share of "
                  + (f"this machine's float32 GEMM rate, {peak:.0f} GFLOP/s" if peak else
                     f"the GEMM rate ({env.get('gemm_error') or 'not measured'})")
-                 + "; op-bound steps show µs per op instead; '+' = loops counted once (a lower bound).")
+                 + f"; '+' = loops counted once (a lower bound). A step below {_COMPUTE_BOUND:.0%} of it is op-bound "
+                   "and shows µs/op instead = median step / ops per step.")
     if env.get("gemm_now_gflops") and env.get("gemm_cached"):
         lines[-1] += (f" This run measured {env['gemm_now_gflops']:.0f} GFLOP/s; the limit is the best rate seen on "
                       f"this machine.")
@@ -98,3 +114,10 @@ def markdown_table(result: RunResult) -> str:
     out = ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
     out += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows]
     return "\n".join(out)
+
+
+def where_text(result: RunResult, logdir) -> str:
+    """Where the run wrote what it found: results.json, the picture (absolute path) and the TensorBoard command."""
+    picture = result.picture or "not drawn"
+    return (f"results: {Path(result.run_dir) / 'results.json'}\npicture: {picture}\n"
+            f"TensorBoard: tensorboard --logdir {logdir}")

@@ -176,6 +176,7 @@ def _run(config, cases, logdir, run_name, overwrite, timer, progress) -> RunResu
             with _phase(result.phases_s, "picture and run-level TensorBoard"):
                 png = picture.summary_png(result)
                 write_atomic(run_dir / PICTURE, png)
+                result.picture = str((run_dir / PICTURE).resolve())
                 summaries.write_run(result, tables.markdown_table(result), png)
         result.wall_s = time.perf_counter() - started
         write_json_atomic(run_dir / RESULTS, result.to_json())

@@ -164,7 +164,8 @@ class Inspection:
         lines.append("step time (interleaved):")
         for variant, value in self.step_s.items():
             plain = self.step_s.get(Variant(variant.mode))
-            ratio = f"  ({value / plain:.2f}x the time with every optimisation on)" if variant.options and plain else ""
+            ratio = (f"  ({plain / value:.2f}x the speed with every optimisation on; > 1 is faster)"
+                     if variant.options and plain and value else "")
             noisy = "  noisy" if self.noisy.get(variant) else ""
             lines.append(f"  {variant.label:45s} {format_seconds(value)}{ratio}{noisy}")
         return "\n".join(lines)
