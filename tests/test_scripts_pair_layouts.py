@@ -79,7 +79,7 @@ def test_a_tf1_gru_cell_in_the_keras_layout_computes_what_keras_gru_with_reset_a
     np.testing.assert_allclose(got, want, atol=2e-6)
     # Keras's default reset_after=True: its bias has two rows; with TF1's in the input row it computes another thing
     assert reset_after_variant(record, [2, 18], {}) == cell["prefix"]
-    assert reset_after_variant(record, [2, 18], {cell["prefix"]: RESET_AFTER}) is None
+    assert reset_after_variant(record, [2, 18], {(18,): 1}) is None  # the one GRU of that size has its bias
     other = virtualise(record, {cell["prefix"]: RESET_AFTER})
     assert other.arrays[f"init/{cell['prefix']}:bias"].shape == (2, 18)
     assert not np.any(other.arrays[f"init/{cell['prefix']}:bias"][1])
@@ -111,3 +111,40 @@ def test_blind_gru_and_lstm_pairs_agree_and_reset_after_is_named():
     lstm = pair_scripts(BLIND / "lstm_tf1.py", BLIND / "lstm_tf2.py", PairOptions(steps=2))
     assert lstm.status == AGREE, "\n".join(lstm.lines())
     assert "forget_bias 1 moved into the bias" in lstm.pairing[0]["how"]
+
+
+RNN = BLIND / "rnn"
+
+
+def test_a_stack_of_gru_cells_pairs_layer_by_layer_and_the_second_layers_reset_after_is_named(tmp_path):
+    """MultiRNNCell([GRUCell(16), GRUCell(16)]): the second layer's kernel has the recurrent kernels' shape (16, 48),
+    so the order of use separates them; only the second Keras layer is left at reset_after=True."""
+    tf1 = tmp_path / "stacked_gru_tf1.py"  # tf.layers.dense needs tf-keras: contrib's layer, which the runtime has
+    tf1.write_text((RNN / "stacked_gru_tf1.py").read_text().replace(
+        "tf.layers.dense(last_output, 1)", "tf.contrib.layers.fully_connected(last_output, 1, activation_fn=None)"))
+    bug = pair_scripts(tf1, RNN / "stacked_gru_tf2_bug.py", PairOptions(steps=1))
+    assert bug.status == DIFFER
+    assert [(p["tf1"], tuple(p["shape"])) for p in bug.pairing[3:6]] == [
+        ("rnn/multi_rnn_cell/cell_1/gru_cell:kernel", (16, 48)),
+        ("rnn/multi_rnn_cell/cell_1/gru_cell:recurrent_kernel", (16, 48)),
+        ("rnn/multi_rnn_cell/cell_1/gru_cell:bias", (2, 48))]
+    [named] = [f for f in bug.findings if f.kind == "layout"]
+    assert "(rnn/multi_rnn_cell/cell_1/gru_cell)" in named.text
+
+
+@pytest.mark.parametrize("tf1, tf2, words", [
+    ("basic_lstm_tf1.py", "basic_lstm_tf2_bug.py", "starts at bias 1 in TF1 (its cell's forget_bias, added when it "
+                                                   "runs), at 0 in TF2: unit_forget_bias=True"),
+    ("lstm_forget0_tf1.py", "lstm_forget0_tf2_bug.py", "starts at bias 0 in TF1 (its cell's forget_bias, added when "
+                                                       "it runs), at 1 in TF2: unit_forget_bias=False is TF1's"),
+], ids=["unit-forget-bias-off", "forget-bias-0"])
+def test_a_forget_bias_that_starts_elsewhere_is_named_though_every_step_agrees(tf1, tf2, words):
+    result = pair_scripts(RNN / tf1, RNN / tf2, PairOptions(steps=1))
+    assert result.status == DIFFER and all(c.ok for c in result.checks)
+    assert any(f.decisive and words in f.text for f in result.findings), "\n".join(result.lines())
+
+
+def test_a_bidirectional_lstm_pairs_both_directions():
+    result = pair_scripts(RNN / "bilstm_tf1.py", RNN / "bilstm_tf2.py", PairOptions(steps=2))
+    assert result.status == AGREE, "\n".join(result.lines())
+    assert sum("layout: TF1 LSTMCell" in p["how"] for p in result.pairing) == 6

@@ -182,14 +182,15 @@ def virtualise(record: SideRecord, variants: dict[str, str] | None = None) -> Si
     return out
 
 
-def reset_after_variant(record: SideRecord, shape: list[int], variants: dict[str, str]) -> str | None:
-    """The GRU cell a Keras `GRU(reset_after=True)` bias of `shape` (2, 3h) stands for, not yet in that variant."""
+def reset_after_variant(record: SideRecord, shape: list[int], made: dict) -> str | None:
+    """The GRU cell a Keras `GRU(reset_after=True)` bias of `shape` (2, 3h) stands for: the n-th GRU cell of that
+    size, n the GRU biases of that size TF2 made before it (`made`: shape -> count; a stack of GRU layers whose
+    second alone has reset_after=True maps to the second cell)."""
     if len(shape) != 2 or shape[0] != 2:
         return None
-    for cell in record.cells:
-        if cell["kind"] == "gru" and 3 * cell["units"] == shape[1] and variants.get(cell["prefix"]) != RESET_AFTER:
-            return cell["prefix"]
-    return None
+    cells = [c for c in record.cells if c["kind"] == "gru" and 3 * c["units"] == shape[1]]
+    n = made.get((shape[1],), 0) + made.get(tuple(shape), 0)
+    return cells[n]["prefix"] if n < len(cells) else None
 
 
 def layout_findings(variants: dict[str, str]) -> list[tuple[str, bool]]:

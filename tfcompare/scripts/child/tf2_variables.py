@@ -56,7 +56,7 @@ class VariableObserver:
         key = f"v{len(self.variables)}"
         shape = tuple(value.shape)
         partner = provisional(self.tf1.variables, list(shape), self.made.get(shape, 0))
-        if partner is None and (cell := reset_after_variant(self.tf1_written, list(shape), rec.layouts)):
+        if partner is None and (cell := reset_after_variant(self.tf1_written, list(shape), self.made)):
             rec.layouts[cell] = RESET_AFTER  # a Keras GRU(reset_after=True) bias: (2, 3 x units)
             self.tf1 = virtualise(self.tf1_written, rec.layouts)
             partner = provisional(self.tf1.variables, list(shape), self.made.get(shape, 0))
