@@ -25,12 +25,14 @@ from tfcompare.scripts.child.tf2_inputs import InputSubstitution, SubstitutionEr
 from tfcompare.scripts.child.tf2_keras import KerasObserver
 from tfcompare.scripts.child.tf2_step_wrapper import STEP_WRAPPER, StepWrapper, wrap_steps
 from tfcompare.scripts.child.tf2_tape import StepObserver
+from tfcompare.scripts.child.tf2_traced import TracedReplay
 from tfcompare.scripts.child.tf2_variables import VariableObserver
 
 __all__ = ["TF2Probe", "STEP_WRAPPER", "SubstitutionError", "wrap_steps"]
 
 
-class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, KerasObserver, AfterSteps):
+class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, KerasObserver, AfterSteps,
+               TracedReplay):
     """Install with `install()` (and `creator` as the script's variable creator scope); `finish()` after the
     script stops fills in the probes. Everything observed goes into `record`."""
 
@@ -56,6 +58,8 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.fit_model = None
         self.step_fn = None
         self.step_args = None
+        self.step_calls: list = []  # each compared call's arguments, TF1's batches in place (tf2_traced)
+        self.initial_values: list = []  # (variable, its value at creation) of every variable the script made
         self.after_taken = -1
         self.optimizer = None
         self.applied: dict | None = None  # the first step's gradient transform by hand (KerasObserver)

@@ -100,6 +100,11 @@ class SideRecord:
     # TF1: the kind of softmax cross-entropy the loss takes ("sparse", "dense", ""), its logits and labels and the
     # regularisation term's value at the first step's start in arrays cause/* (see loss_parts)
     cross_entropy: str = ""
+    # TF2: the compared steps replayed as the script runs them, its tf.function traced (see tf2_traced): how many
+    # ran, the error that stopped them, or why they were not replayed
+    traced_steps: int = 0
+    traced_error: str = ""
+    traced_note: str = ""
     cells: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     layouts: dict[str, str] = dataclasses.field(default_factory=dict)
     arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)

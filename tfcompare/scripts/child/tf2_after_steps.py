@@ -58,6 +58,7 @@ class AfterSteps:
             self._probe_ops(self.step_args)
         finally:
             self._restore_all(saved)
+        self._replay_traced()
 
     def _call_for_probe(self, args):
         """One call of the step (or Keras's train_step) that ends at its gradient."""

@@ -47,6 +47,7 @@ class VariableObserver:
             self.every.append(var)
             if not self.busy:
                 self._candidate_state(var)
+                self._initial(var)
             return var
         initial = kwargs.get("initial_value")
         if callable(initial):
@@ -75,7 +76,15 @@ class VariableObserver:
         self.variables[key] = var
         self.by_id[id(var)] = key
         self.every.append(var)
+        self._initial(var)
         return var
+
+    def _initial(self, var) -> None:
+        """A variable's value at creation, to start the traced replay from (`tf2_traced`)."""
+        try:
+            self.initial_values.append((var, np.array(var.numpy())))
+        except Exception:  # created inside a trace: symbolic; the replay then starts from where it is
+            pass
 
     def _candidate_state(self, var) -> None:
         """A non-trainable float variable of rank >= 1 (a batch norm's moving mean or variance, say): state a step

@@ -23,7 +23,7 @@ from tfcompare.scripts.child import noise
 from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
 from tfcompare.scripts.pair.causes import loss_causes
 from tfcompare.scripts.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
-                                            unpaired_findings)
+                                            traced_findings, unpaired_findings)
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_sides
 from tfcompare.scripts.child.layouts import layout_findings, virtualise
 from tfcompare.scripts.child.record import SideRecord, load, load_progress
@@ -174,6 +174,16 @@ def _non_finite_sides(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> d
     return out
 
 
+def _eager_note(tf2: SideRecord) -> str:
+    """How TF2's steps were compared: eagerly (to read inside each step), and again traced where they can be."""
+    if tf2.traced_steps:
+        return (f"TF2's tf.function bodies ran eagerly so every step could be read, then the {tf2.traced_steps} steps "
+                "ran again traced, as the script runs them, from the same start: their weights were compared too")
+    if tf2.traced_error:
+        return _EAGER_NOTE + "; traced, as the script runs them, they fail (see above)"
+    return _EAGER_NOTE + (f"; {tf2.traced_note}" if tf2.traced_note else "")
+
+
 def _floor(value) -> str:
     return "-" if value is None else f"{value:.2g}"
 
@@ -277,7 +287,8 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
                           "largest gap to the original run, per step and tensor" if tf1.floor else
                           f"not measured: {tf1.floor_note or 'TF1 stopped before its steps were replayed'}; the "
                           "element-wise tolerance alone is used")
-    result.findings = findings(tf1, tf2, pairs, result.checks) + state_findings(tf1, tf2) + [
+    result.findings = findings(tf1, tf2, pairs, result.checks) + traced_findings(tf1, tf2, pairs, result.checks) + \
+        state_findings(tf1, tf2) + [
         Finding("layout", text, decisive) for text, decisive in layout_findings(tf2.layouts)]
     if result.checks and not result.checks[0].loss_ok:  # the first loss differs: a known mistake that makes it so
         result.findings += [Finding("cause", text, True) for text in loss_causes(tf1, tf2)]
@@ -294,7 +305,7 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
         result.status = NON_FINITE
     if tf2.steps < result.steps or tf1.steps < result.steps:
         result.notes.append(f"only {min(tf1.steps, tf2.steps)} steps ran (TF1 {tf1.steps}, TF2 {tf2.steps})")
-    result.notes += list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution + [_EAGER_NOTE]))
+    result.notes += list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution + [_eager_note(tf2)]))
     result.sides = {"tf1": _side_summary(tf1), "tf2": _side_summary(tf2)}
     if tf1.dropout_replaced is not None:
         left = [side for side, rec in (("TF1", tf1), ("TF2", tf2))

@@ -123,6 +123,28 @@ def step_checks(tf1: SideRecord, tf2: SideRecord, pairs) -> list[StepCheck]:
     return out
 
 
+def traced_findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -> list[Finding]:
+    """The steps as the script runs them (its tf.function traced, `tf2_traced`) against TF1: a step that fails or
+    computes otherwise only when traced is decisive, since that is what the script does on its own."""
+    if tf2.traced_error:
+        return [Finding("traced", f"the TF2 step fails when traced as the script runs it (tf.function), though it "
+                                  f"ran eagerly: {tf2.traced_error}", True)]
+    out = []
+    for k in range(min(tf2.traced_steps, len(checks))):
+        floor = tf1.floor[k] if k < len(tf1.floor) else None
+        _, ok, rel, floor_max, worst = _judge("weights of", _by_tf1(tf2, tf2.weights("traced/after", k), pairs),
+                                              tf1.weights("after", k), floor and floor["weights"])
+        if not ok and checks[k].weights_ok:
+            out.append(Finding("traced", f"the TF2 step traced (tf.function, as the script runs it) computes "
+                                         f"otherwise than its eager run: at step {k + 1} the {worst} after it are "
+                                         f"{rel:.2g} from TF1's (floor {floor_max if floor_max is not None else 0:.2g}), "
+                                         "while the eager step agrees (the replay starts from the same variables; "
+                                         "Python state the step reads, such as a counter, is where the eager run "
+                                         "left it)", True))
+            break
+    return out
+
+
 def reduction_kind(ratio: float | None, tolerance: float = 1e-3) -> str:
     """mean (the loss of a batch fed twice is the same), sum (it doubles), within `tolerance` relative."""
     if ratio is None or not math.isfinite(ratio):  # a loss that is NaN or inf: no ratio says anything

@@ -1,0 +1,51 @@
+"""The TF2 steps again, as the script runs them: its `tf.function` traced, not eagerly.
+
+The compared steps ran eagerly so that every step could be read inside (`run_functions_eagerly`); a step that
+fails or computes otherwise only when traced (a Python side effect, a shape or dtype that only a trace fixes,
+`jit_compile`) would pass that comparison. So after the script has stopped, every variable it made (model,
+optimizer slots, step counters) is put back to its value at creation, and the script's own step function is
+called traced on the same K batches of TF1; the weights after each call are recorded (`traced/after/<k>/<key>`)
+and compared with TF1's like the eager ones. Then every variable is put back where the script left it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+
+__all__ = ["TracedReplay"]
+
+
+class TracedReplay:
+    """`TF2Probe`'s part that replays the steps traced (`_replay_traced`, from `finish`)."""
+
+    def _replay_traced(self) -> None:
+        rec = self.record
+        fn, calls = self.step_fn, self.step_calls[:rec.steps]
+        if fn is None or self.fit_model is not None or not calls or self.unpaired:
+            return
+        if not hasattr(fn, "get_concrete_function"):
+            rec.traced_note = "the step is a plain Python function: it runs eagerly as written, as compared"
+            return
+        if any(d["live"] for d in rec.dropout):
+            rec.traced_note = "not replayed traced: a live dropout draws other masks in another run"
+            return
+        saved = self._save_all()
+        self.busy = True
+        tf.config.run_functions_eagerly(False)
+        try:
+            for var, value in self.initial_values:
+                var.assign(value)
+            for k, (args, kwargs) in enumerate(calls):
+                fn(*args, **kwargs)
+                for key, var in self.variables.items():
+                    if key in self.pairs:
+                        rec.arrays[f"traced/after/{k}/{key}"] = np.asarray(var.numpy())
+            rec.traced_steps = len(calls)
+        except Exception as exc:  # the script's step, traced: its own failure, said as such
+            first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+            rec.traced_error = f"{type(exc).__name__}: {first}"
+        finally:
+            tf.config.run_functions_eagerly(True)
+            self.busy = False
+            self._restore_all(saved)
