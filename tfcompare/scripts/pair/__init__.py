@@ -22,7 +22,8 @@ from tfcompare.core.source_files import SourceError, read_script
 from tfcompare.scripts.child import noise
 from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
 from tfcompare.scripts.pair.causes import loss_causes
-from tfcompare.scripts.pair.diagnose import (Finding, StepCheck, findings, optimizer_text, reduction_of, step_checks,
+from tfcompare.scripts.pair.findings import Finding
+from tfcompare.scripts.pair.diagnose import (StepCheck, findings, optimizer_text, reduction_of, step_checks,
                                             traced_findings, unpaired_findings)
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_sides
 from tfcompare.scripts.child.layouts import layout_findings, virtualise

@@ -16,8 +16,10 @@ import numpy as np
 from tfcompare.core.equivalence import TOLERANCES, compare
 from tfcompare.core.gradient_transforms import KERAS_KEYS, apply as apply_transform, difference
 from tfcompare.core.schedules import is_schedule, setting_text
-from tfcompare.scripts.child import initialisation, noise
+from tfcompare.scripts.child import noise
 from tfcompare.scripts.pair import inputs
+from tfcompare.scripts.pair.findings import Finding
+from tfcompare.scripts.pair.initial_values import init_findings
 from tfcompare.scripts.child.record import SideRecord
 
 __all__ = ["StepCheck", "Finding", "step_checks", "findings", "unpaired_findings", "reduction_kind", "reduction_of",
@@ -54,16 +56,6 @@ class StepCheck:
         """NaN against NaN (or inf against inf) is never an agreement: a non-finite step is never ok."""
         return self.loss_ok and self.gradients_ok and self.weights_ok and not (self.non_finite_tf1 or
                                                                                 self.non_finite_tf2)
-
-
-@dataclasses.dataclass
-class Finding:
-    """A cause, checked on its own. `decisive`: it makes the pair DIFFER even when every step agrees (the scripts
-    start from or are set to something else: an initialisation, inputs, an optimizer setting)."""
-
-    kind: str  # optimizer | learning_rate | setting | reduction | extra_op | initialisation | inputs | where | ...
-    text: str
-    decisive: bool = False
 
 
 def _by_tf1(tf2: SideRecord, values: dict, pairs: list[tuple[str, str, str]]) -> dict:
@@ -309,49 +301,6 @@ def _ops(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     return out
 
 
-def _init(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
-    out = []
-    for key1, key2, _ in pairs:
-        a, b = tf1.var(key1), tf2.var(key2)
-        if f"init/{key1}" not in tf1.arrays or f"init/{key2}" not in tf2.arrays:
-            continue
-        why = initialisation.differs(tf1.arrays[f"init/{key1}"], tf2.arrays[f"init/{key2}"], a.scheme)
-        forget = _forget_gate(a, tf1.arrays[f"init/{key1}"], tf2.arrays[f"init/{key2}"])
-        if forget:
-            out.append(Finding("initialisation", f"{a.name}: {forget}", True))
-            continue
-        if why and a.layout and (not a.name.endswith(":bias") or "reset_after" in a.layout):
-            # a cell's kernels in another layout: no Keras setting draws TF1's distribution (its bias is judged:
-            # Keras's unit_forget_bias, or a GRU's gate bias, set it)
-            out.append(Finding("initialisation", f"initialisation of {a.name} {tuple(a.shape)} ({b.name}, {b.site}, "
-                                                 f"{initialisation.scheme_text(b.scheme)}): {why}; not judged: TF1 "
-                                                 "draws the cell's kernels over [x; h] as one matrix, Keras draws "
-                                                 "kernel and recurrent_kernel apart (no setting makes them the "
-                                                 "same); a run from scratch starts from other values"))
-        elif why:
-            out.append(Finding("initialisation", f"initialisation of {a.name} {tuple(a.shape)}: TF1 "
-                                                 f"{initialisation.scheme_text(a.scheme)}, TF2 ({b.name}, {b.site}) "
-                                                 f"{initialisation.scheme_text(b.scheme)}: {why}; the steps were "
-                                                 "compared from TF1's values on both sides", True))
-    return out
-
-
-def _forget_gate(a, one: np.ndarray, two: np.ndarray) -> str:
-    """An LSTM's forget-gate bias that starts elsewhere: TF1 adds `forget_bias` when it runs (seen in the Keras
-    layout's bias), Keras starts it at 1 with `unit_forget_bias=True` (its default) and at 0 without."""
-    if not (a.layout.startswith("layout: TF1 LSTMCell") and a.name.endswith(":bias")) or one.shape != two.shape:
-        return ""
-    h = one.shape[-1] // 4
-    f1, f2 = one[h:2 * h], two[h:2 * h]
-    if not (np.all(f1 == f1[0]) and np.all(f2 == f2[0])) or f1[0] == f2[0]:
-        return ""
-    fix = ("unit_forget_bias=True (the Keras default) is TF1's" if f1[0] == 1 else
-           "unit_forget_bias=False is TF1's" if f1[0] == 0 else
-           f"a forget-gate bias initialised at {f1[0]:g} is TF1's")
-    return (f"the forget gate starts at bias {f1[0]:g} in TF1 (its cell's forget_bias, added when it runs), at "
-            f"{f2[0]:g} in TF2: {fix}; the steps were compared from TF1's values on both sides")
-
-
 def _inputs(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     """TF2's own first batch against TF1's (see `inputs`); one finding per input, the batch size said once."""
     out: list[Finding] = []
@@ -412,7 +361,7 @@ def findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -
     out += optimizer
     if update_only:
         out += _replay(tf1, tf2, pairs)
-    out += _ops(tf1, tf2) + _init(tf1, tf2, pairs) + _inputs(tf1, tf2) + _replaced_dropouts(tf1, tf2)
+    out += _ops(tf1, tf2) + init_findings(tf1, tf2, pairs) + _inputs(tf1, tf2) + _replaced_dropouts(tf1, tf2)
     return out + _dropout(tf1, tf2, bool(out) and out[0].kind == "where")
 
 

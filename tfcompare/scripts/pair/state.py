@@ -17,7 +17,7 @@ import numpy as np
 
 from tfcompare.scripts.child.noise import relative
 from tfcompare.scripts.child.record import SideRecord
-from tfcompare.scripts.pair.diagnose import Finding
+from tfcompare.scripts.pair.findings import Finding
 
 __all__ = ["pair_state", "state_findings", "REL_TOL"]
 
