@@ -98,8 +98,19 @@ def test_seq_lens_in_run_and_bad_lengths(tmp_path):
 def test_autograph_command():
     result = CliRunner().invoke(cli, ["autograph", "control_flow"])
     assert result.exit_code == 0
-    assert "ag__.while_stmt" in result.output
-    assert "control flow in tf2-function" in result.output and "While" in result.output
+    out = result.output
+    assert "ag__.while_stmt" in out
+    assert "control flow in tf2-function" in out and "While" in out
+    # each function as written, under its heading, then AutoGraph's rewrite of it under another
+    written = out.index("=== ControlFlow.solve: the Python source, as written ===")
+    rewritten = out.index("=== ControlFlow.solve: AutoGraph's generated code (tf.autograph.to_code) ===")
+    assert written < rewritten
+    source, generated = out[written:rewritten], out[rewritten:out.index("\n===", rewritten)]
+    assert "\ndef solve(self, x):\n" in source and "\n    while delta > TOLERANCE:\n" in source  # dedented
+    assert "ag__" not in source
+    assert "\ndef tf__solve(self, x):\n" in generated and "ag__.while_stmt(loop_test" in generated
+    call = out[out.index("=== ControlFlow.__call__: the Python source"):]
+    assert "if tf.reduce_mean(h) > 0.0:" in call and call.index("if tf.reduce_mean(h)") < call.index("ag__.if_stmt")
     assert CliRunner().invoke(cli, ["autograph", "nope"]).exit_code == 2
 
 
