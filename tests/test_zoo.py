@@ -131,6 +131,20 @@ def test_pitfalls_measure_what_they_claim():
     assert CliRunner().invoke(cli, ["pitfalls", "--only", "nope"]).exit_code == 2
 
 
+def test_a_tensor_condition_is_not_frozen_one_trace_holds_both_branches():
+    found = run_pitfalls(["tensor-branch"])[0]
+    assert found.holds and found.error is None, found.shows
+    measured = found.measured
+    assert measured["traces"] == 1  # inputs of both signs, one trace (a Python bool gave one per value)
+    assert measured["results"] == measured["eager_results"] == {"3.0": 6.0, "-3.0": -4.0}
+    ifs = {op: n for op, n in measured["control_flow_ops"].items() if op in ("If", "StatelessIf")}
+    assert sum(ifs.values()) == 1  # one If op whose two functions are the two branches
+    assert measured["branch_ops"] == {"then_branch": ["Mul"], "else_branch": ["Sub"]}
+    cli_run = CliRunner().invoke(cli, ["pitfalls", "--only", "tensor-branch"])
+    assert cli_run.exit_code == 0 and "gave 1 trace for inputs of both signs" in cli_run.output
+    assert "then: Mul, else: Sub" in cli_run.output
+
+
 def test_a_python_op_loses_its_static_shape_and_ensure_shape_repairs_it():
     found = run_pitfalls(["python-op-shape"])[0]
     assert found.holds and found.error is None
