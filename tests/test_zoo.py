@@ -16,7 +16,8 @@ from conftest import QUICK_TEST
 from tfcompare.tools.pitfalls import CALLS, run_pitfalls
 from tfcompare.registry import CASES, rnn_batch
 from tfcompare.core.runners import make_runner
-from tfcompare.run.shapes import bucket_length, run_variants
+from tfcompare.report.format import format_seconds
+from tfcompare.run.shapes import bucket_length, run_variants, variants_table
 
 
 def test_rnn_batches_mix_lengths_and_padding_never_reaches_the_loss():
@@ -72,9 +73,14 @@ def test_variable_length_variants_trace_exactly():
                          lambda n: rnn_batch(rng, 4, steps=n), lengths, passes=2, bucket=16,
                          session_config=session_config(2, 2))
     traces = {v.variant: v.traces for v in found}
-    assert traces == {"tf1-graph": 0, "no-signature": 4, "none-signature": 1, "reduce-retracing": 2,
+    assert traces == {"tf1-graph": 0, "tf2-eager": 0, "no-signature": 4, "none-signature": 1, "reduce-retracing": 2,
                       "buckets": len({bucket_length(n, 16) for n in lengths})}
     assert all(v.error is None and v.step_median_s > 0 and v.total_s >= v.first_pass_s for v in found)
+    # the table's eager row: the dynamic graph beside the graphs, nothing traced, every call timed
+    eager = next(v for v in found if v.variant == "tf2-eager")
+    rows = variants_table([v.to_json() for v in found]).splitlines()
+    assert [line.split()[:3] for line in rows[2:8]][1] == ["rnn", "tf2-eager", "0"]
+    assert format_seconds(eager.total_s) in rows[3] and format_seconds(eager.step_median_s) in rows[3]
     assert bucket_length(13, 16) == 16 and bucket_length(31, 16) == 32 and bucket_length(32, 16) == 32
 
 
