@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from tfcompare import claims
-from tfcompare.claims import CLAIMS, ERROR, FAILS, HOLDS, INCONCLUSIVE, at_least, at_most, ratio_noise
+from tfcompare.claims import CLAIMS, ERROR, batch_size, FAILS, HOLDS, INCONCLUSIVE, at_least, at_most, ratio_noise
 from tfcompare.cli import cli
 
 
@@ -64,6 +64,8 @@ def test_claim2_and_claim7_verdicts():
                       64: {"tf2-eager": _s(1.0), "tf2-function": _s(0.5)}}
     assert CLAIMS[7].judge(stronger_small).verdict == FAILS
     assert CLAIMS[7].judge({64: stronger_small[64]}).verdict == INCONCLUSIVE
+    lines = batch_size.series(stronger_small)  # the picture's lines: eager is the baseline, 1 at every batch size
+    assert lines == {"tf2-eager": ([1, 64], [1.0, 1.0]), "tf2-function": ([1, 64], [10.0, 2.0])}  # no tf1 measured
 
 
 def test_claim5_claim6_claim8_claim11_verdicts():

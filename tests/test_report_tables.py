@@ -1,11 +1,17 @@
-"""The run table on injected results: one unit per limit column, the NOISY legend under the rows, and where
-the run wrote its picture."""
+"""The run table on injected results: one unit per limit column, the NOISY legend under the rows, the speed
+against eager beside the speed against tf1, and where the run wrote its picture."""
 
 from pathlib import Path
+
+import pytest
 
 from tfcompare.core.results import ModeResult, RunResult
 from tfcompare.core.timing import NOISY_HALF_WIDTH
 from tfcompare.report.tables import NOISY_LEGEND, markdown_table, table, where_text
+from tfcompare.report.tensorboard import mode_scalars
+from tfcompare.run.measure import _record_speed
+
+_EAGER = "x eager (95% CI)"
 
 
 def _result(**extra):
@@ -21,13 +27,13 @@ def _result(**extra):
                      results=rows, **extra)
 
 
-def _cells(text: str) -> dict:
+def _cells(text: str, rows: int = 4) -> dict:
     lines = text.splitlines()
     starts = [i for i, c in enumerate(lines[1]) if c == "-" and (i == 0 or lines[1][i - 1] == " ")]
     ends = starts[1:] + [None]
     head = [lines[0][a:b].strip() for a, b in zip(starts, ends)]
     return {(row[0], row[1]): row for row in ([lines[n][a:b].strip() for a, b in zip(starts, ends)]
-                                              for n in range(2, 6))} | {"head": head}
+                                              for n in range(2, 2 + rows))} | {"head": head}
 
 
 def test_the_limit_is_two_columns_with_one_unit_each():
@@ -61,3 +67,42 @@ def test_the_run_says_where_its_picture_is():
     assert "results: /tmp/t/results.json" in drawn and "tensorboard --logdir logs" in drawn
     assert "picture: not drawn" in where_text(_result(), "logs")
     assert Path(_result(picture="/tmp/t/summary.png").to_json()["picture"]).is_absolute()
+
+
+def _timed(case, mode, ms):
+    """A row timed in six interleaved rounds (per-round step times in milliseconds)."""
+    times = [t * 1e-3 for t in ms]
+    middle = sorted(times)[2:4]
+    return ModeResult(case=case, mode=mode, step_times_s=times, step_median_s=(middle[0] + middle[1]) / 2)
+
+
+def test_each_mode_is_set_against_the_eager_mode_of_its_case():
+    rows = [_timed("mm", "tf1-graph", [1.0] * 6), _timed("mm", "tf2-eager", [4.0, 4.1, 3.9, 4.2, 4.0, 3.8]),
+            _timed("mm", "tf2-function", [2.0] * 6),  # per round: eager / 2.0 = 2.0, 2.05, 1.95, 2.1, 2.0, 1.9
+            _timed("ew", "tf1-graph", [1.0] * 6), _timed("ew", "tf2-function", [2.0] * 6)]  # ew ran no eager
+    for row in rows:
+        case = {r.mode: r for r in rows if r.case == row.case}
+        _record_speed(row, case["tf1-graph"], case.get("tf2-eager"))
+    tf1, eager, function = rows[:3]
+    assert function.speedup_vs_eager == 2.0 and function.speedup_vs_eager_ci == pytest.approx([1.9, 2.1])  # [min, max]
+    assert eager.speedup_vs_eager == 1.0 and eager.speedup_vs_eager_ci is None
+    assert tf1.speedup_vs_eager == 4.0 and tf1.speedup_vs_eager_ci == pytest.approx([3.8, 4.2])
+    assert function.speedup_vs_tf1_graph == 0.5 and function.speedup_ci == [0.5, 0.5]  # the tf1 ratio, as before
+    assert rows[4].speedup_vs_eager is None and rows[4].speedup_vs_eager_ci is None
+
+    result = RunResult(run_name="t", run_dir="/tmp/t", config={}, environment={}, results=rows)
+    cells = _cells(table(result), rows=5)
+    column = cells["head"].index(_EAGER)
+    assert cells["head"][column - 1] == "vs tf1 (>1 is faster; 95% CI)"
+    assert {key: row[column] for key, row in cells.items() if key != "head"} == {
+        ("mm", "tf1-graph"): "4.00x (3.80\u20134.20)", ("mm", "tf2-eager"): "1.00x",
+        ("mm", "tf2-function"): "2.00x (1.90\u20132.10)", ("ew", "tf1-graph"): "-", ("ew", "tf2-function"): "-"}
+    assert "'x eager' = the same with tf2-eager's block over the mode's" in table(result)
+    assert f"| {_EAGER} |" in markdown_table(result) and "| 2.00x (1.90\u20132.10) |" in markdown_table(result)
+    doc = result.to_json()["results"][2]  # results.json: the field beside the tf1 ratio's
+    assert doc["speedup_vs_eager"] == 2.0 and doc["speedup_vs_eager_ci"] == pytest.approx([1.9, 2.1])
+    scalars = mode_scalars(function)  # TensorBoard: beside timing/speedup_vs_tf1_graph
+    assert scalars["mm/timing/speedup_vs_eager"] == 2.0
+    assert [scalars["mm/timing/speedup_vs_eager_ci_low"], scalars["mm/timing/speedup_vs_eager_ci_high"]] == \
+        pytest.approx([1.9, 2.1])
+    assert not any("speedup_vs_eager" in tag for tag in mode_scalars(rows[4]))

@@ -16,7 +16,8 @@ from conftest import QUICK_TEST
 from tfcompare.tools.pitfalls import CALLS, run_pitfalls
 from tfcompare.registry import CASES, rnn_batch
 from tfcompare.core.runners import make_runner
-from tfcompare.run.shapes import bucket_length, run_variants
+from tfcompare.report.format import format_seconds
+from tfcompare.run.shapes import bucket_length, run_variants, variants_table
 
 
 def test_rnn_batches_mix_lengths_and_padding_never_reaches_the_loss():
@@ -72,9 +73,14 @@ def test_variable_length_variants_trace_exactly():
                          lambda n: rnn_batch(rng, 4, steps=n), lengths, passes=2, bucket=16,
                          session_config=session_config(2, 2))
     traces = {v.variant: v.traces for v in found}
-    assert traces == {"tf1-graph": 0, "no-signature": 4, "none-signature": 1, "reduce-retracing": 2,
+    assert traces == {"tf1-graph": 0, "tf2-eager": 0, "no-signature": 4, "none-signature": 1, "reduce-retracing": 2,
                       "buckets": len({bucket_length(n, 16) for n in lengths})}
     assert all(v.error is None and v.step_median_s > 0 and v.total_s >= v.first_pass_s for v in found)
+    # the table's eager row: the dynamic graph beside the graphs, nothing traced, every call timed
+    eager = next(v for v in found if v.variant == "tf2-eager")
+    rows = variants_table([v.to_json() for v in found]).splitlines()
+    assert [line.split()[:3] for line in rows[2:8]][1] == ["rnn", "tf2-eager", "0"]
+    assert format_seconds(eager.total_s) in rows[3] and format_seconds(eager.step_median_s) in rows[3]
     assert bucket_length(13, 16) == 16 and bucket_length(31, 16) == 32 and bucket_length(32, 16) == 32
 
 
@@ -98,8 +104,19 @@ def test_seq_lens_in_run_and_bad_lengths(tmp_path):
 def test_autograph_command():
     result = CliRunner().invoke(cli, ["autograph", "control_flow"])
     assert result.exit_code == 0
-    assert "ag__.while_stmt" in result.output
-    assert "control flow in tf2-function" in result.output and "While" in result.output
+    out = result.output
+    assert "ag__.while_stmt" in out
+    assert "control flow in tf2-function" in out and "While" in out
+    # each function as written, under its heading, then AutoGraph's rewrite of it under another
+    written = out.index("=== ControlFlow.solve: the Python source, as written ===")
+    rewritten = out.index("=== ControlFlow.solve: AutoGraph's generated code (tf.autograph.to_code) ===")
+    assert written < rewritten
+    source, generated = out[written:rewritten], out[rewritten:out.index("\n===", rewritten)]
+    assert "\ndef solve(self, x):\n" in source and "\n    while delta > TOLERANCE:\n" in source  # dedented
+    assert "ag__" not in source
+    assert "\ndef tf__solve(self, x):\n" in generated and "ag__.while_stmt(loop_test" in generated
+    call = out[out.index("=== ControlFlow.__call__: the Python source"):]
+    assert "if tf.reduce_mean(h) > 0.0:" in call and call.index("if tf.reduce_mean(h)") < call.index("ag__.if_stmt")
     assert CliRunner().invoke(cli, ["autograph", "nope"]).exit_code == 2
 
 
@@ -118,6 +135,20 @@ def test_pitfalls_measure_what_they_claim():
     cli_run = CliRunner().invoke(cli, ["pitfalls", "--only", "np-random"])
     assert cli_run.exit_code == 0 and "1 distinct value over 5 calls" in cli_run.output
     assert CliRunner().invoke(cli, ["pitfalls", "--only", "nope"]).exit_code == 2
+
+
+def test_a_tensor_condition_is_not_frozen_one_trace_holds_both_branches():
+    found = run_pitfalls(["tensor-branch"])[0]
+    assert found.holds and found.error is None, found.shows
+    measured = found.measured
+    assert measured["traces"] == 1  # inputs of both signs, one trace (a Python bool gave one per value)
+    assert measured["results"] == measured["eager_results"] == {"3.0": 6.0, "-3.0": -4.0}
+    ifs = {op: n for op, n in measured["control_flow_ops"].items() if op in ("If", "StatelessIf")}
+    assert sum(ifs.values()) == 1  # one If op whose two functions are the two branches
+    assert measured["branch_ops"] == {"then_branch": ["Mul"], "else_branch": ["Sub"]}
+    cli_run = CliRunner().invoke(cli, ["pitfalls", "--only", "tensor-branch"])
+    assert cli_run.exit_code == 0 and "gave 1 trace for inputs of both signs" in cli_run.output
+    assert "then: Mul, else: Sub" in cli_run.output
 
 
 def test_a_python_op_loses_its_static_shape_and_ensure_shape_repairs_it():

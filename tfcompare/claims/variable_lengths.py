@@ -8,7 +8,7 @@ from tfcompare.claims.claim import Claim, Judged, plot_lines
 from tfcompare.claims.verdicts import FAILS, check
 from tfcompare.core.environment import session_config
 from tfcompare.registry import CASES, rnn_batch
-from tfcompare.run.shapes import run_variants
+from tfcompare.run.shapes import GRAPH_VARIANTS, run_variants
 
 __all__ = ["CLAIM"]
 
@@ -25,8 +25,10 @@ def measure(ctx):
     out = {}
     for k in _distinct_lengths(ctx):
         lengths = (pool[:k] * (8 // k + 1))[:8]
+        # no tf2-eager: its hand-written LSTM dispatches every op of every time step (~0.1-0.5 s a batch on 2
+        # cores), about 17 s more over this sweep; `run --seq-lens` shows eager beside the variants
         found = run_variants(case, weights, lambda n: rnn_batch(rng, 8, steps=n), lengths, passes=2,
-                             session_config=session_config(2, 2))
+                             session_config=session_config(2, 2), variants=GRAPH_VARIANTS)
         out[k] = {v.variant: {"traces": v.traces, "total_s": v.total_s, "step_s": v.step_median_s} for v in found}
     return out
 

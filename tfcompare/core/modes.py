@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-__all__ = ["ExecutionOptions", "MODES", "CORE_MODES", "LEVER_MODES", "REFERENCE_MODE"]
+__all__ = ["ExecutionOptions", "MODES", "CORE_MODES", "LEVER_MODES", "REFERENCE_MODE", "EAGER_MODE"]
 
 _KINDS = ("tf1-graph", "eager", "function")
 
@@ -60,6 +60,7 @@ class ExecutionOptions:
 
 
 REFERENCE_MODE = "tf1-graph"
+EAGER_MODE = "tf2-eager"  # the dynamic graph every mode is also set against (`x eager`)
 
 MODES: dict[str, ExecutionOptions] = {
     "tf1-graph": ExecutionOptions("tf1-graph", description="tf.compat.v1 Session.run on a tf.Graph"),

@@ -15,7 +15,8 @@ __all__ = ["ModeResult", "RunResult", "write_json_atomic", "json_text", "finite_
 
 @dataclasses.dataclass
 class ModeResult:
-    """One case in one mode. Times are seconds; `speedup_vs_tf1_graph` > 1 means faster than TF1."""
+    """One case in one mode. Times are seconds; `speedup_vs_tf1_graph` > 1 means faster than TF1,
+    `speedup_vs_eager` > 1 faster than the case's tf2-eager."""
 
     case: str
     mode: str
@@ -42,6 +43,8 @@ class ModeResult:
     worst_check: str | None = None
     speedup_vs_tf1_graph: float | None = None  # median over rounds of tf1-graph block / mode block
     speedup_ci: list[float] | None = None  # its 95% interval [low, high], paired by round (core.timing.paired_ratio)
+    speedup_vs_eager: float | None = None  # the same against tf2-eager of this case: eager block / mode block
+    speedup_vs_eager_ci: list[float] | None = None  # its 95% interval, paired by round like speedup_ci
     # distance to the limit (core.graphs.step_flops, core.peak): the case's FLOPs and ops per training step
     step_flops: int | None = None
     step_ops: int | None = None

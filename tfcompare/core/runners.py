@@ -7,6 +7,7 @@ in `tf.function` (or not, or with XLA, or in a K-step loop) according to its `Ex
 from __future__ import annotations
 
 import inspect
+import textwrap
 from typing import Callable
 
 import numpy as np
@@ -88,7 +89,12 @@ class Runner:
 
     def autograph_code(self) -> str | None:
         """AutoGraph's rewrite of the step, where the step is traced."""
-        return None
+        functions = self.autograph_functions()
+        return "\n\n".join(code for _, _, code in functions) if functions else None
+
+    def autograph_functions(self) -> list[tuple[str, str, str]]:
+        """(qualified name, the Python source as written, AutoGraph's rewrite) of every converted function."""
+        return []
 
     def close(self) -> None: ...
 
@@ -389,20 +395,27 @@ class _Tf2Runner(Runner):
         graphs = [g.post_optimization_graph for g in meta.function_graphs]
         return max(graphs, key=lambda g: len(g.node)) if graphs else None
 
-    def autograph_code(self):
-        """AutoGraph's rewrite of the step and of every method the case's model class defines itself."""
+    def autograph_functions(self):
+        """The step and every method the case's model class defines itself: as written, and AutoGraph's rewrite."""
         if not self.options.traced:
-            return None
+            return []
         own = [getattr(self.model, name) for name, value in vars(type(self.model)).items()
                if inspect.isfunction(value) and (name == "__call__" or not name.startswith("_"))]
-        entry = self._entry
-        return "\n\n".join(tf.autograph.to_code(fn) for fn in [entry] + own)
+        return [(fn.__qualname__, _source(fn), tf.autograph.to_code(fn)) for fn in [self._entry] + own]
 
     def hlo(self, batch, stage: str = "hlo"):
         if not self.options.jit_compile:
             return None
         arg = self._stack([batch]) if self.options.loop else self._tensors(batch)
         return self._traced.experimental_get_compiler_ir(arg)(stage=stage)
+
+
+def _source(fn) -> str:
+    """The function's source as written (dedented), or why it cannot be read (defined in a string, say)."""
+    try:
+        return textwrap.dedent(inspect.getsource(fn)).rstrip()
+    except (OSError, TypeError) as exc:
+        return f"# source not available: {exc}"
 
 
 def make_runner(name: str, options: ExecutionOptions, case: Case, weights: dict, session_config) -> Runner:

@@ -12,12 +12,13 @@ from tfcompare.core.results import RunResult
 from tfcompare.core.timing import NOISY_HALF_WIDTH
 from tfcompare.report.format import format_bytes, format_seconds, grid
 
-__all__ = ["table", "markdown_table", "peak_text", "per_op_text", "speed_text", "where_text", "NOISY_LEGEND"]
+__all__ = ["table", "markdown_table", "peak_text", "per_op_text", "speed_text", "eager_speed_text", "where_text",
+           "NOISY_LEGEND"]
 
 # the limit in two columns, one unit each: the share of the GEMM rate for a step that computes, µs per op for
 # one that mostly dispatches; a row fills the one that binds it
-_COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1 (>1 is faster; 95% CI)", "of peak", "µs/op",
-            "peak mem", "max err", "verdict", "noisy")
+_COLUMNS = ("case", "mode", "first call", "median step", "IQR", "vs tf1 (>1 is faster; 95% CI)", "x eager (95% CI)",
+            "of peak", "µs/op", "peak mem", "max err", "verdict", "noisy")
 _COMPUTE_BOUND = 0.05  # from 5% of the GEMM rate on the step computes; below it is op-bound: read its µs per op
 
 NOISY_LEGEND = (f"NOISY = the row's 95% interval (its speed against tf1-graph; tf1-graph's: its median's) reaches "
@@ -39,15 +40,24 @@ def per_op_text(r) -> str:
     return f"{r.us_per_op:.1f}" if r.us_per_op is not None and not _computes(r) else "-"
 
 
+def _ratio_text(estimate: float | None, ci: list[float] | None) -> str:
+    if not estimate:
+        return "-"
+    if not ci:
+        return f"{estimate:.2f}x"
+    return f"{estimate:.2f}x ({ci[0]:.2f}\u2013{ci[1]:.2f})"
+
+
 def speed_text(r) -> str:
     """`0.82x (0.79-0.85)`: the speed against tf1-graph (> 1 is faster) with its 95% interval; `-` when not
     measured."""
-    if not r.speedup_vs_tf1_graph:
-        return "-"
-    if not r.speedup_ci:
-        return f"{r.speedup_vs_tf1_graph:.2f}x"
-    low, high = r.speedup_ci
-    return f"{r.speedup_vs_tf1_graph:.2f}x ({low:.2f}\u2013{high:.2f})"
+    return _ratio_text(r.speedup_vs_tf1_graph, r.speedup_ci)
+
+
+def eager_speed_text(r) -> str:
+    """`5.10x (4.80-5.40)`: the speed against the case's tf2-eager, the same way; `-` when the case has no
+    eager row, so a learner reads what the graph bought over dynamic execution."""
+    return _ratio_text(r.speedup_vs_eager, r.speedup_vs_eager_ci)
 
 
 def _rows(result: RunResult) -> list[tuple[str, ...]]:
@@ -59,7 +69,7 @@ def _rows(result: RunResult) -> list[tuple[str, ...]]:
         if r.retraces_during_timing:
             noisy = f"RETRACED x{r.retraces_during_timing}"
         rows.append((r.case, r.mode, format_seconds(r.first_call_s), format_seconds(r.step_median_s),
-                     format_seconds(r.step_iqr_s), speed, peak_text(r), per_op_text(r),
+                     format_seconds(r.step_iqr_s), speed, eager_speed_text(r), peak_text(r), per_op_text(r),
                      format_bytes(r.peak_memory_bytes), err, r.status, noisy))
     return rows
 
@@ -78,7 +88,8 @@ def table(result: RunResult) -> str:
     lines.append(f"TensorFlow {env.get('tf_version')} on {device}; {env.get('cpu_count')} CPUs; threads "
                  f"intra={env.get('intra_op_threads')} inter={env.get('inter_op_threads')} for every mode; "
                  f"'vs tf1' = median over the interleaved rounds of tf1-graph block / mode block (>1 is faster), "
-                 f"with its 95% confidence interval (order statistics of the per-round ratios).")
+                 f"with its 95% confidence interval (order statistics of the per-round ratios); 'x eager' = the "
+                 f"same with tf2-eager's block over the mode's ('-': the case ran no tf2-eager).")
     sampled = [c for c in result.cases if c.get("sampling")]
     if sampled:
         stops = {}

@@ -46,14 +46,17 @@ SCALAR_TAGS = {  # under each case, one point (step 0)
     "equivalence/max_rel_err": "max_rel_err",
     "tracing/traces": "traces",
     "timing/speedup_vs_tf1_graph": "speedup_vs_tf1_graph",
+    "timing/speedup_vs_eager": "speedup_vs_eager",
     "limit/gflops_per_s": "gflops_per_s",
     "limit/fraction_of_peak": "fraction_of_peak",
     "limit/us_per_op": "us_per_op",
 }
 _INTERVALS = {"timing/speedup_ci_low": ("speedup_ci", 0), "timing/speedup_ci_high": ("speedup_ci", 1),
+              "timing/speedup_vs_eager_ci_low": ("speedup_vs_eager_ci", 0),
+              "timing/speedup_vs_eager_ci_high": ("speedup_vs_eager_ci", 1),
               "timing/step_ci_low_s": ("step_ci_s", 0), "timing/step_ci_high_s": ("step_ci_s", 1)}
 
-HPARAM_METRICS = ("timing/speedup_vs_tf1_graph", "timing/step_median_s")  # per case
+HPARAM_METRICS = ("timing/speedup_vs_tf1_graph", "timing/speedup_vs_eager", "timing/step_median_s")  # per case
 
 
 def case_tag(case: str, name: str) -> str:
@@ -125,8 +128,8 @@ def write_mode(run_dir: str | Path, result: ModeResult, graph_def=None, hlo: dic
 
 
 def custom_scalars_layout(cases: list[str]):
-    """Per case: the speed against tf1-graph with its 95% interval (a margin chart), and every timed block of
-    every mode in seconds and as log10 seconds.
+    """Per case: the speed against tf1-graph with its 95% interval (a margin chart), every timed block of every
+    mode in seconds and as log10 seconds, then the speed against tf2-eager with its interval.
 
     Eager's milliseconds and XLA's microseconds differ by 100x: on the linear chart the compiled modes lie on
     the floor, so the second chart holds the same blocks on a log scale (custom scalars have no log axis).
@@ -143,6 +146,11 @@ def custom_scalars_layout(cases: list[str]):
                              multiline=layout_pb2.MultilineChartContent(tag=[f"^{case_tag(case, STEP_TAG)}$"])),
             layout_pb2.Chart(title=f"{case}: log10(seconds per step), every timed block, all modes",
                              multiline=layout_pb2.MultilineChartContent(tag=[f"^{case_tag(case, LOG_STEP_TAG)}$"])),
+            layout_pb2.Chart(title=f"{case}: speed vs tf2-eager with its 95% interval, per mode",
+                             margin=layout_pb2.MarginChartContent(series=[layout_pb2.MarginChartContent.Series(
+                                 value=case_tag(case, "timing/speedup_vs_eager"),
+                                 lower=case_tag(case, "timing/speedup_vs_eager_ci_low"),
+                                 upper=case_tag(case, "timing/speedup_vs_eager_ci_high"))])),
         ]))
     return layout_pb2.Layout(category=categories)
 

@@ -16,7 +16,7 @@ import numpy as np
 from tfcompare.core import equivalence
 from tfcompare.core.cases import case_source
 from tfcompare.core.files import pid_temp_dir, remove_dead_temp_dirs
-from tfcompare.core.modes import REFERENCE_MODE
+from tfcompare.core.modes import EAGER_MODE, REFERENCE_MODE
 from tfcompare.core.results import ModeResult
 from tfcompare.core.timing import Measurement
 from tfcompare.run.case_run import _CaseRun
@@ -76,6 +76,6 @@ def _distributed_row(case_run: _CaseRun, row: ModeResult, found: dict) -> None:
     row.build_s, row.first_call_s = found["ready_s"], found["first_call_s"]
     _record_timing(row, Measurement(found["step_times_s"]))
     row.traces, row.strategy = found["traces"], found["strategy"]
-    _record_speed(row, case_run.rows.get(REFERENCE_MODE))
+    _record_speed(row, case_run.rows.get(REFERENCE_MODE), case_run.rows.get(EAGER_MODE))
     if not eq.ok:
         row.fail("mismatch", f"{equivalence.diagnose(eq, values, case_run.reference_values)} ({eq.tolerance})")

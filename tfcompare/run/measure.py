@@ -2,7 +2,7 @@
 
 `count_flops` traces one training step; `measure` times every live mode in the same interleaved rounds
 (`core.timing`) until `sampling`'s stopping rule is met, and records each mode's step time and its speed
-against tf1-graph; `limit` turns the times into GFLOP/s and a fraction of the machine's GEMM rate;
+against tf1-graph and tf2-eager; `limit` turns the times into GFLOP/s and a fraction of the machine's GEMM rate;
 `profile` captures a `tf.profiler` trace per mode.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import tensorflow as tf
 
 from tfcompare.core.graphs import step_flops
-from tfcompare.core.modes import CORE_MODES, MODES, REFERENCE_MODE
+from tfcompare.core.modes import CORE_MODES, EAGER_MODE, MODES, REFERENCE_MODE
 from tfcompare.core.results import ModeResult
 from tfcompare.core.timing import Measurement, Sampling, paired_ratio, sample
 from tfcompare.core.watchdog import TimedOut, run_with_limit
@@ -31,24 +31,31 @@ def _record_timing(row: ModeResult, m: Measurement) -> None:
     row.noisy = m.noisy
 
 
-def _record_speed(row: ModeResult, ref: ModeResult | None) -> None:
-    """Speed against tf1-graph: the median over rounds of tf1 block / mode block, with its 95% interval.
+def _ratio(ref: ModeResult | None, row: ModeResult):
+    """(median over rounds of ref block / row block, its 95% interval [low, high] or None, the Interval or None).
 
     Rows timed in the same interleaved rounds pair up; rows that do not (distributed workers) get the
-    ratio of the medians and no interval. `noisy` then speaks of this ratio's interval.
+    ratio of the medians and no interval. None for the estimate when either was not measured.
     """
     if ref is None or not ref.step_median_s or not row.step_median_s:
-        return
+        return None, None, None
     if ref is row:
-        row.speedup_vs_tf1_graph = 1.0
-        return
+        return 1.0, None, None
     interval = paired_ratio(ref.step_times_s, row.step_times_s) if row.workers is None else None
     if interval is None:
-        row.speedup_vs_tf1_graph = ref.step_median_s / row.step_median_s
-        return
-    row.speedup_vs_tf1_graph = interval.estimate
-    row.speedup_ci = [interval.low, interval.high]
-    row.noisy = interval.noisy or bool(row.retraces_during_timing)
+        return ref.step_median_s / row.step_median_s, None, None
+    return interval.estimate, [interval.low, interval.high], interval
+
+
+def _record_speed(row: ModeResult, ref: ModeResult | None, eager: ModeResult | None = None) -> None:
+    """Speed against tf1-graph and against tf2-eager (> 1 is faster), each with its 95% interval.
+
+    `noisy` then speaks of the tf1 ratio's interval, the one the table's NOISY flag explains.
+    """
+    row.speedup_vs_tf1_graph, row.speedup_ci, interval = _ratio(ref, row)
+    if interval is not None:
+        row.noisy = interval.noisy or bool(row.retraces_during_timing)
+    row.speedup_vs_eager, row.speedup_vs_eager_ci, _ = _ratio(eager, row)
 
 
 def count_flops(case_run: _CaseRun) -> None:
@@ -125,9 +132,9 @@ def measure(case_run: _CaseRun) -> None:
         row.retraces_during_timing = row.traces - before[mode]
         if row.retraces_during_timing:
             row.noisy = True
-    ref = case_run.rows.get(REFERENCE_MODE)
+    ref, eager = case_run.rows.get(REFERENCE_MODE), case_run.rows.get(EAGER_MODE)
     for row in case_run.rows.values():
-        _record_speed(row, ref)
+        _record_speed(row, ref, eager)
 
 
 def sampling(case_run: _CaseRun, timed) -> Sampling:

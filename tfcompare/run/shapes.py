@@ -1,7 +1,8 @@
 """Variable input shapes: the `tf.function` variants people choose between, fed the same stream.
 
 A stream of batches whose varying dim takes the given lengths is fed, pass after pass, to:
-`tf1-graph` (placeholders with None dims: one graph), `no-signature` (a trace per new shape),
+`tf1-graph` (placeholders with None dims: one graph), `tf2-eager` (no graph, nothing to retrace: the
+dynamic-graph baseline every fix is set against), `no-signature` (a trace per new shape),
 `none-signature` (`input_signature` with None on the varying dims: one trace), `reduce-retracing`
 (TF generalises after the second shape) and `buckets` (pad to a multiple of `bucket` steps: a trace
 per bucket). Passes are interleaved across variants in rotating order; the first pass carries the
@@ -23,9 +24,10 @@ from tfcompare.core.runners import make_runner
 from tfcompare.core.timing import Timer, rotated
 from tfcompare.report.format import format_seconds, grid
 
-__all__ = ["VARIANTS", "VariantResult", "run_variants", "bucket_length", "variants_table"]
+__all__ = ["VARIANTS", "GRAPH_VARIANTS", "VariantResult", "run_variants", "bucket_length", "variants_table"]
 
-VARIANTS = ("tf1-graph", "no-signature", "none-signature", "reduce-retracing", "buckets")
+VARIANTS = ("tf1-graph", "tf2-eager", "no-signature", "none-signature", "reduce-retracing", "buckets")
+GRAPH_VARIANTS = tuple(v for v in VARIANTS if v != "tf2-eager")
 
 
 @dataclasses.dataclass
@@ -74,6 +76,10 @@ def _variant(case: Case, weights: dict, variant: str, bucket: int, session_confi
                 runner.train([batch])
         return call, lambda: 0, runner.close
     model = case.tf2_model(weights)
+    if variant == "tf2-eager":
+        def eager(batch):
+            model.train_step({k: tf.constant(v) for k, v in batch.items()}).numpy()
+        return eager, lambda: 0, lambda: None
     kwargs = {}
     if variant == "none-signature":
         kwargs["input_signature"] = [{s.name: tf.TensorSpec(s.signature_shape(), s.dtype) for s in case.inputs}]
@@ -95,12 +101,12 @@ def _length(batch: dict, case: Case) -> int:
 
 def run_variants(case: Case, weights: dict, make_batch: Callable[[int], dict], lengths: list[int], *,
                  passes: int = 3, bucket: int = 16, session_config=None,
-                 timer: Timer | None = None) -> list[VariantResult]:
-    """Feed the stream of lengths to every variant for `passes` passes, interleaved; see the module docstring."""
+                 timer: Timer | None = None, variants: tuple[str, ...] = VARIANTS) -> list[VariantResult]:
+    """Feed the stream of lengths to each of `variants` for `passes` passes, interleaved; see the module docstring."""
     timer = timer or Timer()
     stream = [make_batch(n) for n in lengths]
     built, results = {}, {}
-    for v in VARIANTS:
+    for v in variants:
         try:
             built[v] = _variant(case, weights, v, bucket, session_config)
             results[v] = VariantResult(case.name, v, list(lengths), 0, 0.0, 0.0, None)
@@ -127,7 +133,7 @@ def run_variants(case: Case, weights: dict, make_batch: Callable[[int], dict], l
         results[v].traces = traces()
         results[v].step_median_s = float(np.median(steady[v])) if steady[v] else None
         close()
-    return [results[v] for v in VARIANTS]
+    return [results[v] for v in variants]
 
 
 def variants_table(rows: list[dict]) -> str:

@@ -1,5 +1,6 @@
-"""What AutoGraph did to a case: the converted source of its TF2 step, and the control-flow ops of the
-`tf2-function` graph next to those of the `tf1-graph` graph (Python if/while -> cond/while_loop)."""
+"""What AutoGraph did to a case: each function of its TF2 step as written, then AutoGraph's rewrite of it, so
+the learner sees which Python became which call (`if` -> `ag__.if_stmt`, `while` -> `ag__.while_stmt`); then
+the control-flow ops of the `tf2-function` graph next to those of the `tf1-graph` graph."""
 
 from __future__ import annotations
 
@@ -20,15 +21,19 @@ __all__ = ["AutographView", "autograph_view"]
 @dataclasses.dataclass
 class AutographView:
     case: str
-    code: str
+    code: str  # AutoGraph's rewrite of every function, as one text
     tf1_control_flow: dict[str, int]
     tf2_control_flow: dict[str, int]
     tf1_ops: int
     tf2_ops: int
+    functions: list[dict] = dataclasses.field(default_factory=list)  # {"name", "source", "code"} per function
 
     def text(self) -> str:
-        return "\n".join([
-            self.code,
+        pairs = []
+        for f in self.functions:
+            pairs += [f"=== {f['name']}: the Python source, as written ===", f["source"], "",
+                      f"=== {f['name']}: AutoGraph's generated code (tf.autograph.to_code) ===", f["code"], ""]
+        return "\n".join(pairs + [
             f"control flow in tf1-graph ({self.tf1_ops} ops): {counts(self.tf1_control_flow)}",
             f"control flow in tf2-function ({self.tf2_ops} ops): {counts(self.tf2_control_flow)}"])
 
@@ -43,10 +48,10 @@ def autograph_view(case: Case, seed: int = 0) -> AutographView:
         runner.build()
         graphs[mode] = runner.graph_def(batch)
         if mode == "tf2-function":
-            code = runner.autograph_code()
+            functions = [{"name": n, "source": source, "code": code} for n, source, code in runner.autograph_functions()]
         runner.close()
     return AutographView(
-        case=case.name, code=code,
+        case=case.name, code="\n\n".join(f["code"] for f in functions), functions=functions,
         tf1_control_flow=control_flow_ops(graphs["tf1-graph"]),
         tf2_control_flow=control_flow_ops(graphs["tf2-function"]),
         tf1_ops=sum(op_counts(graphs["tf1-graph"]).values()),

@@ -20,7 +20,9 @@ from typing import Callable
 import numpy as np
 import tensorflow as tf
 
+from tfcompare.core.graphs import control_flow_ops
 from tfcompare.core.trace_log import QuietRetraceWarning
+from tfcompare.report.format import counts
 
 __all__ = ["Pitfall", "PITFALLS", "run_pitfalls"]
 
@@ -101,6 +103,44 @@ def _python_branch_and_global() -> Pitfall:
                     "global_result_after": after, "eager_result_after": 6.0,
                     "global_traces": scaled.experimental_get_tracing_count()},
                    holds=flag_traces == 2 and after == before == 3.0)
+
+
+_PLUMBING = ("Const", "Identity", "NoOp")  # in every branch function: not what the branch computes
+
+
+def _tensor_branch() -> Pitfall:
+    """The counterpart of the Python bool: an `if` on a tensor is not frozen at trace time. AutoGraph turns it into
+    one (Stateless)If op that holds both branches as functions, so one trace serves inputs of either sign."""
+    @tf.function
+    def branch(x):
+        if x > 0:  # a tensor condition: AutoGraph makes it tf.cond
+            y = x * 2.0
+        else:
+            y = x - 1.0
+        return y
+
+    inputs = (3.0, -3.0)
+    results = {repr(v): float(branch(tf.constant(v))) for v in inputs}
+    eager = {repr(v): float(branch.python_function(tf.constant(v))) for v in inputs}
+    traces = branch.experimental_get_tracing_count()
+    graph = branch.get_concrete_function(tf.constant(1.0)).graph.as_graph_def()  # the trace above, not a new one
+    library = {f.signature.name: f for f in graph.library.function}
+    branches = {}
+    for node in graph.node:
+        if node.op in ("If", "StatelessIf"):
+            for side in ("then_branch", "else_branch"):
+                body = library.get(node.attr[side].func.name)
+                branches[side] = sorted({n.op for n in body.node_def} - set(_PLUMBING)) if body else []
+    cond_ops = control_flow_ops(graph)
+    shown = ", ".join(f"{side.split('_')[0]}: {'+'.join(ops) or 'nothing'}" for side, ops in branches.items())
+    return Pitfall("tensor-branch",
+                   f"a branch on a tensor (if x > 0) gave {traces} trace for inputs of both signs: the graph holds "
+                   f"{counts(cond_ops)} with both branches ({shown}), and returned {results['3.0']} for 3.0 and "
+                   f"{results['-3.0']} for -3.0 (eager: {eager['3.0']} and {eager['-3.0']})",
+                   {"inputs": list(inputs), "traces": traces, "results": results, "eager_results": eager,
+                    "control_flow_ops": cond_ops, "branch_ops": branches},
+                   holds=(traces == 1 and results == eager == {"3.0": 6.0, "-3.0": -4.0}
+                          and branches.get("then_branch") == ["Mul"] and branches.get("else_branch") == ["Sub"]))
 
 
 def _numpy_random() -> Pitfall:
@@ -225,6 +265,7 @@ def _python_op_shape() -> Pitfall:
 PITFALLS: dict[str, Callable[[], Pitfall]] = {
     "print": _print_vs_tf_print,
     "python-branch-and-global": _python_branch_and_global,
+    "tensor-branch": _tensor_branch,
     "np-random": _numpy_random,
     "python-numbers": _python_numbers,
     "shape-error": _shape_errors,
