@@ -51,6 +51,23 @@ def _refuse_tf1_switches() -> None:
         module.disable_v2_behavior = module.disable_eager_execution = refuse
 
 
+def _seed(record) -> None:
+    """A pair's two children seed NumPy's and Python's global generators alike before the scripts run, so data
+    drawn without a seed is the same on both sides (a script's own seed replaces it); `run-tf1` does not."""
+    seed = os.environ.pop("TFCOMPARE_PAIR_SEED", None)
+    if seed is None:
+        return
+    import random
+
+    import numpy as np
+
+    np.random.seed(int(seed))
+    random.seed(int(seed))
+    if record.side == "tf1":
+        record.notes.append(f"NumPy's and Python's global random generators were seeded with {seed} in both scripts' "
+                            "processes before they ran (a script's own seed replaces it): unseeded data draws alike")
+
+
 def main(argv: list[str]) -> int:
     side, script, folder, steps, mode, args = argv[0], str(Path(argv[1]).resolve()), Path(argv[2]), int(argv[3]), \
         argv[4], argv[5:]
@@ -98,6 +115,7 @@ def main(argv: list[str]) -> int:
         finish = probe.finish
         scope = lambda: tf.variable_creator_scope(probe.creator)  # noqa: E731
         started = time.perf_counter()
+    _seed(record)
     save_progress(record, folder)  # the script starts: from here on, an exit without a record is the script's
     try:
         if scope is not None:

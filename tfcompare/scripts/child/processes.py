@@ -49,10 +49,13 @@ def pair_folder(prefix: str = _TEMP_PREFIX) -> Path:
 
 def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...], dropout: str) -> tuple[Kept, Tail]:
     return _popen(side, ["-m", "tfcompare.scripts.child.main", side, str(script), str(folder), str(steps), dropout,
-                         *args], script.parent, folder)
+                         *args], script.parent, folder, pair=True)
 
 
-def _popen(side: str, argv: list[str], cwd: Path, folder: Path) -> tuple[Kept, Tail]:
+PAIR_SEED_ENV, PAIR_SEED = "TFCOMPARE_PAIR_SEED", 1234
+
+
+def _popen(side: str, argv: list[str], cwd: Path, folder: Path, pair: bool = False) -> tuple[Kept, Tail]:
     """`python ARGV` in `cwd` under its keeper, its output read into a `Tail` (FOLDER/SIDE.out)."""
     import sys
 
@@ -63,6 +66,8 @@ def _popen(side: str, argv: list[str], cwd: Path, folder: Path) -> tuple[Kept, T
     env.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
     if side == "tf2" and tfcompare.LEGACY_KERAS_SET_HERE:
         env["TF_USE_LEGACY_KERAS"] = "0"  # tf.keras is Keras 3 for a TF2 script, as when its author runs it
+    if pair:  # both scripts' unseeded NumPy / Python random draw alike (a script's own seed replaces it): child.main
+        env[PAIR_SEED_ENV] = str(PAIR_SEED)
     env[OWNER] = process_stamp()  # a second net (kill_strays) under the keeper, for what keeps its environment
     # AutoGraph's generated files and the script's own temporary files go with the pair's folder
     env["TMPDIR"] = str(folder / "tmp")
