@@ -32,8 +32,10 @@ __all__ = ["pair", "run_tf1"]
 @click.option("--logdir", type=_LOGDIR, default="logs", show_default=True, help="TensorBoard log directory.")
 @click.option("--run-name", callback=_run_name, help="Folder under --logdir. Default: pair-<tf2 script>-<time>.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--no-timing", "no_timing", is_flag=True,
+              help="Skip timing both training steps after the comparison (about a second each).")
 @own_failure_exits_3
-def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, logdir, run_name, as_json):
+def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, logdir, run_name, as_json, no_timing):
     """Does TF2_SCRIPT train like TF1_SCRIPT? Each runs unchanged in its own process (ARGS after `--` go to both);
     TF2 gets TF1's initial weights and batches; the first steps' losses, gradients and weights are compared and
     each known cause of a difference is named (optimizer, learning rate, loss reduction, extra ops, initialisation).
@@ -59,7 +61,7 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, log
     # TensorFlow (for the TensorBoard run) is imported here while the two scripts run in their own processes
     importer = threading.Thread(target=importlib.import_module, args=("tfcompare.report.tensorboard",), daemon=True)
     importer.start()
-    options = PairOptions(steps=steps, timeout_s=timeout_s, args=tuple(args), dropout=dropout)
+    options = PairOptions(steps=steps, timeout_s=timeout_s, args=tuple(args), dropout=dropout, timing=not no_timing)
     try:
         result = pair_scripts(tf1_script, tf2_script, options)
     except Exception:  # tfcompare's own failure exits 3 (`own_failure_exits_3`), not with TensorFlow half imported;
@@ -77,7 +79,7 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, log
         except FolderTaken as exc:
             raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
         result.tensorboard = str(folder)
-        write_pair(folder, [dataclasses.asdict(c) for c in result.checks], result.lines())
+        write_pair(folder, [dataclasses.asdict(c) for c in result.checks], result.lines(), result.timing)
     if emit_case is not None:
         if result.status == AGREE:
             try:

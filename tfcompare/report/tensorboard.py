@@ -245,9 +245,9 @@ def write_debug(logdir: str | Path, lines: list[str]) -> None:
         writer.close()
 
 
-def write_pair(logdir: str | Path, steps: list[dict], lines: list[str]) -> None:
+def write_pair(logdir: str | Path, steps: list[dict], lines: list[str], timing: dict | None = None) -> None:
     """`tfcompare pair`: each side's loss per step (runs tf1 and tf2, one chart), the errors per step with TF1's
-    noise floor beside them, the text."""
+    noise floor beside them, each side's step time and TF2's speed-up with its interval, the text."""
     logdir = Path(logdir)
     for side in ("tf1", "tf2"):
         writer = tf.summary.create_file_writer(str(logdir / side))
@@ -255,6 +255,8 @@ def write_pair(logdir: str | Path, steps: list[dict], lines: list[str]) -> None:
             with writer.as_default():
                 for s in steps:
                     tf.summary.scalar("pair/loss", s[f"loss_{side}"], step=s["step"])
+                if timing and timing.get("timed"):
+                    tf.summary.scalar("pair/step_time_ms", timing[side]["median_s"] * 1e3, step=0)
         finally:
             writer.close()
     writer = tf.summary.create_file_writer(str(logdir))
@@ -264,6 +266,9 @@ def write_pair(logdir: str | Path, steps: list[dict], lines: list[str]) -> None:
                 for key, value in s.items():
                     if key.endswith(("_err", "_floor")) and isinstance(value, (int, float)):
                         tf.summary.scalar(f"pair/{key}", value, step=s["step"])
+            if timing and timing.get("speedup"):  # TF1's time / TF2's: > 1 is faster
+                for end in ("estimate", "low", "high"):
+                    tf.summary.scalar(f"pair/speedup_{end}", timing["speedup"][end], step=0)
             tf.summary.text("pair/report", "\n".join(f"    {line}" for line in lines), step=0)
     finally:
         writer.close()

@@ -16,6 +16,7 @@ import time
 import traceback
 from pathlib import Path
 
+from tfcompare.scripts.child.step_timing import cannot_time, take_turns
 from tfcompare.scripts.child.user_script import as_tf1, compat_v1_modules, run_script
 
 __all__ = ["main"]
@@ -51,6 +52,16 @@ def _refuse_tf1_switches() -> None:
         module.disable_v2_behavior = module.disable_eager_execution = refuse
 
 
+def _time_tf1(record, folder: Path, step) -> None:
+    """TF1's K steps are recorded: the record is saved (the TF2 side starts from it), then the train op is timed
+    in turns with the TF2 side, while the script's Session is still open."""
+    from tfcompare.scripts.child.record import save
+
+    record.status = "ok"
+    save(record, folder)
+    take_turns("tf1", folder, step)
+
+
 def _seed(record) -> None:
     """A pair's two children seed NumPy's and Python's global generators alike before the scripts run, so data
     drawn without a seed is the same on both sides (a script's own seed replaces it); `run-tf1` does not."""
@@ -76,6 +87,7 @@ def main(argv: list[str]) -> int:
     from tfcompare.scripts.legacy import is_refusal
 
     record = SideRecord(side=side, script=script)
+    timed = os.environ.pop("TFCOMPARE_PAIR_TIMING", "") == "1"
     import tensorflow as tf
 
     from tfcompare.scripts.child.loaders import install
@@ -93,6 +105,8 @@ def main(argv: list[str]) -> int:
         placement.install(script, record.notes, bool(gpus))
         probe = TF1Probe(record, steps, script, mode, progress=lambda: save_progress(record, folder))
         probe.install()
+        if timed:
+            probe.timing = lambda step: _time_tf1(record, folder, step)
         run = lambda: run_script(script, args, {}, lambda tree: record.notes.extend(as_tf1(tree)))  # noqa: E731
         finish = lambda: None  # noqa: E731
         scope = None
@@ -109,6 +123,9 @@ def main(argv: list[str]) -> int:
             return 0
         probe = TF2Probe(record, tf1, steps, script, mode)
         names = probe.install()
+        if timed:
+            probe.timing = lambda step, traces: take_turns("tf2", folder, step, traces=traces) if step is not None \
+                else cannot_time(folder, "tf2", traces)
         _refuse_tf1_switches()
         wrapped: list[str] = []
         run = lambda: run_script(script, args, names, lambda tree: wrapped.extend(wrap_steps(tree)))  # noqa: E731
@@ -148,6 +165,8 @@ def main(argv: list[str]) -> int:
     if record.status == "running":
         record.status = "ok" if record.steps else "no-step"
     record.seconds = time.perf_counter() - started
+    if timed:  # the other side must not wait for a turn this side will never take
+        cannot_time(folder, side, f"the {side.upper()} side ended without timing")
     save(record, folder)
     return 0
 

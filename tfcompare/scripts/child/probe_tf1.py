@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import time
 import warnings
 
 import numpy as np
@@ -164,6 +165,8 @@ class TF1Probe:
         self._rate = None  # the tensor the optimizer's apply op is fed as its learning rate
         self._sources: list = []  # the loss's iterator/queue outputs: see pipeline_outputs
         self._state: list = []  # the non-trainable state variables: see _state_of
+        # set by the child in a timed pair: save the record (the TF2 side starts from it), then time the train op
+        self.timing = None
 
     @property
     def loss(self):
@@ -226,8 +229,11 @@ class TF1Probe:
                 pre = self._run(sess, self._state) if self._state else []
         # the script's own run, with what the step computes added to its fetches: one batch, one set of draws,
         # one run of its update ops
+        began = time.perf_counter()
         result, loss, grad_values, pulled, rate = self._run(
             sess, [fetches, self.loss, grads, self._sources, self._fetched_rate()], feed_dict, options, run_metadata)
+        if step == 0:  # the first Session.run of the train op: Grappler's optimisation of the graph included
+            rec.first_call_s = time.perf_counter() - began
         if step == 0:  # the state just before the script's first run: what that run alone changed is compared
             for entry, value in zip(self.record.state, pre):
                 self.record.arrays[f"state/init/{entry['key']}"] = np.asarray(value)
@@ -260,6 +266,8 @@ class TF1Probe:
         self.progress()
         if rec.steps >= self.steps:
             noise.measure(self, sess)
+            if self.timing is not None:  # the script's own train op on its first batch: nothing pulled, fed
+                self.timing(lambda: self._run(sess, self.train_op, self._fed[0]))
             raise Stop
 
     def _state_of(self, trained) -> None:

@@ -59,6 +59,7 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.step_fn = None
         self.step_args = None
         self.step_calls: list = []  # each compared call's arguments, TF1's batches in place (tf2_traced)
+        self.timing = None  # set by the child in a timed pair: (step or None, tracing count or why) -> None
         self.initial_values: list = []  # (variable, its value at creation) of every variable the script made
         self.after_taken = -1
         self.optimizer = None

@@ -47,15 +47,17 @@ def pair_folder(prefix: str = _TEMP_PREFIX) -> Path:
     return pid_temp_dir(parent, prefix)
 
 
-def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...], dropout: str) -> tuple[Kept, Tail]:
+def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...], dropout: str,
+           timed: bool) -> tuple[Kept, Tail]:
     return _popen(side, ["-m", "tfcompare.scripts.child.main", side, str(script), str(folder), str(steps), dropout,
-                         *args], script.parent, folder, pair=True)
+                         *args], script.parent, folder, pair=True, timed=timed)
 
 
 PAIR_SEED_ENV, PAIR_SEED = "TFCOMPARE_PAIR_SEED", 1234
 
 
-def _popen(side: str, argv: list[str], cwd: Path, folder: Path, pair: bool = False) -> tuple[Kept, Tail]:
+def _popen(side: str, argv: list[str], cwd: Path, folder: Path, pair: bool = False,
+           timed: bool = False) -> tuple[Kept, Tail]:
     """`python ARGV` in `cwd` under its keeper, its output read into a `Tail` (FOLDER/SIDE.out)."""
     import sys
 
@@ -68,6 +70,8 @@ def _popen(side: str, argv: list[str], cwd: Path, folder: Path, pair: bool = Fal
         env["TF_USE_LEGACY_KERAS"] = "0"  # tf.keras is Keras 3 for a TF2 script, as when its author runs it
     if pair:  # both scripts' unseeded NumPy / Python random draw alike (a script's own seed replaces it): child.main
         env[PAIR_SEED_ENV] = str(PAIR_SEED)
+    if timed:  # both training steps timed in turns after the comparison: child.step_timing
+        env["TFCOMPARE_PAIR_TIMING"] = "1"
     env[OWNER] = process_stamp()  # a second net (kill_strays) under the keeper, for what keeps its environment
     # AutoGraph's generated files and the script's own temporary files go with the pair's folder
     env["TMPDIR"] = str(folder / "tmp")
@@ -93,7 +97,7 @@ def _held(n: int) -> str:
 
 
 def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, ...], timeout_s: float,
-              memory_limit_bytes: int | None = None, dropout: str = AS_WRITTEN) -> dict:
+              memory_limit_bytes: int | None = None, dropout: str = AS_WRITTEN, timed: bool = False) -> dict:
     """Run both sides (`dropout`: one of `dropout.MODES`); returns {side: None | "timeout" | OverLimit | exit code}
     for what each process did.
 
@@ -108,7 +112,7 @@ def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, .
             started: dict[str, tuple[Kept, Tail]] = {}
             try:
                 for side, script in (("tf1", tf1), ("tf2", tf2)):
-                    started[side] = _start(side, script, folder, steps, args, dropout)
+                    started[side] = _start(side, script, folder, steps, args, dropout, timed)
             except BaseException:
                 _end(Descendants({side: kept.pid for side, (kept, _) in started.items()}), started.values())
                 raise

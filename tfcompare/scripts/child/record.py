@@ -102,6 +102,9 @@ class SideRecord:
     cross_entropy: str = ""
     # TF2: the compared steps replayed as the script runs them, its tf.function traced (see tf2_traced): how many
     # ran, the error that stopped them, or why they were not replayed
+    # the first call of the training step: TF1's first Session.run of its train op, TF2's first traced call
+    # (trace and run) in the replay; None where not measured
+    first_call_s: float | None = None
     traced_steps: int = 0
     traced_error: str = ""
     traced_note: str = ""

@@ -59,6 +59,7 @@ class AfterSteps:
         finally:
             self._restore_all(saved)
         self._replay_traced()
+        self._time_step()
 
     def _call_for_probe(self, args):
         """One call of the step (or Keras's train_step) that ends at its gradient."""

@@ -10,6 +10,8 @@ and compared with TF1's like the eager ones. Then every variable is put back whe
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import tensorflow as tf
 
@@ -37,7 +39,10 @@ class TracedReplay:
             for var, value in self.initial_values:
                 var.assign(value)
             for k, (args, kwargs) in enumerate(calls):
+                began = time.perf_counter()
                 fn(*args, **kwargs)
+                if not k:  # its trace (and XLA's compile, with jit_compile) and its run
+                    rec.first_call_s = time.perf_counter() - began
                 for key, var in self.variables.items():
                     if key in self.pairs:
                         rec.arrays[f"traced/after/{k}/{key}"] = np.asarray(var.numpy())
@@ -49,3 +54,29 @@ class TracedReplay:
             tf.config.run_functions_eagerly(True)
             self.busy = False
             self._restore_all(saved)
+
+    def _time_step(self) -> None:
+        """In a timed pair: the step traced on TF1's first batch, in turns with TF1 (`step_timing`)."""
+        if self.timing is None:
+            return
+        fn, calls = self.step_fn, self.step_calls
+        why = ("the TF2 step is Keras's fit: not timed" if self.fit_model is not None else
+               "no traced step function to time" if fn is None or not calls or not hasattr(fn, "get_concrete_function")
+               else "the traced step failed" if self.record.traced_error else "")
+        if why:
+            self.timing(None, why)
+            return
+        args, kwargs = calls[0]
+
+        def step():
+            out = fn(*args, **kwargs)
+            return [np.asarray(t) for t in tf.nest.flatten(out) if hasattr(t, "numpy")]  # on the host
+
+        count = getattr(fn, "experimental_get_tracing_count", None)
+        self.busy = True
+        tf.config.run_functions_eagerly(False)
+        try:
+            self.timing(step, count)
+        finally:
+            tf.config.run_functions_eagerly(True)
+            self.busy = False

@@ -22,6 +22,7 @@ from tfcompare.core.source_files import SourceError, read_script
 from tfcompare.scripts.child import noise
 from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
 from tfcompare.scripts.pair.causes import loss_causes
+from tfcompare.scripts.pair.speed import speed_lines, step_speed
 from tfcompare.scripts.pair.findings import Finding
 from tfcompare.scripts.pair.diagnose import (StepCheck, findings, optimizer_text, reduction_of, step_checks,
                                             traced_findings, unpaired_findings)
@@ -52,6 +53,7 @@ class PairOptions:
     args: tuple[str, ...] = ()
     dropout: str = AS_WRITTEN
     memory_limit_bytes: int | None = None
+    timing: bool = True  # both training steps timed after the comparison (`speed`); --no-timing skips it
 
     def __post_init__(self):
         if not 1 <= self.steps <= MAX_STEPS:
@@ -84,6 +86,7 @@ class PairResult:
     floor_factor: float = noise.FACTOR
     dropout: str = ""  # --dropout off: what tfcompare replaced on each side
     non_finite: dict[str, dict] = dataclasses.field(default_factory=dict)  # per side: step, quantity, detail
+    timing: dict = dataclasses.field(default_factory=dict)  # both steps' speed (pair.speed), when timed
     tensorboard: str = ""  # the TensorBoard run the command wrote
     wall_s: float = 0.0
 
@@ -136,6 +139,7 @@ class PairResult:
                    "DIFFER")
         out.append(verdict)
         out += [f"  - {f.text}" for f in self.findings]
+        out += speed_lines(self.timing)
         out += [f"note: {n}" for n in self.notes]
         return out
 
@@ -260,7 +264,8 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
     folder = pair_folder()
     try:
         ended = run_sides(tf1_path, tf2_path, folder, options.steps, options.args, options.timeout_s,
-                          memory_limit_bytes=options.memory_limit_bytes, dropout=options.dropout)
+                          memory_limit_bytes=options.memory_limit_bytes, dropout=options.dropout,
+                          timed=options.timing)
         tf1, tf2 = load(folder, "tf1"), load(folder, "tf2")
         if tf1 is not None:  # its RNN cells in the layouts TF2 paired them in, as the TF2 child saw it
             tf1 = virtualise(tf1, tf2.layouts if tf2 is not None else {})
@@ -272,6 +277,8 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
             result.wall_s = time.perf_counter() - started
             return result
         _compare(result, tf1, tf2)
+        if options.timing:
+            result.timing = step_speed(folder, tf1, tf2)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     result.wall_s = time.perf_counter() - started
