@@ -79,7 +79,7 @@ def test_a_side_that_cannot_time_releases_the_other(tmp_path):
 
 
 def test_a_real_pair_times_both_steps_on_tf1s_batch_with_no_retrace():
-    result = pair_scripts(PAIRS / "tf1_logreg.py", PAIRS / "tf2_logreg.py", PairOptions(steps=2))
+    result = pair_scripts(PAIRS / "tf1_logreg.py", PAIRS / "tf2_logreg.py", PairOptions(steps=2, timing=True))
     assert result.status == AGREE
     t = result.timing
     assert t["timed"] and t["rounds"] == step_timing.ROUNDS and t["retraces"] == 0
@@ -89,5 +89,5 @@ def test_a_real_pair_times_both_steps_on_tf1s_batch_with_no_retrace():
     s = t["speedup"]
     assert s["low"] <= s["estimate"] <= s["high"] and s["rounds"] == step_timing.ROUNDS
     assert any(line.startswith("speed (TF1's first batch, 12 interleaved rounds") for line in result.lines())
-    off = pair_scripts(PAIRS / "tf1_logreg.py", PAIRS / "tf2_logreg.py", PairOptions(steps=1, timing=False))
+    off = pair_scripts(PAIRS / "tf1_logreg.py", PAIRS / "tf2_logreg.py", PairOptions(steps=1))
     assert off.timing == {} and not any(line.startswith("speed") for line in off.lines())

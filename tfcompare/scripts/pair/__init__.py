@@ -53,7 +53,7 @@ class PairOptions:
     args: tuple[str, ...] = ()
     dropout: str = AS_WRITTEN
     memory_limit_bytes: int | None = None
-    timing: bool = True  # both training steps timed after the comparison (`speed`); --no-timing skips it
+    timing: bool = False  # both training steps timed after the comparison (`speed`): the CLI says True
 
     def __post_init__(self):
         if not 1 <= self.steps <= MAX_STEPS:
