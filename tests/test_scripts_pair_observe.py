@@ -104,3 +104,19 @@ def test_a_tf1_train_op_without_its_update_ops_differs_and_says_so():
     assert result.status == DIFFER and all(c.ok for c in result.checks), "\n".join(result.lines())
     texts = [f.text for f in result.findings if f.kind == "state"]
     assert len(texts) == 2 and all("TF1 never updates bn1/moving_" in t and "UPDATE_OPS" in t for t in texts), texts
+
+
+def test_inference_mode_is_compared_after_the_first_step_and_a_tf1_eval_branch_mistake_differs(tmp_path):
+    """The blind batch-norm pair in inference mode (TF1's is_training fed False, Keras's outermost call
+    training=False): the same loss; a TF1 eval branch that takes the batch statistics too differs, though
+    every training step agrees."""
+    faithful = pair_scripts(BLIND / "batchnorm_tf1.py", BLIND / "batchnorm_tf2.py", PairOptions(steps=1))
+    assert faithful.status == AGREE
+    [note] = [n for n in faithful.notes if n.startswith("inference mode compared")]
+    assert "fed False" in note
+    bug = _copy(BLIND / "batchnorm_tf1.py", tmp_path / "bn_eval_tf1.py", **{
+        "lambda: (moving_mean, moving_var))": "lambda: (batch_mean, batch_var))"})
+    result = pair_scripts(bug, BLIND / "batchnorm_tf2.py", PairOptions(steps=1))
+    assert result.status == DIFFER and all(c.ok for c in result.checks)
+    [found] = [f for f in result.findings if f.kind == "inference"]
+    assert found.decisive and "in inference mode" in found.text

@@ -27,6 +27,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
 from tfcompare.core.schedules import tf1_text
 from tfcompare.scripts.child import batches, dropout, initialisation, loss_parts, noise
+from tfcompare.scripts.child.inference_mode import tf1_inference_feed
 from tfcompare.scripts.child.layouts import find_cells
 from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
 
@@ -303,6 +304,26 @@ class TF1Probe:
                 parts = loss_parts.find(self.loss)
                 self.record.cross_entropy = parts["kind"] or ""
                 self.record.arrays.update(loss_parts.read(self._run, sess, feed, parts))
+        finally:
+            noise.restore(sess, now)
+        self._inference(sess, feed)
+
+    def _inference(self, sess, feed) -> None:
+        """The loss on this batch in inference mode, at the weights and state the first step left (a read that
+        moved state, through UPDATE_OPS made control inputs, is undone)."""
+        rec = self.record
+        if rec.repeat:
+            rec.eval_note = "TF1's loss draws random numbers: its inference mode is not read"
+            return
+        eval_feed, how = tf1_inference_feed(self._run, sess, feed, ancestors([self.loss]))
+        if eval_feed is None:
+            rec.eval_note = how
+            return
+        now = noise.snapshot(self, sess)
+        try:
+            rec.eval_loss, rec.eval_how = float(np.sum(self._run(sess, self.loss, eval_feed))), how
+        except Exception as exc:
+            rec.eval_note = f"TF1's loss in inference mode could not be read: {type(exc).__name__}"
         finally:
             noise.restore(sess, now)
 

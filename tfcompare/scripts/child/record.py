@@ -105,6 +105,11 @@ class SideRecord:
     # the first call of the training step: TF1's first Session.run of its train op, TF2's first traced call
     # (trace and run) in the replay; None where not measured
     first_call_s: float | None = None
+    # the loss on the first batch in inference mode at the first step's weights and state (inference_mode), how
+    # TF1's switches were set, or why it was not read
+    eval_loss: float | None = None
+    eval_how: str = ""
+    eval_note: str = ""
     traced_steps: int = 0
     traced_error: str = ""
     traced_note: str = ""

@@ -58,6 +58,7 @@ class AfterSteps:
             self._probe_ops(self.step_args)
         finally:
             self._restore_all(saved)
+        self._inference_pass()
         self._replay_traced()
         self._time_step()
 

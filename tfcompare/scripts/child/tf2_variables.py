@@ -80,11 +80,15 @@ class VariableObserver:
         return var
 
     def _initial(self, var) -> None:
-        """A variable's value at creation, to start the traced replay from (`tf2_traced`)."""
+        """A variable's value at creation, to start the traced replay from (`tf2_traced`); read unobserved (`busy`),
+        so the read does not count as the first step's use."""
+        busy, self.busy = self.busy, True
         try:
             self.initial_values.append((var, np.array(var.numpy())))
         except Exception:  # created inside a trace: symbolic; the replay then starts from where it is
             pass
+        finally:
+            self.busy = busy
 
     def _candidate_state(self, var) -> None:
         """A non-trainable float variable of rank >= 1 (a batch norm's moving mean or variance, say): state a step

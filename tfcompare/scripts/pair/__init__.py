@@ -22,6 +22,7 @@ from tfcompare.core.source_files import SourceError, read_script
 from tfcompare.scripts.child import noise
 from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
 from tfcompare.scripts.pair.causes import loss_causes
+from tfcompare.scripts.pair.inference import inference_findings, inference_note
 from tfcompare.scripts.pair.speed import speed_lines, step_speed
 from tfcompare.scripts.pair.findings import Finding
 from tfcompare.scripts.pair.diagnose import (StepCheck, findings, optimizer_text, reduction_of, step_checks,
@@ -298,6 +299,9 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
     result.findings = findings(tf1, tf2, pairs, result.checks) + traced_findings(tf1, tf2, pairs, result.checks) + \
         state_findings(tf1, tf2) + [
         Finding("layout", text, decisive) for text, decisive in layout_findings(tf2.layouts)]
+    if result.checks:
+        result.findings += inference_findings(tf1, tf2, result.checks[0].ok)
+        result.notes.append(inference_note(tf1, tf2))
     if result.checks and not result.checks[0].loss_ok:  # the first loss differs: a known mistake that makes it so
         result.findings += [Finding("cause", text, True) for text in loss_causes(tf1, tf2)]
     paired, left1, left2 = pair_state(tf1, tf2)
