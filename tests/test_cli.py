@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from tfcompare.cli import cli
 from tfcompare.core.modes import MODES
 from tfcompare.registry import CASES
+from tfcompare.report.glossary import words_line
 
 QUICK = ["--quick", "--repeats", "3", "--steps", "2"]
 
@@ -79,3 +80,10 @@ def test_table_output(tmp_path):
     picture = next(line for line in lines if line.startswith("picture: ")).split(": ", 1)[1]
     assert Path(picture).is_absolute() and Path(picture).read_bytes()[:4] == b"\x89PNG"
     assert json.loads(next(tmp_path.glob("*/results.json")).read_text())["picture"] == picture
+    # what peak mem counts, measured in tests/test_core_memory.py, under the table
+    assert any(line.startswith("peak mem = ") and "the BFC allocator counts every buffer" in line for line in lines)
+    # the last line names the glossary words the text used, once
+    assert lines[-1] == words_line("\n".join(lines[:-1]))
+    assert lines[-1].startswith("words: first call vs steady state, median, ")
+    assert "eager execution" in lines[-1] and lines[-1].endswith(": see README.md#glossary")
+    assert sum(line.startswith("words: ") for line in lines) == 1

@@ -106,3 +106,12 @@ def test_each_mode_is_set_against_the_eager_mode_of_its_case():
     assert [scalars["mm/timing/speedup_vs_eager_ci_low"], scalars["mm/timing/speedup_vs_eager_ci_high"]] == \
         pytest.approx([1.9, 2.1])
     assert not any("speedup_vs_eager" in tag for tag in mode_scalars(rows[4]))
+
+
+def test_the_peak_mem_column_says_what_the_allocator_counted():
+    method = "allocator peak above the live bytes ...; the BFC allocator counts every buffer"
+    result = _result()
+    result.environment["memory_method"] = method
+    assert f"peak mem = {method}." in table(result).splitlines()
+    assert markdown_table(result).splitlines()[-1] == f"peak mem = {method}."
+    assert "peak mem =" not in table(_result())  # an old results.json without the field: no legend line

@@ -11,6 +11,7 @@ import click
 from tfcompare.cli._params import _LOGDIR, _POSITIVE
 from tfcompare.cli._process import _exit
 from tfcompare.core.results import json_text
+from tfcompare.report.glossary import with_words
 
 __all__ = ["audit"]
 
@@ -59,9 +60,9 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
                                      param_hint="'--scenario'")
         if overhead:
             figures = audit_lib.measure_overhead(SCENARIOS[scenario].run)
-            click.echo(json_text(figures) if as_json else
+            click.echo(json_text(figures) if as_json else with_words(
                        f"{scenario}: plain {figures['plain_s']:.3f} s, audited {figures['audited_s']:.3f} s "
-                       f"(medians of {figures['repeats']}, interleaved): {figures['ratio']:.2f}x")
+                       f"(medians of {figures['repeats']}, interleaved): {figures['ratio']:.2f}x"))
             return
         report = audit_lib.audit_callable(SCENARIOS[scenario].run, f"scenario {scenario}", static=False)
     else:
@@ -76,7 +77,7 @@ def audit(target, args, scenario, static_path, as_json, max_traces, fail_on_retr
         from tfcompare.report.tensorboard import write_audit
 
         write_audit(Path(logdir) / "audit", report, text)
-    click.echo(json_text(report.to_json()) if as_json else text)
+    click.echo(json_text(report.to_json()) if as_json else with_words(text))
     if report.status == "interrupted":
         _exit(130)
     if report.status == "failed":

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from tfcompare.cli._params import _LOGDIR, _run_name
+from tfcompare.report.glossary import with_words
 
 __all__ = ["claims"]
 
@@ -41,5 +42,5 @@ def claims(numbers, quick, logdir, run_name, as_json):
     if as_json:
         click.echo((run_dir / "claims.json").read_text())
     else:
-        click.echo(text(found, run_dir))
+        click.echo(with_words(text(found, run_dir)))
     sys.exit(1 if any(r.verdict == ERROR for r in found) else 0)

@@ -8,6 +8,7 @@ import click
 
 from tfcompare.cli._params import _LOGDIR, _case, _grappler_items, _registry
 from tfcompare.core.results import json_text
+from tfcompare.report.glossary import with_words
 
 __all__ = ["autograph", "inspect"]
 
@@ -56,4 +57,4 @@ def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items,
     found = inspect_case(case, tuple(modes) or ("tf1-graph", "tf2-function", "tf2-xla"), options, repeats=repeats)
     text = found.text()
     write_inspection(Path(logdir) / "inspect" / case_name, found, text)
-    click.echo(json_text(found.to_json()) if as_json else text)
+    click.echo(json_text(found.to_json()) if as_json else with_words(text))

@@ -10,6 +10,7 @@ import click
 
 from tfcompare.cli._params import _LOGDIR, _SCRIPT, _run_name, _seconds
 from tfcompare.cli._process import own_failure_exits_3
+from tfcompare.report.glossary import with_words
 
 __all__ = ["pair", "run_tf1"]
 
@@ -92,9 +93,10 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, log
     if as_json:
         click.echo(result.json_text())
     else:
-        click.echo("\n".join(result.lines()))
+        shown = "\n".join(result.lines())
         if folder is not None:
-            click.echo(f"\nTensorBoard: tensorboard --logdir {folder}")
+            shown += f"\n\nTensorBoard: tensorboard --logdir {folder}"
+        click.echo(with_words(shown))
     sys.exit({AGREE: 0, DIFFER: 1, NON_FINITE: 1, FAILED: 3}[result.status])
 
 

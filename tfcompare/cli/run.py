@@ -11,6 +11,7 @@ from tfcompare.cli._params import (_LOGDIR, _POSITIVE, _SEED, _case, _case_optio
 from tfcompare.cli._process import _exit
 from tfcompare.core.modes import CORE_MODES, LEVER_MODES, MODES
 from tfcompare.core.results import json_text
+from tfcompare.report.glossary import with_words
 
 __all__ = ["run"]
 
@@ -152,16 +153,17 @@ def run(cases, modes, levers, batch_size, steps, repeats, target, case_budget, l
     if as_json:
         click.echo(json_text(result.to_json()))
     else:
-        click.echo(tables.table(result))
+        parts = [tables.table(result)]
         if levers or any(m in LEVER_MODES for m in chosen_modes):
             from tfcompare.run.levers import lever_report, lever_table
 
-            click.echo("\nLevers: how far each TF2 mode takes the step relative to tf1-graph\n")
-            click.echo(lever_table(lever_report(result)))
+            parts += ["\nLevers: how far each TF2 mode takes the step relative to tf1-graph\n",
+                      lever_table(lever_report(result))]
         if result.variable_shapes:
             from tfcompare.run.shapes import variants_table
 
-            click.echo("\nVariable lengths: tf.function variants on the same stream\n")
-            click.echo(variants_table(result.variable_shapes))
-        click.echo("\n" + tables.where_text(result, logdir))
+            parts += ["\nVariable lengths: tf.function variants on the same stream\n",
+                      variants_table(result.variable_shapes)]
+        parts.append("\n" + tables.where_text(result, logdir))
+        click.echo(with_words("\n".join(parts)))
     _exit(0 if result.ok else 1)

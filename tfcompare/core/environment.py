@@ -12,15 +12,52 @@ import time
 import tensorflow as tf
 
 __all__ = ["Environment", "configure_threads", "session_config", "describe", "memory_device", "PeakMemory",
+           "Counting", "BFC", "ONEDNN", "counting", "memory_method",
            "load_snapshot", "machine_load", "BUSY_SHARE"]
 
 BUSY_SHARE = 0.25  # other processes using more than a quarter of the machine's CPU time: the run was busy
 
 _MEMORY_METHOD = (
-    "allocator peak above the live bytes at the start of the mode's first call and warm-up steps, "
-    "from tf.config.experimental.get_memory_info({device}) after reset_memory_stats; the CPU allocator "
-    "only tracks large buffers (a 40 KB tensor is not counted, a 400 KB one is), so 0 means no large buffer"
+    "allocator peak above the live bytes at the start of the mode's first call and one steady step, "
+    "from tf.config.experimental.get_memory_info({device}) after reset_memory_stats; {counts}"
 )
+
+
+@dataclasses.dataclass(frozen=True)
+class Counting:
+    """Which allocator the peak comes from and which buffers it counts, as measured (tests/test_core_memory.py).
+
+    The peak means different things under different allocators, so every text about memory says this one.
+    """
+    allocator: str
+    counts: str  # short, for a plot's axis
+    detail: str  # the whole truth, for results.json's memory_method
+
+    def text(self) -> str:
+        return f"the {self.allocator} allocator counts {self.detail}"
+
+
+BFC = Counting("BFC", "every buffer",
+               "every buffer, each at the size it took (its bytes rounded up to 256 B, or a free chunk under twice "
+               "them): a 40,000-byte tensor raises the peak by about 40 KB, a 4,000,000-byte one by about 4.2 MB")
+ONEDNN = Counting("oneDNN", "buffers >= 256 KiB",
+                  "only buffers of 256 KiB or more (a 40 KB tensor adds 0, a 400 KB one about 400 KB), so 0 means "
+                  "no buffer that large")
+
+
+def counting(device: str) -> Counting:
+    """BFC on a GPU and where `TF_CPU_ALLOCATOR_USE_BFC` is true (tfcompare's default); else oneDNN's, the only
+    other CPU allocator with statistics."""
+    bfc = os.environ.get("TF_CPU_ALLOCATOR_USE_BFC", "").lower() in ("true", "1")
+    return BFC if device.startswith("GPU") or bfc else ONEDNN
+
+
+def memory_method(device: str) -> str:
+    """How peak memory was measured on `device`, or why it could not be."""
+    if memory_stats_available(device):
+        return _MEMORY_METHOD.format(device=repr(device), counts=counting(device).text())
+    return (f"unavailable: the {device} allocator keeps no statistics (set TF_CPU_ALLOCATOR_USE_BFC=true "
+            f"before TensorFlow starts; tfcompare does unless you set it yourself)")
 
 
 @dataclasses.dataclass
@@ -80,6 +117,7 @@ class PeakMemory:
 
     `bytes` is None where the device's allocator keeps no statistics (TF's default CPU allocator
     without oneDNN; tfcompare asks for the BFC allocator, `TF_CPU_ALLOCATOR_USE_BFC=true`, which has them).
+    Which buffers the peak counts depends on the allocator: `counting`.
     """
 
     def __init__(self, device: str | None = None):
@@ -133,9 +171,7 @@ def describe(intra: int, inter: int, timer_name: str, timer_overhead_s: float) -
         onednn=os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default (on for x86 Linux builds)"),
         timer=timer_name,
         timer_overhead_s=timer_overhead_s,
-        memory_method=(_MEMORY_METHOD.format(device=repr(device)) if memory_stats_available(device) else
-                       f"unavailable: the {device} allocator keeps no statistics (set TF_CPU_ALLOCATOR_USE_BFC=true "
-                       f"before TensorFlow starts; tfcompare's CLI does unless you set it yourself)"),
+        memory_method=memory_method(device),
     )
 
 

@@ -12,7 +12,7 @@ from tfcompare.core.results import RunResult
 from tfcompare.core.timing import NOISY_HALF_WIDTH
 from tfcompare.report.format import format_bytes, format_seconds, grid
 
-__all__ = ["table", "markdown_table", "peak_text", "per_op_text", "speed_text", "eager_speed_text", "where_text",
+__all__ = ["table", "markdown_table", "memory_legend", "peak_text", "per_op_text", "speed_text", "eager_speed_text", "where_text",
            "NOISY_LEGEND"]
 
 # the limit in two columns, one unit each: the share of the GEMM rate for a step that computes, µs per op for
@@ -108,6 +108,8 @@ def table(result: RunResult) -> str:
     if env.get("gemm_now_gflops") and env.get("gemm_cached"):
         lines[-1] += (f" This run measured {env['gemm_now_gflops']:.0f} GFLOP/s; the limit is the best rate seen on "
                       f"this machine.")
+    if env.get("memory_method"):
+        lines.append(memory_legend(env))
     load = env.get("load") or {}
     if load.get("warning"):
         lines.append(f"Warning: {load['warning']}.")
@@ -124,7 +126,15 @@ def markdown_table(result: RunResult) -> str:
     rows = _rows(result)
     out = ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
     out += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows]
+    if result.environment.get("memory_method"):
+        out += ["", memory_legend(result.environment)]
     return "\n".join(out)
+
+
+def memory_legend(env: dict) -> str:
+    """What the peak mem column counts, in the words of results.json's `environment.memory_method`."""
+    return f"peak mem = {env['memory_method']}."
+
 
 
 def where_text(result: RunResult, logdir) -> str:
