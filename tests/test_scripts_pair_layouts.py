@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tfcompare.scripts.child.layouts import RESET_AFTER, find_cells, reset_after_variant, virtualise
+from tfcompare.scripts.child.layouts import KERAS, RESET_AFTER, find_cells, variant_for, virtualise
 from tfcompare.scripts.child.record import SideRecord, Variable
 from tfcompare.scripts.legacy import rnn
 from tfcompare.scripts.pair import AGREE, DIFFER, PairOptions, pair_scripts
@@ -58,7 +58,8 @@ def test_a_tf1_lstm_cell_in_the_keras_layout_computes_what_keras_lstm_computes(m
     [cell] = record.cells
     assert (cell["kind"], cell["input"], cell["units"]) == ("lstm", 5, 6)
     assert cell["forget_bias"] == pytest.approx(forget_bias)
-    seen = virtualise(record)
+    assert variant_for(record, [5, 24], {}, {}) == (cell["prefix"], KERAS)
+    seen = virtualise(record, {cell["prefix"]: KERAS})
     assert [(v.name, v.shape) for v in seen.variables] == [
         (f"{cell['prefix']}:kernel", [5, 24]), (f"{cell['prefix']}:recurrent_kernel", [6, 24]),
         (f"{cell['prefix']}:bias", [24])]
@@ -74,12 +75,13 @@ def test_a_tf1_gru_cell_in_the_keras_layout_computes_what_keras_gru_with_reset_a
     want, record = _tf1_cell(lambda: rnn.GRUCell(6))
     [cell] = record.cells
     assert (cell["kind"], cell["input"], cell["units"]) == ("gru", 5, 6)
-    seen = virtualise(record)
+    assert virtualise(record) is record  # a cell no TF2 variable asked for stays as TF1 wrote it
+    seen = virtualise(record, {cell["prefix"]: KERAS})
     got = _keras_outputs(tf.keras.layers.GRU(6, reset_after=False, return_sequences=True), seen, cell["prefix"])
     np.testing.assert_allclose(got, want, atol=2e-6)
     # Keras's default reset_after=True: its bias has two rows; with TF1's in the input row it computes another thing
-    assert reset_after_variant(record, [2, 18], {}) == cell["prefix"]
-    assert reset_after_variant(record, [2, 18], {(18,): 1}) is None  # the one GRU of that size has its bias
+    assert variant_for(record, [2, 18], {cell["prefix"]: KERAS}, {}) == (cell["prefix"], RESET_AFTER)
+    assert variant_for(record, [2, 18], {}, {(18,): 1}) is None  # the one GRU of that size has its bias
     other = virtualise(record, {cell["prefix"]: RESET_AFTER})
     assert other.arrays[f"init/{cell['prefix']}:bias"].shape == (2, 18)
     assert not np.any(other.arrays[f"init/{cell['prefix']}:bias"][1])
@@ -148,3 +150,11 @@ def test_a_bidirectional_lstm_pairs_both_directions():
     result = pair_scripts(RNN / "bilstm_tf1.py", RNN / "bilstm_tf2.py", PairOptions(steps=2))
     assert result.status == AGREE, "\n".join(result.lines())
     assert sum("layout: TF1 LSTMCell" in p["how"] for p in result.pairing) == 6
+
+
+def test_a_two_feature_kernel_is_not_taken_for_a_reset_after_bias():
+    _, record = _tf1_cell(lambda: rnn.BasicLSTMCell(32))  # input 5: a (5, 128) kernel
+    [cell] = record.cells
+    two = dict(cell, input=2)  # the same cell over 2 features: its Keras kernel is (2, 128)
+    record.cells = [two]
+    assert variant_for(record, [2, 128], {}, {}) == (cell["prefix"], KERAS)

@@ -22,9 +22,9 @@ import numpy as np
 
 from tfcompare.scripts.child.record import SideRecord, Variable, stats
 
-__all__ = ["find_cells", "virtualise", "reset_after_variant", "layout_findings", "tried", "RESET_AFTER"]
+__all__ = ["find_cells", "virtualise", "variant_for", "layout_findings", "tried", "KERAS", "RESET_AFTER"]
 
-RESET_AFTER = "reset_after"
+KERAS, RESET_AFTER = "keras", "reset_after"  # a cell seen in Keras's layout; a Keras GRU(reset_after=True)
 _ARRAY_KINDS = re.compile(r"^(init/|(?:before|after|grad)/\d+/)(.+)$")
 _LSTM_ORDER = [0, 2, 1, 3]  # TF1 i | j | f | o -> Keras i | f | c(j) | o
 
@@ -137,17 +137,20 @@ def describe(cell: dict, variant: str | None = None) -> str:
 
 
 def virtualise(record: SideRecord, variants: dict[str, str] | None = None) -> SideRecord:
-    """A copy of a TF1 record with each cell's variables replaced by the Keras layout's (see the module's
-    docstring); a record without cells is returned as it is."""
-    if not record.cells:
-        return record
+    """A copy of a TF1 record with the cells named in `variants` (prefix -> KERAS or RESET_AFTER) seen in the
+    Keras layout (see the module's docstring); the other cells stay as TF1 wrote them (a TF2 rewrite that keeps
+    TF1's layout pairs with them by shape)."""
     variants = variants or {}
+    if not any(c["prefix"] in variants for c in record.cells):
+        return record
     out = copy.copy(record)
     out.arrays = dict(record.arrays)
     out.variables = list(record.variables)
     out.floor = copy.deepcopy(record.floor)
     for cell in record.cells:
-        variant = variants.get(cell["prefix"])
+        if cell["prefix"] not in variants:
+            continue
+        variant = variants[cell["prefix"]]
         members = cell["members"]
         parts = [next(v for v in record.variables if v.key == k) for k in members.values()]
         groups: dict[str, dict[str, np.ndarray]] = {}
@@ -182,15 +185,22 @@ def virtualise(record: SideRecord, variants: dict[str, str] | None = None) -> Si
     return out
 
 
-def reset_after_variant(record: SideRecord, shape: list[int], made: dict) -> str | None:
-    """The GRU cell a Keras `GRU(reset_after=True)` bias of `shape` (2, 3h) stands for: the n-th GRU cell of that
-    size, n the GRU biases of that size TF2 made before it (`made`: shape -> count; a stack of GRU layers whose
-    second alone has reset_after=True maps to the second cell)."""
-    if len(shape) != 2 or shape[0] != 2:
-        return None
-    cells = [c for c in record.cells if c["kind"] == "gru" and 3 * c["units"] == shape[1]]
-    n = made.get((shape[1],), 0) + made.get(tuple(shape), 0)
-    return cells[n]["prefix"] if n < len(cells) else None
+def variant_for(record: SideRecord, shape: list[int], variants: dict[str, str], made: dict) -> tuple | None:
+    """(cell prefix, variant) that a TF2 variable of `shape`, which no TF1 variable as written matches, stands for:
+    a Keras `GRU(reset_after=True)` bias (2, 3h) is the n-th GRU cell of that size, n the GRU biases of that size
+    TF2 made before it (`made`: shape -> count; a stack whose second layer alone has reset_after=True maps to the
+    second cell); any other shape of a Keras layout is the first cell not yet seen in one."""
+    shape = list(shape)
+    if len(shape) == 2 and shape[0] == 2:
+        cells = [c for c in record.cells if c["kind"] == "gru" and 3 * c["units"] == shape[1]]
+        n = made.get((shape[1],), 0) + made.get(tuple(shape), 0)
+        if n < len(cells) and variants.get(cells[n]["prefix"]) != RESET_AFTER:
+            return cells[n]["prefix"], RESET_AFTER
+        # else (2, k) may be a kernel of a 2-feature input: the general case below
+    for cell in record.cells:
+        if cell["prefix"] not in variants and shape in [s for _, s, _ in _virtual(cell, KERAS)]:
+            return cell["prefix"], KERAS
+    return None
 
 
 def layout_findings(variants: dict[str, str]) -> list[tuple[str, bool]]:

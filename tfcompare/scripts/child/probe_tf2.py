@@ -19,7 +19,6 @@ import tensorflow as tf
 
 from tfcompare.scripts.child import dropout
 from tfcompare.scripts.child.inference_mode import InferencePass
-from tfcompare.scripts.child.layouts import virtualise
 from tfcompare.scripts.child.record import SideRecord
 from tfcompare.scripts.child.tf2_after_steps import AfterSteps
 from tfcompare.scripts.child.tf2_inputs import InputSubstitution, SubstitutionError
@@ -41,7 +40,7 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
                  dropout_mode: str = dropout.AS_WRITTEN):
         # TF1's record as written, and as seen in the Keras layouts of its RNN cells (layouts.virtualise)
         self.tf1_written = tf1
-        self.record, self.tf1, self.steps, self.script = record, virtualise(tf1), steps, script
+        self.record, self.tf1, self.steps, self.script = record, tf1, steps, script
         self.dropout_mode = dropout_mode
         self.variables: dict[str, tf.Variable] = {}  # trainable, by key
         self.by_id: dict[int, str] = {}

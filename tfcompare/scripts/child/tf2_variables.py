@@ -17,7 +17,7 @@ from tensorflow.python.ops import resource_variable_ops as _rvo
 
 from tfcompare.scripts.child import initialisation
 from tfcompare.scripts.child.align import provisional
-from tfcompare.scripts.child.layouts import RESET_AFTER, reset_after_variant, virtualise
+from tfcompare.scripts.child.layouts import variant_for, virtualise
 from tfcompare.scripts.child.record import Variable, stats
 
 __all__ = ["VariableObserver"]
@@ -57,8 +57,9 @@ class VariableObserver:
         key = f"v{len(self.variables)}"
         shape = tuple(value.shape)
         partner = provisional(self.tf1.variables, list(shape), self.made.get(shape, 0))
-        if partner is None and (cell := reset_after_variant(self.tf1_written, list(shape), self.made)):
-            rec.layouts[cell] = RESET_AFTER  # a Keras GRU(reset_after=True) bias: (2, 3 x units)
+        taken = self.made.get(shape, 0) >= sum(v.shape == list(shape) for v in self.tf1.variables)
+        if (partner is None or taken) and (seen := variant_for(self.tf1_written, list(shape), rec.layouts, self.made)):
+            rec.layouts[seen[0]] = seen[1]  # a TF1 cell seen in a Keras layer's layout from here on
             self.tf1 = virtualise(self.tf1_written, rec.layouts)
             partner = provisional(self.tf1.variables, list(shape), self.made.get(shape, 0))
         self.made[shape] = self.made.get(shape, 0) + 1
