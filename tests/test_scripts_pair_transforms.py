@@ -121,3 +121,21 @@ def test_a_tf_keras_2x_rewrite_pairs_like_keras_3(tmp_path, monkeypatch, optimiz
     assert any("fit's inputs were replaced by TF1's batches" in n for n in result.notes)
     if status == DIFFER:
         assert any("epsilon: 1e-08 in TF1, 1e-07 in TF2" in f.text for f in result.findings)
+
+
+def test_a_tf2_clip_that_cut_nothing_is_not_called_missing_when_tf1s_cut_nothing_either():
+    from tfcompare.scripts.child.record import SideRecord
+    from tfcompare.scripts.pair.diagnose import _gradient_transform
+
+    tf1 = SideRecord("tf1", "a.py", losses=[1.0], gradient_transform={"kind": gt.GLOBAL_NORM, "value": 5.0,
+                                                                      "source": "tf.clip_by_global_norm(..., 5)"})
+    tf1.arrays = {"grad/0/w": np.array([0.3, 0.4], np.float32)}  # global norm 0.5: a bound of 5 cuts nothing
+    seen = SideRecord("tf2", "b.py", gradient_transform=gt.inferred_transform([np.ones(2)], [np.ones(2)]))
+    [said] = _gradient_transform(tf1, seen)
+    assert not said.decisive and "cannot be seen: not judged" in said.text
+    tf1.arrays["grad/0/w"] = np.array([30.0, 40.0], np.float32)  # norm 50: TF1's clip cut, TF2's step did not
+    [said] = _gradient_transform(tf1, seen)
+    assert said.decisive and "global_clipnorm=5 is what TF1 does" in said.text
+    keras = SideRecord("tf2", "b.py", gradient_transform=gt.none())  # no Keras clip setting: known, not inferred
+    tf1.arrays["grad/0/w"] = np.array([0.3, 0.4], np.float32)
+    assert _gradient_transform(tf1, keras)[0].decisive

@@ -15,7 +15,10 @@ import math
 import numpy as np
 
 __all__ = ["NONE", "GLOBAL_NORM", "NORM", "VALUE", "OTHER", "none", "keras_transform", "tf1_transform",
-           "inferred_transform", "apply", "text", "difference", "KERAS_KEYS"]
+           "inferred_transform", "apply", "cuts", "text", "difference", "KERAS_KEYS", "UNSEEN"]
+
+# TF2's gradients reached apply_gradients as the tape gave them at the first step: no clip cut, or none is there
+UNSEEN = "by hand or none: nothing cut at the first step"
 
 NONE, GLOBAL_NORM, NORM, VALUE, OTHER = "none", "global_norm", "norm", "value", "other"
 # the Keras optimizer setting of each kind, and TF1's function for it
@@ -80,7 +83,7 @@ def inferred_transform(raw: list[np.ndarray], applied: list[np.ndarray]) -> dict
     raw = [np.asarray(r, np.float64) for r in raw]
     applied = [np.asarray(a, np.float64) for a in applied]
     if all(np.allclose(a, r, rtol=1e-6, atol=0) for a, r in zip(applied, raw)):
-        return none()
+        return {"kind": NONE, "value": None, "source": UNSEEN}
     scales = [float(a.ravel() @ r.ravel() / (r.ravel() @ r.ravel())) if np.any(r) else 1.0
               for a, r in zip(applied, raw)]
     if all(np.allclose(a, s * r, rtol=1e-5, atol=1e-12) for a, r, s in zip(applied, raw, scales)):
@@ -112,6 +115,14 @@ def apply(transform: dict, grads: dict[str, np.ndarray]) -> dict[str, np.ndarray
             out[k] = (g * (c / norm)).astype(g.dtype) if norm > c else g
         return out
     return {k: np.clip(g, -c, c) for k, g in grads.items()}
+
+
+def cuts(transform: dict, grads: dict[str, np.ndarray]) -> bool:
+    """Whether the transform changes these gradients (a clip whose bound they stay under changes nothing)."""
+    if transform.get("kind", NONE) in (NONE, OTHER) or transform.get("value") is None:
+        return transform.get("kind") == OTHER
+    after = apply(transform, grads)
+    return any(not np.array_equal(after[k], grads[k]) for k in grads)
 
 
 def text(transform: dict) -> str:
