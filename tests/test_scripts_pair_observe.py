@@ -13,7 +13,7 @@ import tensorflow as tf
 from tfcompare.scripts.child.probe_tf1 import pipeline_outputs
 from tfcompare.scripts.child.record import SideRecord
 from tfcompare.scripts.pair import AGREE, DIFFER, PairOptions, pair_scripts
-from tfcompare.scripts.pair.state import pair_state
+from tfcompare.scripts.pair.state import pair_state, state_findings
 
 BLIND = Path(__file__).parent / "data" / "pairs" / "blind"
 
@@ -81,6 +81,23 @@ def test_state_pairs_by_shape_then_by_what_the_names_say_then_by_order():
     assert [(a["name"], b["name"]) for a, b in paired] == [
         ("bn/moving_mean", "bn/moving_mean"), ("bn/moving_variance", "bn/moving_variance"), ("ema/w", "average")]
     assert [s["name"] for s in left1] == ["x"] and left2 == []
+
+
+def test_state_is_compared_after_every_step_and_a_difference_that_builds_up_names_its_first_step():
+    """Step 1 the same on both sides, step 3 apart by 1e-3 relative (over the 1e-4 tolerance): one finding, at 3."""
+    one, two = SideRecord("tf1", "a.py"), SideRecord("tf2", "b.py")
+    for rec in (one, two):
+        rec.state = [{"key": "s0", "name": "bn/moving_mean", "shape": [4], "momentum": None}]
+    values = [np.full(4, v, np.float32) for v in (0.0, 0.1, 0.19, 0.271)]
+    for rec, drift in ((one, 1.0), (two, 1.001)):
+        rec.arrays["state/init/s0"] = values[0]
+        for step, v in enumerate(values[1:]):
+            rec.arrays[f"state/{step}/s0"] = v * (drift if step == 2 else 1.0)
+    found = state_findings(one, two)
+    assert len(found) == 1 and found[0].decisive, found
+    assert "after step 3: rel err 0.001 " in found[0].text and "step 1 agreed" in found[0].text, found[0].text
+    two.arrays["state/2/s0"] = values[3] * 1.00005  # within 1e-4: agrees at every step
+    assert state_findings(one, two) == []
 
 
 def test_batch_norm_moving_statistics_agree_when_the_rewrite_is_faithful():

@@ -30,6 +30,7 @@ from tfcompare.scripts.child import batches, dropout, initialisation, loss_parts
 from tfcompare.scripts.child.inference_mode import tf1_inference_feed
 from tfcompare.scripts.child.layouts import find_cells
 from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
+from tfcompare.scripts.child.windows import window_ops
 
 __all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches", "op_site", "pipeline_outputs"]
 
@@ -384,6 +385,7 @@ class TF1Probe:
         rec.cells = find_cells(rec.variables, sess.graph)
         forward = ancestors([self.loss])
         rec.ops = forward_op_counts(op.type for op in forward)
+        rec.windows = window_ops(forward, lambda op: op_site(op, self.script))
         rec.dropout = dropout.fed_rates(self._run, sess, feed, forward, lambda op: op_site(op, self.script))
         if self.dropout_mode == dropout.OFF:
             rec.dropout_replaced = sum(1 for t in self._replaced if getattr(t, "op", None) in forward)

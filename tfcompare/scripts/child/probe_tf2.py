@@ -54,6 +54,7 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.busy = False
         self.mode = "normal"  # normal | loss | ops
         self.probed = None
+        self.probed_windows: list = []  # the forward pass's convolutions and poolings (windows.window_ops)
         self.calls = 0
         self.fit_model = None
         self.step_fn = None

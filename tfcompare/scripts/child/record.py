@@ -69,6 +69,8 @@ class SideRecord:
     reduction_note: str = ""
     ops: dict[str, int] | None = None
     ops_note: str = ""
+    # each convolution's and pooling's padding, strides, window and output shape, in order (see windows)
+    windows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     pairing: list[list[str]] = dataclasses.field(default_factory=list)  # TF2 side: (tf1 key, tf2 key, how)
     step_function: str = ""
     inputs: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # TF2: each step input's TF1 feed

@@ -92,7 +92,7 @@ class AfterSteps:
         try:
             traced = tf.function(lambda a: self._call_for_probe(a))
             self._probe("ops", args, lambda a: traced.get_concrete_function(a))
-            rec.ops = self.probed
+            rec.ops, rec.windows = self.probed, self.probed_windows
             added = len(getattr(self.fit_model, "losses", None) or [])  # kernel_regularizer / add_loss terms
             if added:
                 rec.ops["regularisation (Keras layer losses)"] = added

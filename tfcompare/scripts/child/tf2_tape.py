@@ -14,8 +14,9 @@ import tensorflow as tf
 from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.child.align import PairingError, confirm
 from tfcompare.scripts.child.layouts import tried
-from tfcompare.scripts.child.probe_tf1 import Stop
+from tfcompare.scripts.child.probe_tf1 import Stop, op_site
 from tfcompare.scripts.child.record import forward_op_counts
+from tfcompare.scripts.child.windows import window_ops
 
 __all__ = ["StepObserver"]
 
@@ -54,7 +55,9 @@ class StepObserver:
             self.probed = float(np.sum(np.asarray(target)))
             raise _Probe
         if self.mode == "ops":
-            self.probed = forward_op_counts(op.type for op in _with_bodies(ancestors([target])))
+            forward = list(_with_bodies(ancestors([target])))
+            self.probed = forward_op_counts(op.type for op in forward)
+            self.probed_windows = window_ops(forward, lambda op: op_site(op, self.record.script))
             raise _Probe
         rec = self.record
         if rec.steps:

@@ -31,6 +31,7 @@ from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail
 from tfcompare.scripts.child.layouts import layout_findings, virtualise
 from tfcompare.scripts.child.record import SideRecord, load, load_progress
 from tfcompare.scripts.pair.state import pair_state, state_findings
+from tfcompare.scripts.pair.windows import window_causes
 
 __all__ = ["PairOptions", "PairResult", "pair_scripts", "MAX_STEPS", "AGREE", "DIFFER", "FAILED", "NON_FINITE",
            "DROPOUT_MODES"]
@@ -110,7 +111,7 @@ class PairResult:
         out = [head, "paired variables:"]
         out += [f"  {p['tf1']} {tuple(p['shape'])} <- {p['tf2']} ({p['tf2_site']}; {p['how']})" for p in self.pairing]
         if self.state:
-            out.append("non-trainable state compared after the last step: " + ", ".join(
+            out.append("non-trainable state compared after every step: " + ", ".join(
                 f"{s['tf1']} <- {s['tf2']}" for s in self.state))
         out.append(f"steps (a tensor differs when it fails the element-wise tolerance {self.tolerance} and its "
                    f"error relative to its norm is over {self.floor_factor:g}x TF1's own noise floor):")
@@ -273,7 +274,8 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
         if _failure(result, "tf1", tf1, ended["tf1"], folder, options.timeout_s) or \
                 _failure(result, "tf2", tf2, ended["tf2"], folder, options.timeout_s):
             if tf2 is not None and tf2.status == "unpairable" and tf2.steps:
-                result.findings = unpaired_findings(tf1, tf2)
+                result.findings = [Finding("cause", text, True) for text in window_causes(tf1, tf2)] + \
+                    unpaired_findings(tf1, tf2)
                 result.notes = list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution))
             result.wall_s = time.perf_counter() - started
             return result
@@ -303,7 +305,7 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
         result.findings += inference_findings(tf1, tf2, result.checks[0].ok)
         result.notes.append(inference_note(tf1, tf2))
     if result.checks and not result.checks[0].loss_ok:  # the first loss differs: a known mistake that makes it so
-        result.findings += [Finding("cause", text, True) for text in loss_causes(tf1, tf2)]
+        result.findings += [Finding("cause", text, True) for text in loss_causes(tf1, tf2) + window_causes(tf1, tf2)]
     paired, left1, left2 = pair_state(tf1, tf2)
     result.state = [{"tf1": a["name"], "tf2": b["name"], "shape": a["shape"]} for a, b in paired]
     for side, left in (("TF1", left1), ("TF2", left2)):

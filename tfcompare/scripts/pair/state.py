@@ -4,11 +4,9 @@ A training-mode loss never reads a moving statistic, so two scripts can agree on
 while their models predict differently at inference: a Keras momentum of 0.99 against TF1's decay of 0.9, or a
 TF1 train op that does not run its batch norm's UPDATE_OPS. Each side records every non-trainable float variable
 of rank >= 1 (optimizer slots left out) just before the first step and after it (TF1: around the script's own
-first `Session.run`); they pair by shape, then by what their names say (mean, variance), then by creation order,
-and are compared after that first step. Only the first step: from it on, TF1's reads between steps (the
-checks that put the starting weights back) can run a batch norm's updates that a train op built under
-`control_dependencies(UPDATE_OPS)` made its own slots' initialisers wait on, and the sides' states would drift
-for a reason that is tfcompare's.
+first `Session.run`) and after every step; they pair by shape, then by what their names say (mean, variance),
+then by creation order. Nothing of tfcompare's runs a TF1 update between steps (the learning rate is a fetch of the
+script's own run), so the sides' states can be compared at every step.
 """
 
 from __future__ import annotations
@@ -54,25 +52,29 @@ def pair_state(tf1: SideRecord, tf2: SideRecord) -> tuple[list[tuple[dict, dict]
     return pairs, left1, left2
 
 
-def _first_step(rec: SideRecord, key: str) -> list[np.ndarray]:
-    """[before, after] the first step (after missing when the side recorded no step)."""
-    return [rec.arrays[f"state/init/{key}"]] + ([rec.arrays[f"state/0/{key}"]] if f"state/0/{key}" in rec.arrays
-                                                else [])
+def _steps(rec: SideRecord, key: str) -> list[np.ndarray]:
+    """[before the first step, after step 1, after step 2, ...] as far as the side recorded."""
+    out, step = [rec.arrays[f"state/init/{key}"]], 0
+    while f"state/{step}/{key}" in rec.arrays:
+        out.append(rec.arrays[f"state/{step}/{key}"])
+        step += 1
+    return out
 
 
 def state_findings(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
-    """A decisive finding per paired state that differs after the first step, naming the likely cause."""
+    """A decisive finding per paired state that differs after a step (the first such step), naming the likely
+    cause."""
     out = []
     for a, b in pair_state(tf1, tf2)[0]:
-        # the first step's update only, which nothing of tfcompare's ran in between (see the module docstring)
-        one, two = _first_step(tf1, a["key"]), _first_step(tf2, b["key"])
-        if min(len(one), len(two)) < 2:
-            continue
-        err = relative(one[1], two[1])
-        if err <= REL_TOL or np.allclose(one[1], two[1], rtol=REL_TOL, atol=1e-6):
-            continue
-        out.append(Finding("state", f"{_label(a, b)} after step 1: rel err {err:.2g} (over {REL_TOL:g}); "
-                                    f"{_cause(a, b, one, two)}", True))
+        one, two = _steps(tf1, a["key"]), _steps(tf2, b["key"])
+        for step in range(1, min(len(one), len(two))):
+            err = relative(one[step], two[step])
+            if err <= REL_TOL or np.allclose(one[step], two[step], rtol=REL_TOL, atol=1e-6):
+                continue
+            cause = _cause(a, b, one[:2], two[:2]) if step == 1 else "step 1 agreed (a difference that builds up)"
+            out.append(Finding("state", f"{_label(a, b)} after step {step}: rel err {err:.2g} (over {REL_TOL:g}); "
+                                        f"{cause}", True))
+            break
     return out
 
 

@@ -1,0 +1,52 @@
+"""Padding, strides and window sizes named as the cause when a forward pass differs: the convolutions and
+poolings of both sides' graphs (TF1's, TF2's step traced) compared in order."""
+
+from pathlib import Path
+
+from tfcompare.scripts.child.record import SideRecord
+from tfcompare.scripts.pair import FAILED, PairOptions, pair_scripts
+from tfcompare.scripts.pair.windows import window_causes
+
+PAIRS = Path(__file__).parent / "data" / "pairs"
+
+
+def _w(kind, padding="SAME", strides=(1, 1), window=(5, 5), out=(28, 28), type_="Conv2D"):
+    return {"kind": kind, "type": type_, "padding": padding, "strides": list(strides), "window": list(window),
+            "out": list(out), "scope": "m/conv", "site": "line 3"}
+
+
+def _records(one, two):
+    a, b = SideRecord("tf1", "a.py"), SideRecord("tf2", "b.py")
+    a.windows, b.windows = one, two
+    return a, b
+
+
+def test_the_first_window_that_differs_is_named_with_the_keras_setting_that_is_tf1s():
+    pool = dict(type_="MaxPool", window=(2, 2), strides=(2, 2), out=(14, 14))
+    one = [_w("conv"), _w("pool", **pool), _w("conv", out=(14, 14))]
+    strided = [_w("conv", strides=(2, 2), out=(14, 14)), _w("pool", **{**pool, "out": (7, 7)}), _w("conv")]
+    assert window_causes(*_records(one, strided)) == [
+        "convolution 1 of 2 (TF1 Conv2D at line 3, TF2 Conv2D in m/conv at line 3): strides 1x1 in TF1, 2x2 in TF2 "
+        "(its output 28x28 in TF1, 14x14 in TF2); Keras strides=1 is what TF1 does"]
+    bigger = [_w("conv"), _w("pool", **{**pool, "window": (3, 3)}), _w("conv", out=(14, 14))]
+    text, = window_causes(*_records(one, bigger))
+    assert text.startswith("pooling 1 of 1 ") and "window 2x2 in TF1, 3x3 in TF2; Keras pool_size=2 is" in text
+    reshaped = [_w("conv"), _w("pool", **pool), _w("conv", out=(12, 12))]
+    text, = window_causes(*_records(one, reshaped))
+    assert "convolution 2 of 2" in text and "its output is 14x14 in TF1, 12x12 in TF2 with the same padding" in text
+    assert window_causes(*_records(one, [dict(w) for w in one])) == []  # the same: nothing
+    assert window_causes(*_records(one, one[:2])) == []  # other numbers of ops: the op counts say it, not this
+
+
+def test_a_rewrite_with_valid_padding_cannot_pair_and_the_convolution_and_its_padding_are_named(tmp_path):
+    tf2 = tmp_path / "tf2_cnn_valid.py"
+    text = (PAIRS / "tf2_cnn.py").read_text()
+    old = 'self.conv2 = keras.layers.Conv2D(16, 5, padding="same"'
+    assert old in text
+    tf2.write_text(text.replace(old, old.replace('"same"', '"valid"')))
+    result = pair_scripts(PAIRS / "tf1_cnn.py", tf2, PairOptions(steps=1))
+    assert result.status == FAILED, "\n".join(result.lines())
+    causes = [f.text for f in result.findings if f.kind == "cause"]
+    assert len(causes) == 1 and causes[0].startswith("convolution 2 of 2 (TF1 Conv2D at line 31"), causes
+    assert ("padding SAME in TF1, VALID in TF2 (its output 14x14 in TF1, 10x10 in TF2); Keras padding='same' is what "
+            "TF1 does") in causes[0]
