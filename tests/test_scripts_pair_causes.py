@@ -66,6 +66,10 @@ def test_blind_label_mistakes_differ_with_their_cause(tf2, words):
     assert result.status == DIFFER
     causes = [f.text for f in result.findings if f.kind == "cause"]
     assert len(causes) == 1 and words in causes[0], "\n".join(result.lines())
+    # the model is the same: each of its 3 layer calls (two Dense, the Sequential) holds what TF1 computes
+    parting = [f.text for f in result.findings if f.kind == "parting"]
+    assert parting == ["every Keras layer output of TF2's first step (3) is one TF1 computes on the same batch: the "
+                       "forward passes part after the model, in the loss"], parting
 
 
 def test_blind_l2_twice_is_named_and_the_faithful_pair_agrees_with_no_cause_line():

@@ -1,10 +1,14 @@
-"""Padding, strides and window sizes named as the cause when a forward pass differs: the convolutions and
-poolings of both sides' graphs (TF1's, TF2's step traced) compared in order."""
+"""Where a forward pass differs: padding, strides and window sizes (the convolutions and poolings of both sides'
+graphs, TF1's and TF2's step traced, compared in order) and the first Keras layer whose output no TF1 activation
+holds."""
 
 from pathlib import Path
 
+import numpy as np
+
 from tfcompare.scripts.child.record import SideRecord
 from tfcompare.scripts.pair import FAILED, PairOptions, pair_scripts
+from tfcompare.scripts.pair.activations import parting
 from tfcompare.scripts.pair.windows import window_causes
 
 PAIRS = Path(__file__).parent / "data" / "pairs"
@@ -50,3 +54,26 @@ def test_a_rewrite_with_valid_padding_cannot_pair_and_the_convolution_and_its_pa
     assert len(causes) == 1 and causes[0].startswith("convolution 2 of 2 (TF1 Conv2D at line 31"), causes
     assert ("padding SAME in TF1, VALID in TF2 (its output 14x14 in TF1, 10x10 in TF2); Keras padding='same' is what "
             "TF1 does") in causes[0]
+
+
+def _acts(rec, side, facts, values):
+    rec.activations = facts
+    rec.arrays.update({f"act/{side}/{i}": np.asarray(v, np.float32) for i, v in enumerate(values)})
+
+
+def test_the_first_layer_output_no_tf1_activation_holds_is_where_the_forward_passes_part():
+    a, b = SideRecord("tf1", "a.py"), SideRecord("tf2", "b.py")
+    x = np.linspace(-1, 1, 12).reshape(3, 4)
+    _acts(a, "tf1", [{"name": n, "type": t, "site": "line 9", "shape": [3, 4]} for n, t in
+                     [("MatMul", "MatMul"), ("Relu", "Relu"), ("out", "MatMul")]], [x, np.maximum(x, 0), 2 * x])
+    layer = lambda name, kind: {"name": name, "type": kind, "site": "line 4", "shape": [3, 4]}  # noqa: E731
+    _acts(b, "tf2", [layer("dense", "Dense"), layer("dense_1", "Dense")], [np.maximum(x, 0), np.tanh(2 * x)])
+    text, = parting(a, b)
+    assert text.startswith("where the forward passes part: dense_1 (Dense, line 4) is the first TF2 layer whose "
+                           "output in the first step no TF1 activation holds (the layer before it, dense (Dense, "
+                           "line 4), matches TF1's Relu); the closest TF1 tensor of its size is "), text
+    b.arrays["act/tf2/1"] = (2 * x).astype(np.float32) * (1 + 5e-5)  # within 1e-4: TF1's
+    assert parting(a, b) == ["every Keras layer output of TF2's first step (2) is one TF1 computes on the same batch: "
+                             "the forward passes part after the model, in the loss"]
+    b.activations = []
+    assert parting(a, b) == []  # nothing kept (not Keras): nothing said

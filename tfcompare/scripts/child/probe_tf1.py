@@ -27,6 +27,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
 from tfcompare.core.schedules import tf1_text
 from tfcompare.scripts.child import batches, dropout, initialisation, loss_parts, noise
+from tfcompare.scripts.child.activations import tf1_activations
 from tfcompare.scripts.child.inference_mode import tf1_inference_feed
 from tfcompare.scripts.child.layouts import find_cells
 from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
@@ -305,6 +306,9 @@ class TF1Probe:
                 parts = loss_parts.find(self.loss)
                 self.record.cross_entropy = parts["kind"] or ""
                 self.record.arrays.update(loss_parts.read(self._run, sess, feed, parts))
+                facts, arrays = tf1_activations(self._run, sess, self.loss, feed, lambda op: op_site(op, self.script))
+                self.record.activations = facts
+                self.record.arrays.update(arrays)
         finally:
             noise.restore(sess, now)
         self._inference(sess, feed)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from tfcompare.scripts.child import dropout
+from tfcompare.scripts.child.activations import ActivationObserver
 from tfcompare.scripts.child.inference_mode import InferencePass
 from tfcompare.scripts.child.record import SideRecord
 from tfcompare.scripts.child.tf2_after_steps import AfterSteps
@@ -32,7 +33,7 @@ __all__ = ["TF2Probe", "STEP_WRAPPER", "SubstitutionError", "wrap_steps"]
 
 
 class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, KerasObserver, AfterSteps,
-               TracedReplay, InferencePass):
+               TracedReplay, InferencePass, ActivationObserver):
     """Install with `install()` (and `creator` as the script's variable creator scope); `finish()` after the
     script stops fills in the probes. Everything observed goes into `record`."""
 

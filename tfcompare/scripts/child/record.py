@@ -71,6 +71,9 @@ class SideRecord:
     ops_note: str = ""
     # each convolution's and pooling's padding, strides, window and output shape, in order (see windows)
     windows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    # the first step's activations (TF1: tensors on the path to the loss; TF2: Keras layer outputs): name, type,
+    # site, shape; values in arrays act/<side>/<i> (see activations)
+    activations: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     pairing: list[list[str]] = dataclasses.field(default_factory=list)  # TF2 side: (tf1 key, tf2 key, how)
     step_function: str = ""
     inputs: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # TF2: each step input's TF1 feed

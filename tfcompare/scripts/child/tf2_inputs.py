@@ -105,6 +105,7 @@ class InputSubstitution:
     def _first_call(self, call, substituted, original):
         """The step's first call with TF1's batch; if it fails, the step once more with its own arguments (nothing
         recorded, every variable put back), to say whether tfcompare's substitution or the script failed."""
+        self._restart_activations()  # the first step's layer outputs are those of this call (TF1's batch)
         try:
             return call(*substituted)
         except (Stop, _Probe):

@@ -66,6 +66,7 @@ class KerasObserver:
 
         BaseOptimizer.apply, keras.Model.fit = apply_patched, fit_patched
         self._install_dropout(keras)
+        self._install_activations(keras)
         if _uses_tf_keras(self.script):
             self._install_tf_keras()
 

@@ -60,6 +60,7 @@ class StepObserver:
             self.probed_windows = window_ops(forward, lambda op: op_site(op, self.record.script))
             raise _Probe
         rec = self.record
+        self.collecting = False  # the first step's forward pass is over (activations)
         if rec.steps:
             self._take_after()
             if rec.steps >= self.steps or self.unpaired:

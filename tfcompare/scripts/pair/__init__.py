@@ -24,6 +24,7 @@ from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, 
 from tfcompare.scripts.pair.causes import loss_causes
 from tfcompare.scripts.pair.inference import inference_findings, inference_note
 from tfcompare.scripts.pair.speed import speed_lines, step_speed
+from tfcompare.scripts.pair.activations import parting
 from tfcompare.scripts.pair.findings import Finding
 from tfcompare.scripts.pair.diagnose import (StepCheck, findings, optimizer_text, reduction_of, step_checks,
                                             traced_findings, unpaired_findings)
@@ -306,6 +307,7 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
         result.notes.append(inference_note(tf1, tf2))
     if result.checks and not result.checks[0].loss_ok:  # the first loss differs: a known mistake that makes it so
         result.findings += [Finding("cause", text, True) for text in loss_causes(tf1, tf2) + window_causes(tf1, tf2)]
+        result.findings += [Finding("parting", text) for text in parting(tf1, tf2)]
     paired, left1, left2 = pair_state(tf1, tf2)
     result.state = [{"tf1": a["name"], "tf2": b["name"], "shape": a["shape"]} for a, b in paired]
     for side, left in (("TF1", left1), ("TF2", left2)):
