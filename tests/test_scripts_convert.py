@@ -302,6 +302,11 @@ def test_summaries_not_translated_and_other_writer_calls_stay_todos():
     assert [t.split(" from TF1 line ")[1] for t in kept.todos] == [
         "10: _, summary = sess.run([train, merged], feed_dict={x: [[1.0, 2.0]]})",
         "11: writer.add_summary(summary, step)", "12: writer.add_graph(sess.graph)"]
+    # the file's marks are the console's TODOs, one for one: the fetch left None is marked above its statement
+    assert tail.count(carried.TODO_MARK) == len(kept.todos) == 3
+    marked = tail.index(carried.TODO_MARK + "the fetch merged has no TF2 translation (None in its place)")
+    # the step still runs although nothing fetched takes its value (before: `(None, None)`, no training at all)
+    assert marked < tail.index("_, summary = (lambda _: (None, None))(train_step([[1.0, 2.0]]))")
 
 
 def test_tf1_script_needing_tf_keras_gets_pairs_advice(tmp_path):
@@ -715,3 +720,12 @@ def test_a_tf2_script_is_named_as_such(tmp_path):
     assert result.exit_code == 3, result.output
     assert "it reads like a TF2 script already (convert takes a TF1 script)" in result.output
     assert not (tmp_path / "new.py").exists()
+
+
+def test_tab_indentation_becomes_spaces_outside_strings_and_nothing_else_moves():
+    source = 'def f():\n\tif True:\n\t\ts = """a\n\tkept"""\n\t\treturn (1,\n\t\t        2)\n'
+    spaced = carried.spaces_for_tabs(source)
+    assert spaced == 'def f():\n        if True:\n                s = """a\n\tkept"""\n                return (1,\n' \
+                     '                        2)\n'
+    assert ast.dump(ast.parse(spaced)) == ast.dump(ast.parse(source))  # the string inside kept its tab
+    assert carried.spaces_for_tabs("x = 1\n") == "x = 1\n"

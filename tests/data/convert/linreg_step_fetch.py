@@ -1,6 +1,6 @@
 """Linear regression in the style of Stanford CS20's TF1 examples: get_variable weights, a global step with
 exponential_decay and Momentum, and a Session.run that fetches the train op (named `optimizer`, as many scripts
-do), the loss, the global step and the decayed learning rate together; the weights fetched at the end."""
+do), the loss, the global step and the decayed learning rate together; the weights fetched at the end. Indented with tabs, as some of those scripts were."""
 import argparse
 
 import numpy as np
@@ -25,12 +25,12 @@ learning_rate = tf.train.exponential_decay(0.05, global_step, decay_steps=20, de
 optimizer = tf.train.MomentumOptimizer(learning_rate, momentum=0.9).minimize(loss, global_step=global_step)
 
 with tf.Session() as sess:
-    sess.run(tf.global_variables_initializer())
-    for i in range(args.steps):
-        start = (i * 32) % len(data_x)
-        _, l, step, lr = sess.run([optimizer, loss, global_step, learning_rate],
-                                  feed_dict={X: data_x[start:start + 32], Y: data_y[start:start + 32]})
-        if i % 25 == 0:
-            print("Step {0}: loss = {1:.6f} (lr {2:.5f})".format(step, l, lr))
-    w_out, b_out = sess.run([w, b])
+	sess.run(tf.global_variables_initializer())
+	for i in range(args.steps):
+		start = (i * 32) % len(data_x)
+		_, l, step, lr = sess.run([optimizer, loss, global_step, learning_rate],
+								  feed_dict={X: data_x[start:start + 32], Y: data_y[start:start + 32]})
+		if i % 25 == 0:
+			print("Step {0}: loss = {1:.6f} (lr {2:.5f})".format(step, l, lr))
+	w_out, b_out = sess.run([w, b])
 print("w = {0:.4f}, b = {1:.4f}".format(w_out.ravel()[0], b_out[0]))

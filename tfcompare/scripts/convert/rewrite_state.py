@@ -20,6 +20,7 @@ class RewriteState:
     def __init__(self, plan: Plan, source_lines: list[str]):
         self.plan, self.lines = plan, source_lines
         self.todos: list[str] = []
+        self.marks: list[str] = []  # TODOs of the statement being rewritten, to mark above it (`statement`)
         self.loader = False
         # the names the generated code binds (the step function, the model, the Keras optimizer) replace the
         # script's graph things of those names (a train op called `train_step` or `optimizer`): no TF1 values now

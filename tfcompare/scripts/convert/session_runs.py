@@ -75,8 +75,10 @@ class SessionRuns(RewriteState):
             return None
         for n in names:
             if n in self.plan.untranslated:
-                self.todos.append(f"the fetch {n} has no TF2 translation (None in its place) from TF1 line "
-                                  f"{call.lineno}: {self.lines[call.lineno - 1].strip()}"[:150])
+                message = (f"the fetch {n} has no TF2 translation (None in its place) from TF1 line "
+                           f"{call.lineno}: {self.lines[call.lineno - 1].strip()}"[:150])
+                self.todos.append(message)
+                self.marks.append(message)
         if not any(n in self.plan.train for n in names):
             parts = [ast.Constant(None) if n in self.plan.untranslated else self._fetch(n, feed) for n in names]
             if any(p is None for p in parts):
@@ -92,6 +94,8 @@ class SessionRuns(RewriteState):
         if not extras:  # one call: the tuple's order is TF1's
             values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else f"{step}.numpy()"
                                for n in names)
+            if step not in values:  # nothing fetched takes the step's value: it runs all the same
+                return ast.parse(f"(lambda _: ({values}))({step})", mode="eval").body
             return ast.parse(f"({values})" if len(names) > 1 else step, mode="eval").body
         fetched = [self._fetch(n, feed, step=True) for n in extras]
         if any(p is None for p in fetched):

@@ -10,7 +10,9 @@ written into the script; what remains of TF1 becomes `pass  # TODO(tfcompare): .
 from __future__ import annotations
 
 import ast
+import io
 import textwrap
+import tokenize
 
 from tfcompare.scripts.convert.plan import GENERATED, NOTE_MARK, TODO_MARK, Carried, Plan
 from tfcompare.scripts.convert.statements import Rewriter
@@ -18,9 +20,31 @@ from tfcompare.scripts.convert.statements import Rewriter
 __all__ = ["Plan", "Carried", "rewrite", "TODO_MARK", "NOTE_MARK", "GENERATED"]
 
 
+def spaces_for_tabs(source: str) -> str:
+    """The source with each line's indentation in spaces (a tab to the next multiple of 8 columns, as Python reads
+    it), lines inside a string left as they are: the rewrite indents with spaces, and a block of tab-indented
+    lines carried into it would be invalid Python. Line numbers are unchanged."""
+    if "\t" not in source:
+        return source
+    inside: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    lines = source.split("\n")
+    for n, line in enumerate(lines, 1):
+        body = line.lstrip(" \t")
+        if n not in inside and "\t" in line[:len(line) - len(body)]:
+            lines[n - 1] = line[:len(line) - len(body)].expandtabs(8) + body
+    return "\n".join(lines)
+
+
 def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
     """Carry the script's statements over; the generated model goes where its graph code was. A statement that
     comes through unchanged keeps its own text (comments inside it, line breaks); a rewritten one is unparsed."""
+    source = spaces_for_tabs(source)
     tree = ast.parse(source)
     lines = source.split("\n")  # Python's lines (str.splitlines also splits at a form feed, U+2028, ...)
     original = {id(n): ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.stmt)}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from tfcompare.scripts.convert.plan import TODO_MARK
 from tfcompare.scripts.convert.saving import SaversAndWriters
 from tfcompare.scripts.convert.session_runs import SessionRuns
 
@@ -29,6 +30,13 @@ class Rewriter(SessionRuns, SaversAndWriters):
         return out
 
     def statement(self, s, before_step: bool) -> list:
+        out = self._statement(s, before_step)
+        if self.marks:  # TODOs about a part of this statement (a fetch left None): marked above it, in the file
+            out = [ast.Expr(ast.Constant(f"{TODO_MARK}{m}")) for m in self.marks] + out
+            self.marks = []
+        return out
+
+    def _statement(self, s, before_step: bool) -> list:
         if isinstance(s, (ast.Import, ast.ImportFrom)):
             return self._import(s)
         if isinstance(s, ast.With) and all(self._is_session(i.context_expr) or self._is_graph_default(i.context_expr)
