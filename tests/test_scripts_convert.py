@@ -725,7 +725,7 @@ def test_a_tf2_script_is_named_as_such(tmp_path):
 def test_tab_indentation_becomes_spaces_outside_strings_and_nothing_else_moves():
     source = 'def f():\n\tif True:\n\t\ts = """a\n\tkept"""\n\t\treturn (1,\n\t\t        2)\n'
     spaced = carried.spaces_for_tabs(source)
-    assert spaced == 'def f():\n        if True:\n                s = """a\n\tkept"""\n                return (1,\n' \
-                     '                        2)\n'
+    assert spaced == 'def f():\n    if True:\n        s = """a\n\tkept"""\n        return (1,\n' \
+                     '                2)\n'
     assert ast.dump(ast.parse(spaced)) == ast.dump(ast.parse(source))  # the string inside kept its tab
     assert carried.spaces_for_tabs("x = 1\n") == "x = 1\n"

@@ -21,9 +21,9 @@ __all__ = ["Plan", "Carried", "rewrite", "TODO_MARK", "NOTE_MARK", "GENERATED"]
 
 
 def spaces_for_tabs(source: str) -> str:
-    """The source with each line's indentation in spaces (a tab to the next multiple of 8 columns, as Python reads
-    it), lines inside a string left as they are: the rewrite indents with spaces, and a block of tab-indented
-    lines carried into it would be invalid Python. Line numbers are unchanged."""
+    """The source with each line's indentation in spaces (a tab to the next multiple of 4 columns, or of 8 where
+    4 would change the program), lines inside a string left as they are: the rewrite indents with spaces, and a
+    block of tab-indented lines carried into it would be invalid Python. Line numbers are unchanged."""
     if "\t" not in source:
         return source
     inside: set[int] = set()
@@ -33,12 +33,19 @@ def spaces_for_tabs(source: str) -> str:
                 inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
     except (tokenize.TokenError, SyntaxError):
         return source
-    lines = source.split("\n")
-    for n, line in enumerate(lines, 1):
-        body = line.lstrip(" \t")
-        if n not in inside and "\t" in line[:len(line) - len(body)]:
-            lines[n - 1] = line[:len(line) - len(body)].expandtabs(8) + body
-    return "\n".join(lines)
+    for width in (4, 8):  # 4 columns a tab reads as the script was laid out; 8 is how Python reads it
+        lines = source.split("\n")
+        for n, line in enumerate(lines, 1):
+            body = line.lstrip(" \t")
+            if n not in inside and "\t" in line[:len(line) - len(body)]:
+                lines[n - 1] = line[:len(line) - len(body)].expandtabs(width) + body
+        spaced = "\n".join(lines)
+        try:
+            if ast.dump(ast.parse(spaced)) == ast.dump(ast.parse(source)):
+                return spaced
+        except SyntaxError:
+            continue
+    return source
 
 
 def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
