@@ -139,3 +139,29 @@ def test_a_tf2_clip_that_cut_nothing_is_not_called_missing_when_tf1s_cut_nothing
     keras = SideRecord("tf2", "b.py", gradient_transform=gt.none())  # no Keras clip setting: known, not inferred
     tf1.arrays["grad/0/w"] = np.array([0.3, 0.4], np.float32)
     assert _gradient_transform(tf1, keras)[0].decisive
+
+
+@pytest.mark.parametrize("tf2_clip, status", [(1000.0, AGREE), (500.0, DIFFER)], ids=["same", "planted-half"])
+def test_a_clip_by_hand_that_cuts_nothing_is_read_from_its_call_and_judged(tmp_path, tf2_clip, status):
+    """Both sides clip at a norm no gradient reaches: nothing is cut, so the numbers cannot show the TF2 clip;
+    the script's own `tf.clip_by_global_norm` call does (before: "cannot be seen: not judged" either way)."""
+    tf1 = _copy(BLIND / "clipped_mlp_tf1.py", tmp_path / "clip_tf1.py", {"CLIP_NORM = 1.0": "CLIP_NORM = 1000.0"})
+    old = "    optimizer.apply_gradients(zip(grads, model.trainable_variables))"
+    tf2 = _copy(BLIND / "clipped_mlp_tf2.py", tmp_path / "clip_tf2.py", {
+        "CLIP_NORM = 1.0": f"CLIP_NORM = {tf2_clip}", "global_clipnorm=CLIP_NORM": "",
+        old: "    grads, _ = tf.clip_by_global_norm(grads, CLIP_NORM)\n" + old})
+    result = pair_scripts(tf1, tf2, PairOptions(steps=1))
+    assert result.status == status, "\n".join(result.lines())
+    assert result.sides["tf2"]["clipping"] == (f"all gradients together clipped to a global norm of {tf2_clip:g} "
+                                               f"(tf.clip_by_global_norm(..., {tf2_clip:g}) (by hand))")
+    named = [f for f in result.findings if f.kind == "gradient transform"]
+    assert (status == DIFFER) == any(f.decisive for f in named), [f.text for f in named]
+
+
+def _copy(src, dst, replace: dict):
+    text = src.read_text()
+    for old, new in replace.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    dst.write_text(text)
+    return dst

@@ -66,6 +66,7 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.after_taken = -1
         self.optimizer = None
         self.applied: dict | None = None  # the first step's gradient transform by hand (KerasObserver)
+        self.clip_called: dict | None = None  # the script's own tf.clip_by_* call in the first step (the same)
         self.mixed = False  # the step's batch arguments cannot all take TF1's feeds: none are replaced
 
     # --- installation -------------------------------------------------------------------------------------
@@ -75,6 +76,7 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self._install_tape()
         self._install_reads()
         self._install_keras()
+        self._install_clip_calls()
         if self.dropout_mode == dropout.OFF:  # outermost: the calls never reach _install_dropout's wrappers
             self.record.dropout_replaced = 0
             dropout.switch_off(tf.identity, self._count_replaced)

@@ -12,7 +12,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager import record as _tape
 
-from tfcompare.core.gradient_transforms import inferred_transform, none
+from tfcompare.core.gradient_transforms import GLOBAL_NORM, NORM, UNSEEN, VALUE, inferred_transform, none
 from tfcompare.scripts.child.probe_tf1 import Stop
 
 __all__ = ["KerasObserver"]
@@ -129,6 +129,35 @@ class KerasObserver:
                 self.applied = none()
             finally:
                 self.busy = False
+        if self.clip_called is not None and (self.applied is None or self.applied["source"] == UNSEEN):
+            self.applied = self.clip_called  # it cut nothing, but the script called it: what it would do is known
+
+    def _install_clip_calls(self) -> None:
+        """A TF2 script's own `tf.clip_by_global_norm` / `clip_by_norm` / `clip_by_value` between the tape and
+        `apply_gradients` in the first step: the setting it clips at, seen even when it cuts nothing."""
+        probe = self
+
+        def watched(original, kind, name, params):
+            def clip(t, *args, **kwargs):
+                out = original(t, *args, **kwargs)
+                if not probe.busy and probe.mode == "normal" and probe.record.steps == 1 and probe.clip_called is None:
+                    given = dict(zip(params, args), **{k: v for k, v in kwargs.items() if k in params})
+                    try:
+                        value = float(np.asarray(given[params[-1]]))
+                        if kind == VALUE and not np.isclose(float(np.asarray(given[params[0]])), -value):
+                            value = None  # an asymmetric range is not Keras's clipvalue
+                    except Exception:  # a bound given otherwise, or not a number
+                        value = None
+                    if value is not None:
+                        probe.clip_called = {"kind": kind, "value": value,
+                                             "source": f"{name}(..., {value:g}) (by hand)"}
+                return out
+            return clip
+
+        for kind, name, params in ((GLOBAL_NORM, "clip_by_global_norm", ("clip_norm",)),
+                                   (NORM, "clip_by_norm", ("clip_norm",)),
+                                   (VALUE, "clip_by_value", ("clip_value_min", "clip_value_max"))):
+            setattr(tf, name, watched(getattr(tf, name), kind, f"tf.{name}", params))
 
     def _take_rate(self, optimizer) -> None:
         """The learning rate this step's update uses (a schedule's at the optimizer's iterations, before they
