@@ -165,3 +165,17 @@ def _copy(src, dst, replace: dict):
         text = text.replace(old, new)
     dst.write_text(text)
     return dst
+
+
+@pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="needs the legacy extra (tf-keras)")
+def test_the_blind_clipped_rnn_pair_agrees_and_its_clipnorm_mistake_differs():
+    """Written by a helper who had not seen tfcompare: TF1 LSTMCell + dynamic_rnn + tf.layers.dense (tf-keras),
+    clip_by_global_norm(5); TF2 Keras LSTM clipping by hand; planted `Adam(clipnorm=5.0)`. No gradient reaches 5."""
+    tf1 = BLIND / "rnn_clip_tf1.py"
+    faithful = pair_scripts(tf1, BLIND / "rnn_clip_tf2.py", PairOptions(steps=2))
+    assert faithful.status == AGREE, "\n".join(faithful.lines())
+    assert faithful.sides["tf2"]["clipping"].endswith("(tf.clip_by_global_norm(..., 5) (by hand))")
+    bug = pair_scripts(tf1, BLIND / "rnn_clip_tf2_bug.py", PairOptions(steps=2))
+    assert bug.status == DIFFER and all(c.ok for c in bug.checks), "\n".join(bug.lines())
+    assert any("clipnorm=5" in f.text and "global_clipnorm=5 is what TF1 does" in f.text and f.decisive
+               for f in bug.findings)
