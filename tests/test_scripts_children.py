@@ -197,3 +197,31 @@ def test_a_child_detached_with_an_empty_environment_dies_with_a_sigkilled_run_tf
         proc.kill()
         if detached is not None and _alive(detached):
             os.kill(detached, signal.SIGKILL)
+
+
+def test_a_tf1_scripts_own_modules_run_as_tf1_too_and_leave_no_bytecode(tmp_path):
+    """`from libs.utils import *` (pkmital's tutorials) would bring TF2's `tf` into a TF1 script: the modules a TF1
+    script imports from its own folder get the 1.x API as it does; modules elsewhere are Python's."""
+    import sys
+
+    import tensorflow as tf
+
+    from tfcompare.scripts.child.user_script import as_tf1, run_script
+
+    package = tmp_path / "tfc_own_libs"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "utils.py").write_text("import tensorflow as tf\nimport json\n\ndef ph():\n    return tf.placeholder\n")
+    script = tmp_path / "driver.py"
+    script.write_text("import tensorflow as tf\nfrom tfc_own_libs.utils import *\nmade = ph()\nsame = tf\n")
+    notes: list[str] = []
+    try:
+        module = run_script(str(script), [], {}, as_tf1, own_modules_tf1=notes)
+        assert module.made is tf.compat.v1.placeholder and module.same.placeholder is tf.compat.v1.placeholder
+        assert module.json is sys.modules["json"]  # not from the script's folder: Python's own
+        assert notes == ["the script's own module tfc_own_libs.utils (utils.py) ran as TF1 code too: its `import "
+                         "tensorflow` is tensorflow.compat.v1"]
+        assert not list(tmp_path.rglob("__pycache__"))
+    finally:
+        for name in [n for n in sys.modules if n.startswith("tfc_own_libs")]:
+            del sys.modules[name]

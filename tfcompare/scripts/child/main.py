@@ -107,7 +107,8 @@ def main(argv: list[str]) -> int:
         probe.install()
         if timed:
             probe.timing = lambda step: _time_tf1(record, folder, step)
-        run = lambda: run_script(script, args, {}, lambda tree: record.notes.extend(as_tf1(tree)))  # noqa: E731
+        run = lambda: run_script(script, args, {}, lambda tree: record.notes.extend(as_tf1(tree)),  # noqa: E731
+                                 own_modules_tf1=record.notes)
         finish = lambda: None  # noqa: E731
         scope = None
     else:

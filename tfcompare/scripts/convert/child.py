@@ -87,7 +87,8 @@ def main(argv: list[str]) -> int:
 
         _session.BaseSession.run = run
         try:
-            run_script(script, args, {}, lambda tree: report["notes"].extend(as_tf1(tree)), module=module)
+            run_script(script, args, {}, lambda tree: report["notes"].extend(as_tf1(tree)), module=module,
+                       own_modules_tf1=report["notes"])
         except Stop:
             pass
         except SystemExit as exc:
