@@ -729,3 +729,21 @@ def test_tab_indentation_becomes_spaces_outside_strings_and_nothing_else_moves()
                      '                2)\n'
     assert ast.dump(ast.parse(spaced)) == ast.dump(ast.parse(source))  # the string inside kept its tab
     assert carried.spaces_for_tabs("x = 1\n") == "x = 1\n"
+
+
+def test_a_variable_made_from_a_python_draw_carries_the_scripts_expression(tmp_path):
+    """aymericdamien's linear regression: `W = tf.Variable(rng.randn(), name="weight")`. TF1 froze the run's draw
+    into a constant; writing that number made the rewrite start elsewhere than the TF1 script under pair's seed
+    (a false DIFFER on the initial values). The rewrite evaluates the same expression; TF ops or a literal: not."""
+    import types
+
+    from tfcompare.scripts.convert.model_init import _python_initial
+
+    script = tmp_path / "lr.py"
+    script.write_text("import numpy\nrng = numpy.random\nW = tf.Variable(rng.randn(), name='weight')\n"
+                      "b = tf.Variable(tf.zeros([2]))\nc = tf.Variable(0.5)\nd = tf.Variable(numpy.ones((2, 3)))\n")
+    scope = {"tf": tf.compat.v1}
+    with tf.Graph().as_default():
+        exec(compile(script.read_text(), str(script), "exec"), scope)
+        tr = types.SimpleNamespace(script=str(script), source=script.read_text().split("\n"))
+        assert [_python_initial(scope[n], tr) for n in "Wbcd"] == ["rng.randn()", None, None, "numpy.ones((2, 3))"]

@@ -5,6 +5,8 @@ it came from.
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from tfcompare.scripts.child import initialisation
@@ -15,10 +17,40 @@ from tfcompare.scripts.convert.ops import Translator, number, source_line
 __all__ = ["keras_init_lines", "variable_line"]
 
 
+def _python_initial(v, tr: Translator) -> str | None:
+    """The script's own Python expression a variable was made from (`tf.Variable(rng.randn(), ...)`,
+    `tf.Variable(np.zeros((3, 4)))`): TF1 turned its value into a constant, a draw of the run's; the rewrite
+    evaluates the same expression, so it draws as the script does. None when the value came from TF ops."""
+    if v.initial_value.op.type != "Const":
+        return None
+    line = source_line(v.op, tr.script, tr.source)
+    if not line:
+        return None
+    try:
+        tree = ast.parse("\n".join(tr.source))
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node, "lineno", 0) == line[0] and \
+                getattr(node.func, "attr", getattr(node.func, "id", None)) == "Variable":
+            value = node.args[0] if node.args else next((k.value for k in node.keywords
+                                                         if k.arg == "initial_value"), None)
+            if value is None or isinstance(value, ast.Constant):
+                return None  # a literal: the constant written is the same number
+            roots = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+            if roots & {"tf", "tensorflow"} or any(isinstance(n, ast.Lambda) for n in ast.walk(value)):
+                return None
+            return ast.unparse(value)
+    return None
+
+
 def _initializer(v, sess, attr: str, tr: Translator) -> str:
     shape = list(v.shape.as_list())
     dtype = v.dtype.base_dtype
     dt = "" if dtype.name == "float32" else f", dtype=tf.{dtype.name}"
+    python = _python_initial(v, tr)
+    if python is not None:
+        return f"tf.constant({python}, dtype=tf.{dtype.name})"
     scheme = initialisation.tf1_scheme(v, sess)
     kind = (scheme or {}).get("scheme")
     if kind in ("normal", "truncated_normal"):
