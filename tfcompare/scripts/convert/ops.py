@@ -15,6 +15,8 @@ import re
 
 import numpy as np
 
+from tfcompare.scripts.convert import tensor_ops
+
 from tfcompare.core.generated_code import literal
 
 __all__ = ["Line", "Translator", "number", "dtype_text", "source_line"]
@@ -320,6 +322,9 @@ class Translator:
             return self._const_text(t), False
         if kind == "Placeholder":
             return self._todo(op, "a placeholder the step is not fed"), False
+        more = tensor_ops.translate(self, t)
+        if more is not None:
+            return more
         return self._todo(op, "no TF2 translation written for this op"), False
 
     def _batch_norm(self, t) -> str:

@@ -1,0 +1,89 @@
+"""The TF2 expression of TF1 ops that tutorials use beside layers: one-hot labels, embedding lookups, batched and
+unshaped matmuls, `tf.where`, padding, tiling and slicing, random draws in the forward pass (a VAE's noise),
+transposed and depthwise convolutions, local response normalisation. Each is the one public TF2 call that runs
+the same kernel, so the rewrite computes what TF1 did, bit for bit (`Translator._op` asks here last).
+"""
+
+from __future__ import annotations
+
+__all__ = ["translate"]
+
+_UNARY = {"Sign": "tf.sign", "Round": "tf.round", "Sin": "tf.sin", "Cos": "tf.cos", "Ceil": "tf.math.ceil",
+          "Erf": "tf.math.erf", "ZerosLike": "tf.zeros_like", "OnesLike": "tf.ones_like", "Rint": "tf.math.rint",
+          "IsNan": "tf.math.is_nan", "LogicalNot": "tf.logical_not", "Softsign": "tf.nn.softsign"}
+_BINARY = {"LogicalAnd": "tf.logical_and", "LogicalOr": "tf.logical_or", "FloorMod": "tf.math.floormod",
+           "TruncateDiv": "tf.truncatediv", "DivNoNan": "tf.math.divide_no_nan"}
+
+
+def _dtype(dtype) -> str:
+    return f"tf.{dtype.name}"
+
+
+def translate(tr, t) -> tuple[str, bool | int] | None:
+    """(expression, precedence level or False) of tensor `t`, or None when its op is not one of these."""
+    op, ins = t.op, list(t.op.inputs)
+    kind = op.type
+    v = tr.value
+    if kind in _UNARY:
+        return f"{_UNARY[kind]}({v(ins[0])})", False
+    if kind in _BINARY:
+        return f"{_BINARY[kind]}({v(ins[0])}, {v(ins[1])})", False
+    if kind == "OneHot":
+        axis = op.get_attr("axis")
+        on, off = tr.constant(ins[2]), tr.constant(ins[3])
+        extra = "" if on == 1 and off == 0 else f", on_value={tr._const_text(ins[2])}, off_value={tr._const_text(ins[3])}"
+        extra += "" if axis == -1 else f", axis={axis}"
+        dtype = op.get_attr("T")
+        extra += "" if dtype.name == "float32" else f", dtype={_dtype(dtype)}"
+        return f"tf.one_hot({v(ins[0])}, {tr._const_text(ins[1])}{extra})", False
+    if kind in ("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"):
+        extra = "".join(f", {k}=True" for k, a in (("adjoint_a", "adj_x"), ("adjoint_b", "adj_y")) if op.get_attr(a))
+        return f"tf.matmul({v(ins[0])}, {v(ins[1])}{extra})", False
+    if kind in ("GatherV2", "ResourceGather", "Gather"):
+        if kind == "ResourceGather":
+            return f"tf.gather({v(ins[0])}, {v(ins[1])})", False
+        axis = tr.constant(ins[2]) if kind == "GatherV2" else 0
+        if axis is None:
+            return None
+        dims = op.get_attr("batch_dims") if kind == "GatherV2" else 0
+        return (f"tf.gather({v(ins[0])}, {v(ins[1])}{'' if int(axis) == 0 else f', axis={int(axis)}'}"
+                f"{'' if not dims else f', batch_dims={dims}'})"), False
+    if kind in ("Select", "SelectV2"):
+        return f"tf.where({v(ins[0])}, {v(ins[1])}, {v(ins[2])})", False
+    if kind == "AddN":
+        return f"tf.add_n([{', '.join(v(x) for x in ins)}])", False
+    if kind == "Tile":
+        return f"tf.tile({v(ins[0])}, {tr._const_text(ins[1])})", False
+    if kind == "Fill":
+        return f"tf.fill({tr._const_text(ins[0])}, {v(ins[1])})", False
+    if kind in ("Pad", "PadV2", "MirrorPad"):
+        mode = "" if kind != "MirrorPad" else f", mode={op.get_attr('mode').decode()!r}"
+        value = f", constant_values={v(ins[2])}" if kind == "PadV2" and tr.constant(ins[2]) != 0 else ""
+        return f"tf.pad({v(ins[0])}, {tr._const_text(ins[1])}{mode}{value})", False
+    if kind == "Slice":
+        return f"tf.slice({v(ins[0])}, {tr._const_text(ins[1])}, {tr._const_text(ins[2])})", False
+    if kind == "Range":
+        return f"tf.range({v(ins[0])}, {v(ins[1])}, {v(ins[2])})", False
+    if kind == "LeakyRelu":
+        return f"tf.nn.leaky_relu({v(ins[0])}, alpha={op.get_attr('alpha'):g})", False
+    if kind == "ClipByValue":
+        return f"tf.clip_by_value({v(ins[0])}, {v(ins[1])}, {v(ins[2])})", False
+    if kind in ("RandomStandardNormal", "RandomUniform", "TruncatedNormal"):
+        # a draw in the forward pass (a VAE's noise): TF2's generator draws other numbers; pair compares its steps
+        # with the draws as they come, and says so when they differ
+        fn = {"RandomStandardNormal": "tf.random.normal", "RandomUniform": "tf.random.uniform",
+              "TruncatedNormal": "tf.random.truncated_normal"}[kind]
+        dtype = op.get_attr("dtype")
+        return f"{fn}({tr._const_text(ins[0]) if tr.constant(ins[0]) is not None else v(ins[0])}" \
+               f"{'' if dtype.name == 'float32' else ', dtype=' + _dtype(dtype)})", False
+    if kind == "Conv2DBackpropInput":
+        return (f"tf.nn.conv2d_transpose({v(ins[2])}, {v(ins[1])}, {v(ins[0])}, strides={op.get_attr('strides')}, "
+                f"padding={op.get_attr('padding').decode()!r})"), False
+    if kind == "DepthwiseConv2dNative":
+        return (f"tf.nn.depthwise_conv2d({v(ins[0])}, {v(ins[1])}, strides={op.get_attr('strides')}, "
+                f"padding={op.get_attr('padding').decode()!r})"), False
+    if kind == "LRN":
+        args = ", ".join(f"{k}={op.get_attr(a):g}" for k, a in (("depth_radius", "depth_radius"), ("bias", "bias"),
+                                                                 ("alpha", "alpha"), ("beta", "beta")))
+        return f"tf.nn.local_response_normalization({v(ins[0])}, {args})", False
+    return None
