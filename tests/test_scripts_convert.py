@@ -66,6 +66,12 @@ def test_converted_script_is_tf2_and_pair_agrees(converted, name):
     assert not [m for m in imported if "compat" in m or m.startswith("tfcompare")], imported
     assert "compat.v1" not in text and "Session" not in text and "placeholder" not in text
     assert "@tf.function" in text and "class Model(tf.Module)" in text
+    if name in ("logreg_gd", "cnn_dropout"):  # the placeholders' dtypes and shapes: the step casts as TF1 fed
+        assert {"logreg_gd": "@tf.function(input_signature=[tf.TensorSpec([None, 20], tf.float32), "
+                             "tf.TensorSpec([None, 3], tf.float32)])\ndef train_step(x, y):",
+                "cnn_dropout": "@tf.function(input_signature=[tf.TensorSpec([None, 144], tf.float32), "
+                               "tf.TensorSpec([None, 5], tf.float32), tf.TensorSpec([], tf.float32)])\n"
+                               "def train_step(X, Y, keep_prob):"}[name] in text, text
     assert len(result.pair.checks) == 3 and all(c.ok for c in result.pair.checks)
 
 

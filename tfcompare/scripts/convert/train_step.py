@@ -8,12 +8,24 @@ from tfcompare.scripts.convert.moving import other_assignments
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.ops import source_line
 
-__all__ = ["step_todo_lines", "step_code"]
+__all__ = ["step_todo_lines", "step_code", "input_signature"]
 
 
-def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: list[str]) -> list[str]:
+def input_signature(placeholders: list) -> str:
+    """`input_signature=[tf.TensorSpec(...), ...]` from TF1's placeholders, in the step's argument order: the step
+    casts what it is given to the placeholder's dtype, as a TF1 feed did (float64 NumPy data to float32), and a
+    batch of another size does not trace it again."""
+    specs = []
+    for t in placeholders:
+        shape = None if t.shape.rank is None else t.shape.as_list()
+        specs.append(f"tf.TensorSpec({shape}, tf.{t.dtype.base_dtype.name})")
+    return f"input_signature=[{', '.join(specs)}]"
+
+
+def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: list[str],
+              signature: str = "") -> list[str]:
     """The lines of `train_step`, taking the fed placeholders `loss_args` and returning the loss."""
-    return ["@tf.function",
+    return [f"@tf.function({signature})" if signature else "@tf.function",
             f"def train_step({', '.join(loss_args)}):",
             f"{INDENT}with tf.GradientTape() as tape:",
             f"{INDENT * 2}loss_value = model.{loss_method}({', '.join(loss_args)}"

@@ -26,7 +26,7 @@ from tfcompare.scripts.convert.naming import INDENT, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
-from tfcompare.scripts.convert.train_step import step_code, step_todo_lines
+from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
 
 __all__ = ["Written", "write"]
 
@@ -77,6 +77,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     arg_taken = set(variables.values()) | {n for n in names.values() if n not in own_names}
     arguments = {t.op.name: identifier(names.get(t.name, t.op.name), arg_taken) for t in feed_tensors}
     placeholder_global = {arguments[t.op.name]: names.get(t.name) for t in feed_tensors}
+    by_argument = {arguments[t.op.name]: t for t in feed_tensors if t.op.type in ("Placeholder",
+                                                                                 "PlaceholderWithDefault")}
 
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
     tr.updates, unwritten = moving_average_updates(graph, train_op, loss, script, lines)
@@ -177,7 +179,9 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             "model = Model()",
             f"optimizer = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
             "", "",
-            *step_code(loss_method, loss_args, updated, step_todos),
+            *step_code(loss_method, loss_args, updated, step_todos,
+                       input_signature([by_argument[a] for a in loss_args]) if all(a in by_argument for a in loss_args)
+                       else ""),
             "", ""]
     if kept.summaries:
         out += [summary_ops.HELPER.strip("\n"), "", ""]
