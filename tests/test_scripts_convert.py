@@ -73,6 +73,8 @@ def test_converted_script_is_tf2_and_pair_agrees(converted, name):
                                "tf.TensorSpec([None, 5], tf.float32), tf.TensorSpec([], tf.float32)])\n"
                                "def train_step(X, Y, keep_prob):"}[name] in text, text
     assert len(result.pair.checks) == 3 and all(c.ok for c in result.pair.checks)
+    # run on its own, as written (traced): 3 steps of its 300 (or its end, for a script that trains fewer)
+    assert result.alone["error"] == "" and result.alone["steps"] == 3, result.alone
 
 
 def test_written_optimizers_carry_tf1_settings(converted):
@@ -793,3 +795,27 @@ def test_common_tensor_ops_are_one_tf2_call_each_and_exact(name):
     written = "\n".join(lines)
     assert call in written and "TODO" not in written, written
     np.testing.assert_allclose(tf2, tf1, rtol=1e-6, atol=1e-6)
+
+
+def test_the_written_script_runs_on_its_own_and_a_step_that_fails_traced_is_named_with_its_line(tmp_path):
+    """convert's last check, the file as Python runs it: stopped once its optimizer took 3 steps; a step that
+    cannot be traced (`.numpy()` inside the tf.function) fails there, named with the script's line."""
+    from tfcompare.scripts.convert.standalone import alone_line, run_alone
+    from tfcompare.scripts.child import processes
+
+    body = ("import keras\nimport numpy as np\nimport tensorflow as tf\n\nw = tf.Variable(1.0)\n"
+            "optimizer = keras.optimizers.SGD(0.1)\n\n\n@tf.function\ndef train_step(x):\n"
+            "    with tf.GradientTape() as tape:\n        loss = tf.reduce_sum((w * x) ** 2){}\n"
+            "    optimizer.apply_gradients([(tape.gradient(loss, w), w)])\n    return loss\n\n\n"
+            "for step in range(10):\n    print(step, float(train_step(np.ones(2, np.float32))))\n")
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(body.format(""))
+    bad.write_text(body.format(".numpy()"))
+    ran = run_alone(good, tmp_path, 3, (), 120, processes.memory_limit())
+    assert (ran["ended"], ran["steps"], ran["error"]) == ("stopped", 3, ""), ran
+    failed = run_alone(bad, tmp_path, 3, (), 120, processes.memory_limit())
+    assert failed["ended"] == "failed" and failed["steps"] == 0, failed
+    # the line inside the traced step, from the error's own message
+    assert failed["where"] == "line 12: loss = tf.reduce_sum((w * x) ** 2).numpy()", failed
+    assert failed["error"].startswith("AttributeError: ") and "numpy" in failed["error"], failed
+    assert "FAILED after 0 training step(s) at line 12" in alone_line(failed)

@@ -29,6 +29,7 @@ from tfcompare.scripts.pair import AGREE, FAILED as PAIR_FAILED, PairOptions, Pa
 from tfcompare.scripts.child.dropout import AS_WRITTEN, OFF
 from tfcompare.scripts.child import processes
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_child
+from tfcompare.scripts.convert.standalone import alone_line, run_alone
 
 __all__ = ["ConvertOptions", "ConvertResult", "convert_script", "check_paths", "WRITTEN_AGREES", "WRITTEN_DIFFERS",
            "FAILED", "STYLES"]
@@ -63,6 +64,8 @@ class ConvertResult:
     proof: str = ""  # how pair ran, when not as written (dropout off, and why)
     wall_s: float = 0.0
     style: str = "module"  # what the TF2 script holds the model in: a tf.Module or a keras.Model
+    # the written script run on its own for its first steps (standalone.run_alone): steps, ended, error, where
+    alone: dict | None = None
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -83,6 +86,8 @@ class ConvertResult:
         out += [f"note: {n}" for n in self.notes]
         if self.proof:
             out.append(f"proof: {self.proof}")
+        if self.alone is not None:
+            out.append(alone_line(self.alone))
         if self.pair is not None:
             out += ["", *self.pair.lines(), ""]
             out.append("CONVERTED: the TF2 script trains as the TF1 script does (pair agrees)"
@@ -197,6 +202,11 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
         if result.pair.status == PAIR_FAILED:  # exit 3, and --json says so: not compared is no verdict
             result.status = FAILED
             result.error = f"{tf2_script} is written, but pair could not compare it: {result.pair.error}"
+        result.alone = run_alone(new, old.parent, options.steps, options.args, options.timeout_s, limit)
+        if result.alone["ended"] == "failed" and result.status == WRITTEN_AGREES:
+            result.status = FAILED  # pair agreed on the steps it saw; the file as written does not run
+            result.error = (f"{tf2_script} trains as the TF1 script does under pair, but fails when run on its own: "
+                            f"{alone_line(result.alone)}")
         if not _still_written(new, report["text"]):  # the proof ran another file: no verdict about the rewrite
             result.status = FAILED
             result.error = (f"{tf2_script} changed while pair proved it (another program or convert wrote it?): "
