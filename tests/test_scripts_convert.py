@@ -749,12 +749,15 @@ def test_a_variable_made_from_a_python_draw_carries_the_scripts_expression(tmp_p
 
     script = tmp_path / "lr.py"
     script.write_text("import numpy\nrng = numpy.random\nW = tf.Variable(rng.randn(), name='weight')\n"
-                      "b = tf.Variable(tf.zeros([2]))\nc = tf.Variable(0.5)\nd = tf.Variable(numpy.ones((2, 3)))\n")
+                      "b = tf.Variable(tf.zeros([2]))\nc = tf.Variable(0.5)\nd = tf.Variable(numpy.ones((2, 3)))\n"
+                      "def bias(shape):\n    initial = numpy.full(shape, 0.1)\n    return tf.Variable(initial)\n"
+                      "e = bias([2])\n")
     scope = {"tf": tf.compat.v1}
     with tf.Graph().as_default():
         exec(compile(script.read_text(), str(script), "exec"), scope)
         tr = types.SimpleNamespace(script=str(script), source=script.read_text().split("\n"))
-        assert [_python_initial(scope[n], tr) for n in "Wbcd"] == ["rng.randn()", None, None, "numpy.ones((2, 3))"]
+        assert [_python_initial(scope[n], tr) for n in "Wbcde"] == ["rng.randn()", None, None, "numpy.ones((2, 3))",
+                                                                     None]  # a function's local: not carried
 
 
 _R = np.random.RandomState(7)

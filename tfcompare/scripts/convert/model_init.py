@@ -30,8 +30,10 @@ def _python_initial(v, tr: Translator) -> str | None:
         tree = ast.parse("\n".join(tr.source))
     except SyntaxError:
         return None
+    inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.Lambda, ast.ClassDef))
+              for n in ast.walk(f)}  # a call inside a function reads its locals: only module-level ones are carried
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node, "lineno", 0) == line[0] and \
+        if isinstance(node, ast.Call) and id(node) not in inside and getattr(node, "lineno", 0) == line[0] and \
                 getattr(node.func, "attr", getattr(node.func, "id", None)) == "Variable":
             value = node.args[0] if node.args else next((k.value for k in node.keywords
                                                          if k.arg == "initial_value"), None)

@@ -1,6 +1,7 @@
 """The written TF2 script run on its own, as Python runs it, for its first training steps: `pair` proves the steps
 tfcompare observed; this says whether the file itself runs (its `tf.function`s traced as written, its own data,
-its prints), and stops it once its optimizers have taken STEPS steps.
+its prints), and stops it once its optimizers have taken STEPS steps. Known dataset downloads get pair's seeded
+synthetic data (`child.loaders`), said on the line: the check is of the code, not of the network.
 
 Child: `python -m tfcompare.scripts.convert.standalone NEW.py REPORT STEPS [ARGS...]` writes REPORT (JSON: steps
 taken, the error that stopped it, where in NEW.py). Nothing of the script is changed; `tf.function` is wrapped
@@ -42,7 +43,8 @@ def run_alone(new: Path, cwd: Path, steps: int, args: tuple, timeout_s: float, l
 
 def alone_line(alone: dict) -> str:
     """One line for the console: how the written script ran on its own."""
-    head = "on its own (python NEW.py, its tf.functions traced as written)"
+    head = "on its own (python NEW.py, its tf.functions traced as written" + (
+        "; " + "; ".join(alone["notes"]) if alone.get("notes") else "") + ")"
     if alone["ended"] == "failed":
         where = f" at {alone['where']}" if alone.get("where") else ""
         return f"{head}: FAILED after {alone['steps']} training step(s){where}: {alone['error']}"
@@ -84,6 +86,11 @@ def main(argv: list[str]) -> int:
     import runpy
 
     import tensorflow as tf
+
+    from tfcompare.scripts.child.loaders import install as replace_loaders
+
+    out["notes"] = []
+    replace_loaders(out["notes"])  # a download (keras.datasets) is pair's synthetic data here too: no network
 
     optimizers: list = []
 
