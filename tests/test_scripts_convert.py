@@ -822,3 +822,24 @@ def test_the_written_script_runs_on_its_own_and_a_step_that_fails_traced_is_name
     assert failed["where"] == "line 12: loss = tf.reduce_sum((w * x) ** 2).numpy()", failed
     assert failed["error"].startswith("AttributeError: ") and "numpy" in failed["error"], failed
     assert "FAILED after 0 training step(s) at line 12" in alone_line(failed)
+
+
+def test_a_large_constant_made_of_the_scripts_array_is_that_array_by_name():
+    """MorvanZhou's `tf.matmul(x_data, W)`: TF1 froze the NumPy array into a Const of 100 values (a TODO before);
+    the rewrite reads the script's own global, cast where TF1's constant has another dtype."""
+    data = np.linspace(-1, 1, 100, dtype=np.float32).reshape(100, 1)
+
+    def build(v1, groups):
+        w = v1.Variable(np.full((1, 1), 0.5, np.float32), name="w")
+        return tf.reduce_sum(tf.matmul(tf.constant(data), w) + tf.constant(data.astype(np.float64), tf.float32)), {}
+
+    v1 = tf.compat.v1
+    with tf.Graph().as_default() as graph:
+        target, _ = build(v1, None)
+        with v1.Session(graph=graph) as sess:
+            sess.run(v1.global_variables_initializer())
+            tr = Translator("<test>", [], sess, {}, {"w": "w"}, {}, {})
+            tr.arrays = [("x_data", data), ("y_data", data.astype(np.float64))]
+            lines, expr = tr.function(target)
+    written = "\n".join(line.code for line in lines) + expr
+    assert "tf.matmul(x_data, self.w)" in written and not tr.todos, written

@@ -98,6 +98,8 @@ class Translator:
         self.todos: list[str] = []
         self.helpers: set[str] = set()  # functions the written code calls (basic_lstm)
         self.remarks: dict[str, str] = {}  # op name -> a note for the comment of the line it is written on
+        # the script's global NumPy arrays bound once (name, value): a large constant TF1 made of one is that name
+        self.arrays: list[tuple[str, np.ndarray]] = []
         self._reset()
 
     def _reset(self):
@@ -220,6 +222,9 @@ class Translator:
             first = value.flat[0]
             return {0.0: f"tf.zeros({list(value.shape)})", 1.0: f"tf.ones({list(value.shape)})"}.get(
                 float(first), f"tf.fill({list(value.shape)}, {number(first)})")
+        for name, array in self.arrays:  # `tf.matmul(x_data, W)`: TF1 froze the script's array into the graph
+            if array.shape == value.shape and np.array_equal(np.asarray(array, value.dtype), value):
+                return name if array.dtype == value.dtype else f"tf.constant({name}, dtype=tf.{value.dtype.name})"
         return self._todo(t.op, f"a constant of {value.size} values")
 
     def _todo(self, op, what: str) -> str:

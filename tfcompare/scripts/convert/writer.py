@@ -50,6 +50,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     or "keras" (a keras.Model of Keras layers where a group of TF1 ops is exactly one)."""
     import ast
 
+    import numpy as np
     import tensorflow as tf
 
     text = read_script(script)  # as Python read it: its coding line honoured
@@ -89,6 +90,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             moving[name] = (identifier(var_globals.get(name, name), taken), update.variable)
         update.attr = moving[name][0]
     tree = ast.parse(text)
+    bound = [t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+             for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)]
+    tr.arrays = [(k, v) for k, v in module_dict.items() if isinstance(v, np.ndarray) and v.size > 16 and
+                 bound.count(k) == 1 and k.isidentifier() and not k.startswith("_")]
     targets = [loss]
     for name in sorted(fetched_names(tree)):
         value = module_dict.get(name)
