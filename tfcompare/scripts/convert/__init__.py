@@ -202,6 +202,12 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
         if result.pair.status == PAIR_FAILED:  # exit 3, and --json says so: not compared is no verdict
             result.status = FAILED
             result.error = f"{tf2_script} is written, but pair could not compare it: {result.pair.error}"
+            if "TODO_tfcompare" in result.pair.error or "tfcompare convert could not translate" in result.pair.error:
+                # tfcompare's own unfinished translation stopped it, not the user's code
+                result.error = (f"{tf2_script} is written with {len(result.todos)} TODO(tfcompare) mark(s), and one "
+                                f"of them stops it before its first training step"
+                                f"{' (' + result.todos[0][:100] + ')' if result.todos else ''}: pair could not "
+                                "compare it; finish the marks by hand, then run `tfcompare pair OLD.py NEW.py`")
         result.alone = run_alone(new, old.parent, options.steps, options.args, options.timeout_s, limit)
         if result.alone["ended"] == "failed" and result.status == WRITTEN_AGREES:
             result.status = FAILED  # pair agreed on the steps it saw; the file as written does not run
