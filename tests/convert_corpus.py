@@ -1,0 +1,85 @@
+"""Run `tfcompare convert` on the public TF1 corpus, as a user would, and write what happened per script.
+
+The corpus is listed in tests/data/convert_corpus/corpus.json (repository, path, commit, licence); the copies
+themselves are not committed (fetched third-party code stays out of the repository): they live, git-ignored,
+under tests/data/convert_corpus/<owner>__<repo>/ on a machine that fetched them. Each script is converted from a
+fresh copy of its repository folder, from the script's own folder, with default options; per script: the exit
+code, whether NEW.py was written and is valid Python, its TODO(tfcompare) marks, how it ran on its own, and
+pair's verdict. `python tests/convert_corpus.py OUT.json [ID ...]` (one conversion at a time: 2 cores).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import py_compile
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CORPUS = Path(__file__).parent / "data" / "convert_corpus"
+
+
+def entries() -> list[dict]:
+    return json.loads((CORPUS / "corpus.json").read_text())
+
+
+def present(entry: dict) -> bool:
+    return (CORPUS / entry["path"]).is_file()
+
+
+def convert_one(entry: dict, timeout_s: float = 900) -> dict:
+    """One script, converted from a fresh copy of its repository's folder."""
+    repo = entry["path"].split("/", 1)[0]
+    with tempfile.TemporaryDirectory(prefix="tfcompare-corpus-") as tmp:
+        shutil.copytree(CORPUS / repo, Path(tmp) / repo)
+        script = Path(tmp) / entry["path"]
+        started = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "tfcompare", "convert", script.name, "-o", "converted_tf2.py",
+                               "--json"], cwd=script.parent, capture_output=True, text=True, timeout=timeout_s,
+                              env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+        out = {"id": entry["id"], "rc": proc.returncode, "seconds": round(time.perf_counter() - started, 1)}
+        try:
+            report = json.loads(proc.stdout)
+        except ValueError:
+            report = {}
+        written = script.parent / "converted_tf2.py"
+        out["written"] = written.is_file()
+        out["compiles"] = False
+        if out["written"]:
+            try:
+                py_compile.compile(str(written), doraise=True)
+                out["compiles"] = True
+            except py_compile.PyCompileError:
+                pass
+            text = written.read_text()
+            out["todo_marks"] = text.count("TODO(tfcompare)")
+            out["compat_v1"] = "compat.v1" in text
+        out["todos"] = len(report.get("todos", []))
+        out["status"] = report.get("status", "")
+        out["error"] = (report.get("error") or "")[:300]
+        alone = report.get("alone") or {}
+        out["alone"] = alone.get("ended", "")
+        out["alone_error"] = (alone.get("error") or "")[:200]
+        out["verdict"] = (report.get("pair") or {}).get("status", "")
+        return out
+
+
+def main(argv: list[str]) -> int:
+    target, wanted = Path(argv[0]), set(argv[1:])
+    results = json.loads(target.read_text()) if target.exists() else {}
+    for entry in entries():
+        if (wanted and entry["id"] not in wanted) or not present(entry):
+            continue
+        results[entry["id"]] = convert_one(entry)
+        target.write_text(json.dumps(results, indent=1))
+        print(entry["id"], results[entry["id"]]["rc"], results[entry["id"]]["status"],
+              results[entry["id"]]["error"][:120], flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
