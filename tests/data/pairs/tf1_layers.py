@@ -1,4 +1,5 @@
-"""The MLP as many TF1 scripts wrote it: `tf.layers.dense` (needs the legacy extra, tf-keras, under Keras 3)."""
+"""The MLP as many TF1 scripts wrote it: `tf.layers.dense` (under Keras 3: tf-keras's with the legacy extra, else the
+legacy runtime's)."""
 import tensorflow.compat.v1 as tf
 from tensorflow.examples.tutorials.mnist import input_data
 

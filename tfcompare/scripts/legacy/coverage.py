@@ -25,8 +25,10 @@ NAMESPACES = {
     "contrib.learn.datasets.mnist": (f"{_PKG}.runtime", "mnist_contents"),
     "estimator": (f"{_PKG}.estimator", "contents"),
     "estimator.inputs": (f"{_PKG}.estimator", "inputs_contents"),
-    # tf.nn.rnn_cell needs tf-keras under Keras 3; without it the runtime serves the same cells
+    # tf.nn.rnn_cell and tf.layers need tf-keras under Keras 3; without it the runtime serves the same cells and
+    # layers
     "nn.rnn_cell": (f"{_PKG}.rnn", "cell_contents"),
+    "layers": (f"{_PKG}.tf_layers", "contents"),
 }
 # removed namespaces a TF1 script commonly uses that the runtime does not implement (anything else under
 # tf.contrib is refused the same way)

@@ -1,5 +1,5 @@
 """Install the legacy runtime into the process that runs a TF1 script: `tf.contrib.*`, `tf.estimator`, and
-`tf.nn.rnn_cell` without tf-keras, each from `coverage.NAMESPACES`; anything else under them is refused with
+`tf.nn.rnn_cell` and `tf.layers` without tf-keras, each from `coverage.NAMESPACES`; anything else under them is refused with
 one message (`coverage.refusal`).
 
 Only `install()` changes anything: it puts `contrib` / `estimator` on the `tensorflow.compat.v1` module objects a
@@ -144,11 +144,12 @@ def _compat_v1_modules(tf) -> list:
     return list({id(m): m for m in (tf.compat.v1, importlib.import_module("tensorflow.compat.v1"))}.values())
 
 
-def _rnn_cell_missing(v1) -> bool:
-    if isinstance(getattr(v1.nn, "rnn_cell", None), _Legacy):  # already ours (the other module object's nn)
+def _missing(owner, namespace: str, probe: str) -> bool:
+    """Whether `owner.namespace` (tf-keras's under Keras 3) fails to give `probe`: then the runtime serves it."""
+    if isinstance(getattr(owner, namespace, None), _Legacy):  # already ours (the other module object's)
         return False
     try:
-        v1.nn.rnn_cell.LSTMCell  # noqa: B018 - the lookup is the test
+        getattr(getattr(owner, namespace), probe)
         return False
     except (AttributeError, ImportError):
         return True
@@ -174,8 +175,10 @@ def install(script: str | None = None, notes: list[str] | None = None):
     for v1 in _compat_v1_modules(tf):
         put(v1, "contrib", contrib)
         put(v1, "estimator", estimator)
-        if _rnn_cell_missing(v1):
+        if _missing(v1.nn, "rnn_cell", "LSTMCell"):
             put(v1.nn, "rnn_cell", _Legacy("nn.rnn_cell", runtime, "tensorflow.compat.v1.nn.rnn_cell"))
+        if _missing(v1, "layers", "dense"):
+            put(v1, "layers", _Legacy("layers", runtime, "tensorflow.compat.v1.layers"))
     sys.meta_path.insert(0, runtime)
 
     def undo():
