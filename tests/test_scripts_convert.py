@@ -331,7 +331,7 @@ def test_a_tf_layers_script_converts_and_its_tf1_run_says_where_tf_layers_came_f
         train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            sess.run(train, feed_dict={x: np.ones((2, 8, 8, 1), np.float32)})
+            sess.run(train, feed_dict={x: np.ones((2, 8, 8, 1))})  # float64: the step casts, as TF1 fed
     """))
     result = CliRunner().invoke(cli, ["convert", str(script), "-o", str(tmp_path / "new.py")])
     assert result.exit_code == 0, result.output
