@@ -63,6 +63,8 @@ def test_turns_rotate_and_the_statistics_are_exact_on_an_injected_clock(tmp_path
     lines = speed_lines(timing)
     assert "TF2 is slower: 0.50x TF1's speed, 95% CI 0.50-0.50 (> 1 is faster)" in lines[1]
     assert "first call: TF1 500 ms (its first Session.run), TF2 2e+03 ms" in lines[2]
+    assert lines[3].startswith("  where the time goes (TF2 is slower): both ran on CPU: no host-device copies; the "
+                               "same forward ops on both sides")  # the records hold no op counts here
 
 
 def test_equal_steps_are_no_measurable_difference(tmp_path):
@@ -91,3 +93,18 @@ def test_a_real_pair_times_both_steps_on_tf1s_batch_with_no_retrace():
     assert any(line.startswith("speed (TF1's first batch, 12 interleaved rounds") for line in result.lines())
     off = pair_scripts(PAIRS / "tf1_logreg.py", PAIRS / "tf2_logreg.py", PairOptions(steps=1))
     assert off.timing == {} and not any(line.startswith("speed") for line in off.lines())
+
+
+def test_a_slower_tf2_step_says_where_the_time_goes_from_what_each_side_ran():
+    from tfcompare.scripts.child.record import SideRecord
+    from tfcompare.scripts.pair.speed import _where_time_goes
+
+    tf1 = SideRecord("tf1", "a.py", ops={"MatMul": 2, "Sigmoid": 3, "Transpose": 2})
+    tf2 = SideRecord("tf2", "b.py", ops={"MatMul": 3, "Sigmoid": 3, "Transpose": 1, "While loop": 1})
+    said = _where_time_goes(tf1, tf2)
+    assert said[0].startswith("ops TF2's forward pass runs that TF1's does not (or more of them): MatMul x1, "
+                              "While loop x1 (a While loop runs its body once per step")
+    assert said[1] == "ops TF1's forward pass runs that TF2's does not (or more of them): Transpose x1"
+    assert said[2] == "both ran on CPU: no host-device copies"
+    same = _where_time_goes(tf1, SideRecord("tf2", "b.py", ops=dict(tf1.ops)))
+    assert same[-1].startswith("the same forward ops on both sides: the difference is in how each step is dispatched")

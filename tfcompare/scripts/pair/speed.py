@@ -41,6 +41,31 @@ def step_speed(folder: Path, tf1: SideRecord, tf2: SideRecord) -> dict:
     out["speedup"] = ratio.to_json() if ratio else None
     before, after = two.get("traces_before"), two.get("traces_after")
     out["retraces"] = after - before if before is not None and after is not None else None
+    out["where"] = _where_time_goes(tf1, tf2) if ratio and ratio.high < 1 else []
+    return out
+
+
+def _where_time_goes(tf1: SideRecord, tf2: SideRecord) -> list[str]:
+    """When TF2 is slower: what the two steps do differently that costs time, from what both sides recorded (the
+    forward ops each runs, where each ran)."""
+    out = []
+    one, two = tf1.ops or {}, tf2.ops or {}
+    more = [f"{op} x{two[op] - one.get(op, 0)}" for op in sorted(two) if two[op] > one.get(op, 0)]
+    fewer = [f"{op} x{one[op] - two.get(op, 0)}" for op in sorted(one) if one[op] > two.get(op, 0)]
+    if more:
+        out.append("ops TF2's forward pass runs that TF1's does not (or more of them): " + ", ".join(more)
+                   + (" (a While loop runs its body once per step of the sequence, on the host's executor)"
+                      if "While loop" in two and "While loop" not in one else ""))
+    if fewer:
+        out.append("ops TF1's forward pass runs that TF2's does not (or more of them): " + ", ".join(fewer))
+    if tf1.device != tf2.device:
+        out.append(f"devices: TF1 on {tf1.device}, TF2 on {tf2.device}: copies between host and device differ")
+    else:
+        out.append(f"both ran on {tf1.device}" + (": no host-device copies" if tf1.device == "CPU" else ""))
+    if not more and not fewer:
+        out.append("the same forward ops on both sides: the difference is in how each step is dispatched (TF2's "
+                   "tf.function call does its Python-side argument handling on every call; `tfcompare run "
+                   "--levers` shows what jit_compile and several steps per call buy)")
     return out
 
 
@@ -69,6 +94,8 @@ def speed_lines(timing: dict) -> list[str]:
     out = [head, f"  {verdict}",
            f"  first call: TF1 {_ms(one['first_call_s'])} (its first Session.run), TF2 {_ms(two['first_call_s'])} "
            "(trace and run, as the script's tf.function runs it)"]
+    if timing.get("where"):
+        out.append("  where the time goes (TF2 is slower): " + "; ".join(timing["where"]))
     if timing.get("retraces"):
         out.append(f"  TF2 retraced {timing['retraces']} time(s) during the timed rounds: those times hold tracing "
                    "(`tfcompare audit` names why a function retraces)")
