@@ -8,6 +8,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert import summaries as summary_ops
 from tfcompare.scripts.convert.naming import INDENT, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
+from tfcompare.scripts.convert.train_step import input_signature
 
 __all__ = ["fetch_methods", "summary_methods"]
 
@@ -35,10 +36,14 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
         method = own or "loss"
         method = identifier(f"{method}_fn" if style == "keras" and method in taken else method, method_taken)
         reach = {op.name for op in ancestors([target])}
-        args = [arguments[t.op.name] for t in feed_tensors if t.op.name in reach]
+        fed = [t for t in feed_tensors if t.op.name in reach]
+        args = [arguments[t.op.name] for t in fed]
         if target is loss:
             updated = set(tr.updated)
         flag = ", update_moving_averages=False" if tr.updated else ""
+        if args and not flag and all(t.op.type in ("Placeholder", "PlaceholderWithDefault") for t in fed):
+            # called outside the step too (`model.accuracy(test_x, test_y)`): cast as TF1's placeholders did
+            method_code.append(f"{INDENT}@tf.function({input_signature(fed)})")
         method_code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}{flag}):")
         method_code += [line.text(INDENT * 2) for line in body]
         method_code.append(f"{INDENT * 2}return {expr}")
