@@ -316,6 +316,14 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
                                 + ", ".join(f"{s['name']} {tuple(s['shape'])}" for s in left))
     steps_agree = bool(result.checks) and all(c.ok for c in result.checks)
     result.status = AGREE if steps_agree and not any(f.decisive for f in result.findings) else DIFFER
+    if result.status == DIFFER and tf1.repeat and not any(f.decisive for f in result.findings):
+        # TF1's own loss changes when read twice: each process draws its own random numbers (a live dropout, a
+        # VAE's noise), so steps that differ say nothing about the scripts: no verdict, and the settings agree
+        result.status = FAILED
+        result.error = (f"the steps cannot be compared number for number: TF1's loss of the same batch from the same "
+                        f"weights changed by {tf1.repeat:.2g} (relative) when read twice, so it draws random numbers "
+                        "(a live dropout, noise in the forward pass), and each script's process draws its own; "
+                        "no setting compared differs. With dropout: tfcompare pair --dropout off")
     result.non_finite = _non_finite_sides(result, tf1, tf2)
     if result.non_finite:
         result.status = NON_FINITE
