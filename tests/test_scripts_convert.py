@@ -70,7 +70,7 @@ def test_converted_script_is_tf2_and_pair_agrees(converted, name):
         assert {"logreg_gd": "@tf.function(input_signature=[tf.TensorSpec([None, 20], tf.float32), "
                              "tf.TensorSpec([None, 3], tf.float32)])\ndef train_step(x, y):",
                 "cnn_dropout": "@tf.function(input_signature=[tf.TensorSpec([None, 144], tf.float32), "
-                               "tf.TensorSpec([None, 5], tf.float32), tf.TensorSpec([], tf.float32)])\n"
+                               "tf.TensorSpec([None, 5], tf.float32), tf.TensorSpec(None, tf.float32)])\n"
                                "def train_step(X, Y, keep_prob):"}[name] in text, text
     assert len(result.pair.checks) == 3 and all(c.ok for c in result.pair.checks)
     # run on its own, as written (traced): 3 steps of its 300 (or its end, for a script that trains fewer)
