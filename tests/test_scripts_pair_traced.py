@@ -57,3 +57,37 @@ def test_python_state_a_trace_freezes_differs_at_the_step_it_changes(tmp_path):
     assert result.status == DIFFER
     [traced] = [f for f in result.findings if f.kind == "traced"]
     assert traced.decisive and "while the eager step agrees" in traced.text
+
+
+def test_an_input_signature_still_casts_when_the_bodies_run_eagerly():
+    """pair's TF2 child runs tf.function bodies eagerly; a float64 NumPy batch must still reach the body as the
+    signature's float32, as it does traced (MorvanZhou's regression: float64 `np.linspace` data, float32 weights)."""
+    import numpy as np
+    import tensorflow as tf
+
+    from tfcompare.scripts.child import signatures
+
+    saved = tf.function
+    signatures.install()
+    try:
+        w = tf.Variable([[2.0]])
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 1], tf.float32)])
+        def predict(x):
+            return tf.matmul(x, w)
+
+        class M:
+            @tf.function(input_signature=[tf.TensorSpec([None, 1], tf.float32)])
+            def predict(self, x):
+                return tf.matmul(x, w)
+
+        tf.config.run_functions_eagerly(True)
+        try:
+            data = np.linspace(-1, 1, 3)[:, None]  # float64
+            assert predict(data).numpy().ravel().tolist() == [-2.0, 0.0, 2.0]
+            assert M().predict(data).dtype == tf.float32
+        finally:
+            tf.config.run_functions_eagerly(False)
+        assert predict(data).numpy().ravel().tolist() == [-2.0, 0.0, 2.0]  # traced: TensorFlow's own cast
+    finally:
+        tf.function = saved

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from tfcompare.scripts.child import dropout
+from tfcompare.scripts.child import dropout, signatures
 from tfcompare.scripts.child.activations import ActivationObserver
 from tfcompare.scripts.child.inference_mode import InferencePass
 from tfcompare.scripts.child.record import SideRecord
@@ -73,6 +73,7 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
     def install(self) -> dict:
         """Patch TF and Keras; returns the globals the compiled script needs (the step wrapper)."""
         tf.config.run_functions_eagerly(True)
+        signatures.install()  # an input_signature still casts when the bodies run eagerly
         self._install_tape()
         self._install_reads()
         self._install_keras()
