@@ -21,7 +21,7 @@ __all__ = ["install"]
 def _cast(value, spec):
     if not isinstance(spec, tf.TensorSpec):
         return value
-    if isinstance(value, (np.ndarray, np.generic, float, int, list, tuple)):
+    if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value):  # a scalar converts as it would unsigned
         return tf.constant(np.asarray(value).astype(spec.dtype.as_numpy_dtype))
     if isinstance(value, tf.Tensor) and value.dtype != spec.dtype:  # tfcompare's own probes trace it unsigned
         return tf.cast(value, spec.dtype)
