@@ -6,6 +6,7 @@ it came from.
 from __future__ import annotations
 
 import ast
+import functools
 
 import numpy as np
 
@@ -17,6 +18,24 @@ from tfcompare.scripts.convert.ops import Translator, number, source_line
 __all__ = ["keras_init_lines", "variable_line"]
 
 
+@functools.lru_cache(maxsize=4)
+def _module_variable_calls(source: str) -> dict[int, list[ast.Call]]:
+    """Line -> the module-level `Variable(...)` calls on it (a call inside a function reads its locals); parsed
+    once per script, not once per variable."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.Lambda, ast.ClassDef))
+              for n in ast.walk(f)}
+    calls: dict[int, list[ast.Call]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and id(node) not in inside and \
+                getattr(node.func, "attr", getattr(node.func, "id", None)) == "Variable":
+            calls.setdefault(node.lineno, []).append(node)
+    return calls
+
+
 def _python_initial(v, tr: Translator) -> str | None:
     """The script's own Python expression a variable was made from (`tf.Variable(rng.randn(), ...)`,
     `tf.Variable(np.zeros((3, 4)))`): TF1 turned its value into a constant, a draw of the run's; the rewrite
@@ -26,23 +45,15 @@ def _python_initial(v, tr: Translator) -> str | None:
     line = source_line(v.op, tr.script, tr.source)
     if not line:
         return None
-    try:
-        tree = ast.parse("\n".join(tr.source))
-    except SyntaxError:
-        return None
-    inside = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.Lambda, ast.ClassDef))
-              for n in ast.walk(f)}  # a call inside a function reads its locals: only module-level ones are carried
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and id(node) not in inside and getattr(node, "lineno", 0) == line[0] and \
-                getattr(node.func, "attr", getattr(node.func, "id", None)) == "Variable":
-            value = node.args[0] if node.args else next((k.value for k in node.keywords
-                                                         if k.arg == "initial_value"), None)
-            if value is None or isinstance(value, ast.Constant):
-                return None  # a literal: the constant written is the same number
-            roots = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
-            if roots & {"tf", "tensorflow"} or any(isinstance(n, ast.Lambda) for n in ast.walk(value)):
-                return None
-            return ast.unparse(value)
+    for node in _module_variable_calls("\n".join(tr.source)).get(line[0], []):
+        value = node.args[0] if node.args else next((k.value for k in node.keywords
+                                                     if k.arg == "initial_value"), None)
+        if value is None or isinstance(value, ast.Constant):
+            return None  # a literal: the constant written is the same number
+        roots = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        if roots & {"tf", "tensorflow"} or any(isinstance(n, ast.Lambda) for n in ast.walk(value)):
+            return None
+        return ast.unparse(value)
     return None
 
 

@@ -92,9 +92,9 @@ class SessionRuns(RewriteState):
         extras = [n for n in names if n not in self.plan.train and n != self.plan.loss and
                   n not in self.plan.untranslated]
         if not extras:  # one call: the tuple's order is TF1's
-            values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else f"{step}.numpy()"
-                               for n in names)
-            if step not in values:  # nothing fetched takes the step's value: it runs all the same
+            takes = [n not in self.plan.train and n not in self.plan.untranslated for n in names]
+            values = ", ".join(f"{step}.numpy()" if t else "None" for t in takes)
+            if not any(takes):  # nothing fetched takes the step's value: it runs all the same
                 return ast.parse(f"(lambda _: ({values}))({step})", mode="eval").body
             return ast.parse(f"({values})" if len(names) > 1 else step, mode="eval").body
         fetched = [self._fetch(n, feed, step=True) for n in extras]

@@ -11,18 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from tfcompare.scripts.child.noise import relative
 from tfcompare.scripts.child.record import SideRecord
 
 __all__ = ["parting", "MATCH_TOL"]
 
 # the same batch through the same weights: faithful activations differ by float32 rounding (~1e-7 relative)
 MATCH_TOL = 1e-4
-
-
-def _rel(a: np.ndarray, b: np.ndarray) -> float:
-    a, b = np.asarray(a, np.float64).ravel(), np.asarray(b, np.float64).ravel()
-    scale = max(float(np.linalg.norm(a)), 1e-30)
-    return float(np.linalg.norm(a - b)) / scale
 
 
 def _layer(facts: dict) -> str:
@@ -41,7 +36,7 @@ def parting(tf1: SideRecord, tf2: SideRecord) -> list[str]:
         best, best_i = np.inf, None
         for i, one in enumerate(ones):
             if one.size == value.size and one.dtype.kind == "f":
-                err = _rel(one, value)
+                err = relative(one.ravel(), value.ravel())  # sizes agree; shapes may not (a Flatten)
                 if err < best:
                     best, best_i = err, i
         if best <= MATCH_TOL:
