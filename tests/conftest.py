@@ -50,3 +50,16 @@ def full_run(tmp_path_factory):
     logdir = tmp_path_factory.mktemp("logs")
     config = harness.RunConfig(cases=tuple(FULL_CASES), modes=tuple(MODES), **QUICK_TEST)
     return harness.run(config, FULL_CASES, logdir, "full")
+
+
+def written_model_class(text: str):
+    """A written TF2 script's `Model` class (and the script's tree): its imports, module-level functions and the
+    class run in a fresh namespace, without the script's training."""
+    import ast
+
+    tree = ast.parse(text)
+    keep = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef))
+            or (isinstance(n, ast.ClassDef) and n.name == "Model")]
+    scope: dict = {}
+    exec(compile(ast.Module(keep, []), "<written>", "exec"), scope)
+    return scope["Model"], tree

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import concurrent.futures
+import json
 import subprocess
 import sys
 import textwrap
@@ -20,7 +21,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from click.testing import CliRunner
-from conftest import run_written_scripts
+from conftest import run_written_scripts, written_model_class
 
 from tfcompare.cli import cli
 from tfcompare.scripts.convert import WRITTEN_AGREES, ConvertOptions, convert_script
@@ -122,6 +123,36 @@ def test_written_scripts_run_on_their_own(converted):
     assert "Training Accuracy= " in proc.stdout and "step 0: cost" in proc.stdout
 
 
+def test_one_forward_pass_is_the_models_call_and_saves(converted, tmp_path):
+    """Where the loss's graph has one model output (the logits a cross-entropy takes, the prediction a squared
+    error compares), it is the tf.Module's `__call__`, written once: the loss and every metric call `self(...)`
+    instead of writing the forward pass again; `tf.saved_model.save` / `load` serve the same outputs. Where there
+    is none to share (batch norm's moving-average updates take a flag, not shared yet), the methods stay as they were."""
+    out, _ = converted
+    with_call = {}
+    for name in SCRIPTS:
+        text = (out / f"{name}_tf2.py").read_text()
+        if "    def __call__(self" not in text:
+            continue
+        body = text.split("    def __call__(self", 1)[1].split("\n    def ", 1)[1]  # the methods after it
+        with_call[name] = body.count("self(")
+        model = written_model_class(text)[0]()
+        specs = model.__call__.input_signature
+        rng = np.random.RandomState(0)
+        # a batch of 3 for each shaped input; an input of unknown rank (keep_prob) is the scalar 1
+        args = [tf.constant(rng.rand(*[3 if d is None else d for d in spec.shape]) if spec.shape.rank is not None
+                            else 1.0, dtype=spec.dtype) for spec in specs]
+        expected = model(*args).numpy()
+        tf.saved_model.save(model, str(tmp_path / name))
+        np.testing.assert_allclose(tf.saved_model.load(str(tmp_path / name))(*args).numpy(), expected, rtol=1e-6)
+    assert "mlp_batch_norm_updates" not in with_call  # its moving averages' flag
+    assert {"logreg_gd", "mlp_adam", "autoencoder_rmsprop", "mlp_graph_summary_saver"} <= set(with_call), with_call
+    assert all(n >= 1 for n in with_call.values()), with_call  # the loss at least calls the forward pass
+    saver = (out / "mlp_graph_summary_saver_tf2.py").read_text()
+    assert saver.count("tf.matmul(hidden, self.weights_2)") == 1  # written once, in __call__
+    assert "        logits = self(tf_train_dataset)\n" in saver
+
+
 def test_tutorial_forms_are_carried_as_their_authors_wrote_them(converted):
     """Forms from the TF 1.x tutorials and CS20, met on scripts written outside this project: the labels
     placeholder `y_` beside the logits `y` (once renamed to `y`, which fed the logits as labels), an
@@ -210,7 +241,8 @@ def _events(folder: Path) -> dict:
 def test_summaries_and_checkpoint_are_tf1s(converted, tmp_path):
     """TF1's merged summaries (two scalars, a histogram) and TF2's rewrite of them, read back from the event files
     of 5 steps run as they are (their initial weights drawn alike): the same tags at the same steps, scalars within
-    float32 tolerance, the histogram's min, max and count the same; the saver's save and restore are a tf.train.Checkpoint's, said in a comment."""
+    float32 tolerance, the histogram's min, max and count the same; the saver's save and restore are a
+    tf.train.Checkpoint's, said in a comment; and TF1's own checkpoint loads into the rewrite (`_tf1_checkpoint_loads`)."""
     out, results = converted
     assert results["mlp_graph_summary_saver"].todos == []
     text = (out / "mlp_graph_summary_saver_tf2.py").read_text()
@@ -257,6 +289,42 @@ def test_summaries_and_checkpoint_are_tf1s(converted, tmp_path):
         (tf1_min, tf1_max, tf1_n), (tf2_min, tf2_max, tf2_n) = value, tf2_events[key][1]
         assert tf1_n == tf2_n == 48 * 32
         np.testing.assert_allclose([tf2_min, tf2_max], [tf1_min, tf1_max], rtol=0.1, err_msg=str(key))
+    _tf1_checkpoint_loads(out / "mlp_graph_summary_saver_tf2.py", tmp_path, printed[0], env)
+
+
+_RESTORE = """import json, runpy, sys
+import numpy as np
+import tensorflow as tf
+script, checkpoint, folder = sys.argv[1:4]
+sys.argv = [script, "--steps", "0", "--ckpt_dir", folder, "--logdir", folder + "/logs"]
+g = runpy.run_path(script, run_name="__main__")  # no step: the model as the rewrite builds it
+model, x = g["model"], g["train_dataset"]
+before = model.prediction(x).numpy()
+model.restore_tf1_checkpoint(checkpoint)
+after = model.prediction(x).numpy()
+print(json.dumps({"before": before.tolist(), "after": after.tolist(),
+                  "accuracy": "%.1f" % g["accuracy"](after, g["train_labels"])}))
+"""
+
+
+def _tf1_checkpoint_loads(written: Path, tmp_path: Path, tf1_printed: str, env: dict) -> None:
+    """The checkpoint TF1's Saver wrote after 5 trained steps, loaded into the rewrite's model by
+    `restore_tf1_checkpoint`: its predictions are TF1's forward pass of those weights (NumPy, from the checkpoint
+    itself), not the new model's, and its accuracy is the one TF1 printed after restoring."""
+    checkpoint = str(tmp_path / "tf1" / "ckpt" / "model.ckpt")
+    proc = subprocess.run([sys.executable, "-c", _RESTORE, str(written), checkpoint, str(tmp_path / "restore")],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    reader = tf.train.load_checkpoint(checkpoint)
+    w1, b1, w2, b2 = (reader.get_tensor(n) for n in ("Variable", "Variable_1", "Variable_2", "Variable_3"))
+    x = np.random.RandomState(3).rand(1024, 48).astype(np.float32)  # the script's train_dataset
+    logits = np.maximum(x @ w1 + b1, 0) @ w2 + b2
+    expected = np.exp(logits - logits.max(1, keepdims=True))
+    expected /= expected.sum(1, keepdims=True)
+    np.testing.assert_allclose(np.array(got["after"]), expected, rtol=1e-5, atol=1e-6)
+    assert np.abs(np.array(got["before"]) - expected).max() > 1e-3  # the new model's own weights predict otherwise
+    assert f"Restored, accuracy: {got['accuracy']}%" in tf1_printed
 
 
 def test_a_graph_used_for_more_than_its_default_stays_a_todo():
@@ -583,6 +651,27 @@ def test_untranslatable_op_is_a_todo_not_a_silent_change():
             lines, expr = tr.function(target)
     assert tr.todos and tr.todos[0].startswith("MatrixDeterminant (no TF2 translation written for this op)")
     assert "TODO_tfcompare(" in "\n".join(line.code for line in lines) + expr
+
+
+def test_a_variable_no_optimizer_trains_is_a_todo_call_not_a_model_attribute():
+    """A GAN's first train op trains the discriminator only: the generator's variables, read in its loss, have no
+    model attribute. The TODO call stands where the variable is read (the module's TODO_tfcompare raises saying
+    what), never `self.TODO_tfcompare(...)`, an AttributeError that reads as the script's own error."""
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        z = v1.placeholder(tf.float32, [None, 2])
+        g = tf.Variable(tf.ones([2, 2]), name="g")
+        d = tf.Variable(tf.ones([2, 1]), name="d")
+        target = tf.reduce_mean(tf.matmul(tf.matmul(z, g), d))
+        with v1.Session(graph=graph) as sess:
+            tr = Translator("<test>", [], sess, {}, {"d": "d"}, {z.op.name: "z"}, {})
+            lines, expr = tr.function(target)
+        kind = g.op.type  # VarHandleOp here (resource variables), VariableV2 under disable_v2_behavior
+    code = "\n".join(line.code for line in lines) + expr
+    assert tr.todos == [f"{kind} (a variable the optimizer does not train) from the TF1 graph"]
+    assert f"tf.matmul(z, TODO_tfcompare('{kind} (a variable the optimizer does not train) from the TF1 graph'))" \
+        in code and "self.TODO" not in code and "self.d" in code, code
 
 
 def test_fed_dropout_becomes_rate():

@@ -19,7 +19,7 @@ import pytest
 import tensorflow as tf
 from click.testing import CliRunner
 from tensorflow.core.protobuf import rewriter_config_pb2
-from conftest import run_written_scripts
+from conftest import run_written_scripts, written_model_class
 
 from tfcompare.cli import cli
 from tfcompare.scripts.convert import WRITTEN_AGREES, ConvertOptions, convert_script, keras_layers
@@ -266,3 +266,74 @@ def test_unknown_style_is_a_usage_error(tmp_path):
     assert result.exit_code == 2 and "'functional' is not one of 'module', 'keras'" in result.output
     with pytest.raises(ValueError, match="style 'functional' is not one of module, keras"):
         convert_script(DATA / "logreg_gd.py", tmp_path / "y.py", ConvertOptions(style="functional"))
+
+
+def test_keras_model_loads_a_tf1_saver_checkpoint(converted, tmp_path):
+    """Each Keras-style rewrite's `restore_tf1_checkpoint` reads a checkpoint tf.compat.v1.train.Saver wrote (in a
+    TF1 graph, each variable under the TF1 name the rewrite maps) into its layers' weights, value for value; a
+    variable of another shape is refused naming it, before the model is half loaded."""
+    out, _, _ = converted
+    for name in [*SCRIPTS, CLI_SCRIPT]:
+        Model, tree = written_model_class((out / f"{name}_tf2.py").read_text())
+        method = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "restore_tf1_checkpoint")
+        mapping = next(n.value for n in ast.walk(method) if isinstance(n, ast.Assign)
+                       and getattr(n.targets[0], "id", "") == "tf1_names")
+        model = Model()
+        pairs = {k.value: eval(ast.unparse(v), {"self": model}) for k, v in zip(mapping.keys, mapping.values)}
+        assert pairs and all(hasattr(v, "assign") for v in pairs.values())
+        rng = np.random.RandomState(7)
+        values = {k: rng.randn(*v.shape).astype(np.float32) for k, v in pairs.items()}
+        with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+            saved = [tf.compat.v1.Variable(value, name=k) for k, value in values.items()]
+            sess.run(tf.compat.v1.global_variables_initializer())
+            assert [v.op.name for v in saved] == list(values)  # the names TF1 gave are the ones written
+            path = tf.compat.v1.train.Saver().save(sess, str(tmp_path / name / "model.ckpt"))
+        model.restore_tf1_checkpoint(path)
+        for k, v in pairs.items():
+            np.testing.assert_array_equal(np.asarray(v), values[k], err_msg=f"{name}: {k}")
+        if len(values) > 1:
+            first, *_ = values
+            bad = {k: (np.zeros((2, *v.shape), np.float32) if k == first else v) for k, v in values.items()}
+            with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+                saved = [tf.compat.v1.Variable(value, name=k) for k, value in bad.items()]
+                sess.run(tf.compat.v1.global_variables_initializer())
+                path = tf.compat.v1.train.Saver().save(sess, str(tmp_path / name / "bad.ckpt"))
+            with pytest.raises(ValueError, match=f"{first} in .* has shape \\(2, "):
+                model.restore_tf1_checkpoint(path)
+            for k, v in pairs.items():  # nothing assigned: the good checkpoint's values are all still there
+                np.testing.assert_array_equal(np.asarray(v), values[k], err_msg=f"{name}: {k} after the refusal")
+
+
+def test_keras_model_is_one_a_keras_user_can_use(converted, tmp_path):
+    """The Keras-style rewrite has a `call` (the forward pass the loss and metrics are computed from): `model(x)`,
+    `model.predict`, `model.summary()` work; `model.save` then `keras.models.load_model` (the class found by its
+    registered name, rebuilt from its config) gives a model with the same weights and outputs; and `model.export`
+    (Keras 3's SavedModel) serves the same outputs."""
+    out, _, _ = converted
+    rng = np.random.RandomState(3)
+    checked = []
+    for name in [*SCRIPTS, CLI_SCRIPT]:
+        Model, tree = written_model_class((out / f"{name}_tf2.py").read_text())
+        call = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "call"), None)
+        if call is None or len(call.args.args) != 2:  # (self, x): a model of one input
+            continue
+        model = Model()
+        first = next(layer for layer in model.layers if hasattr(layer, "kernel"))
+        width = {"Dense": first.kernel.shape[0]}.get(type(first).__name__)
+        x = rng.rand(3, width).astype(np.float32) if width else rng.rand(3, 784).astype(np.float32)
+        expected = np.asarray(model(x))
+        np.testing.assert_allclose(model.predict(x, verbose=0), expected, rtol=1e-6, atol=1e-6)
+        lines = []
+        model.summary(print_fn=lambda line, *_, **__: lines.append(line))
+        assert "dense1 (Dense)" in "\n".join(lines)
+        path = tmp_path / f"{name}.keras"
+        model.save(path)
+        loaded = keras.models.load_model(path)
+        assert type(loaded).__name__ == "Model" and loaded is not model
+        np.testing.assert_allclose(np.asarray(loaded(x)), expected, rtol=1e-6, atol=1e-6)
+        model.export(str(tmp_path / f"{name}_served"), verbose=False)  # Keras 3's SavedModel, its `serve` endpoint
+        served = tf.saved_model.load(str(tmp_path / f"{name}_served"))
+        np.testing.assert_allclose(served.serve(x).numpy(), expected, rtol=1e-6, atol=1e-6)
+        checked.append(name)
+    assert checked == ["mlp_adam", "autoencoder_rmsprop", CLI_SCRIPT]  # cnn_dropout's forward takes keep_prob too:
+    # Keras's call takes one input tensor positionally, so that forward pass is not shared (no call)

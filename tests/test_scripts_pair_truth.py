@@ -291,3 +291,19 @@ def test_a_flag_setting_is_still_compared_beside_a_schedule():
                                   "nesterov": False}}
     assert [(f.kind, f.text.split(" (fitted")[0]) for f in _optimizer(tf1, tf2)] == [
         ("setting", "nesterov: True in TF1, False in TF2 (both momentum)")]
+
+
+@pytest.mark.parametrize("tf1, tf2, lines", [("gan_mlp", "gan_mlp_tf2", ("line 70", "line 71")),
+                                             ("gan_dict_weights", "gan_dict_weights_tf2", ("line 114", "line 115"))])
+def test_a_gan_two_optimizers_is_no_verdict_exit_3_not_a_false_differ(tf1, tf2, lines, tmp_path):
+    """Blind GANs (written outside the project): a discriminator's and a generator's train op run one after the
+    other, or in one Session.run. Pair compares one optimizer's step; the other's updates read as that step's
+    differences (the faithful rewrite was DIFFER, pairing generator weights with Adam slots). Now: exit 3 naming both
+    train ops with their lines, nothing compared."""
+    result = CliRunner().invoke(cli, ["pair", str(BLIND / f"{tf1}.py"), str(BLIND / f"{tf2}.py"), "--no-timing",
+                                      "--json", "--logdir", str(tmp_path / "logs")])
+    assert result.exit_code == 3, result.output
+    report = json.loads(result.output[result.output.index("{"):])
+    assert report["status"] == "failed" and report["checks"] == []
+    assert "more than one optimizer's train op" in report["error"]
+    assert all(line in report["error"] for line in lines), report["error"]

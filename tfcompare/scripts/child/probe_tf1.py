@@ -96,6 +96,7 @@ def optimizer_patches(found: dict) -> list[tuple]:
     def apply_gradients(self, grads_and_vars, *args, **kwargs):
         grads_and_vars = list(grads_and_vars)
         op = apply(self, grads_and_vars, *args, **kwargs)
+        found.setdefault("train_ops", []).append(op)  # every optimizer's: a second one run between steps is said
         if "train_op" not in found:
             if "loss" not in found and "gradients_of" in found:  # tf.gradients(loss, vars), then apply_gradients
                 found["loss"] = _summed(found["gradients_of"])
@@ -195,6 +196,8 @@ class TF1Probe:
         probe = self
 
         def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+            if probe.train_op is not None and probe.record.steps < probe.steps:
+                probe._one_train_op(fetches)
             if probe.train_op is None or not probe._trains(fetches):
                 return probe._run(self, fetches, feed_dict, options, run_metadata)
             if probe.loss is None:  # gradients from neither compute_gradients nor tf.gradients: the step runs as is
@@ -209,6 +212,20 @@ class TF1Probe:
 
     def _trains(self, fetches) -> bool:
         return runs(fetches, self.train_op)
+
+    def _one_train_op(self, fetches) -> None:
+        """A second optimizer's train op run while the steps are recorded (a GAN's generator step between the
+        discriminator's, or both in one run): pair compares one optimizer's steps, and the other's updates would
+        read as differences of that step's. No verdict then: the record says why, and the script stops."""
+        others = [op for op in self.found.get("train_ops", []) if op is not self.train_op and runs(fetches, op)]
+        if not others:
+            return
+        sites = ", ".join(f"{op.name} ({op_site(op, self.script)})" for op in [self.train_op, *others])
+        self.record.status = "unpairable"
+        self.record.error = (f"the TF1 script trains with more than one optimizer's train op in its steps ({sites}): "
+                             "pair compares a training step of one optimizer, so it gives no verdict here (a GAN's "
+                             "alternating steps are not compared yet)")
+        raise Stop
 
     def _unknown_loss(self) -> None:
         note = ("the training step's loss cannot be known (the gradients the script applies come from neither "

@@ -28,6 +28,11 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
         if found is not None:
             fetched_summaries[own] = found
             continue
+        if target is not loss and own and target.name in tr.shared:  # the forward pass itself: `model(x)`
+            reach = {op.name for op in ancestors([target])}
+            plan_methods[own] = ("model", [placeholder_global[arguments[t.op.name]] for t in feed_tensors
+                                           if t.op.name in reach])
+            continue
         todos_before = list(tr.todos)
         body, expr = tr.function(target)
         if target is not loss and len(tr.todos) > len(todos_before):

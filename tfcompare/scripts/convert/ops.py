@@ -100,6 +100,9 @@ class Translator:
         self.remarks: dict[str, str] = {}  # op name -> a note for the comment of the line it is written on
         # the script's global NumPy arrays bound once (name, value): a large constant TF1 made of one is that name
         self.arrays: list[tuple[str, np.ndarray]] = []
+        # tensor name -> the call that computes it in every function but its own (the model's forward pass, `forward`)
+        self.shared: dict[str, str] = {}
+        self._sharing = True
         self._reset()
 
     def _reset(self):
@@ -110,9 +113,11 @@ class Translator:
         self.updated: set[str] = set()  # batch norms whose moving averages this function updates when asked
 
     # -- one function -------------------------------------------------------------------------------------------
-    def function(self, target) -> tuple[list[Line], str]:
-        """The statements that compute `target` from the arguments and variables, and its expression."""
+    def function(self, target, share: bool = True) -> tuple[list[Line], str]:
+        """The statements that compute `target` from the arguments and variables, and its expression; with
+        `share`, a tensor in `shared` is its call (the forward pass written once), not its ops again."""
         self._reset()
+        self._sharing = share
         self._count(target)
         expr, _ = self._expr(target, top=True)
         return self.lines, expr
@@ -124,12 +129,15 @@ class Translator:
             if op.name in seen:
                 continue
             seen.add(op.name)
-            if op.type in _VARIABLE_OPS or op.type == "Placeholder":
+            if op.type in _VARIABLE_OPS or op.type == "Placeholder" or self._shares(op):
                 continue
             inputs = self._inputs(op)
             for t in inputs:
                 self._consumers[t.name] = self._consumers.get(t.name, 0) + 1
                 stack.append(t.op)
+
+    def _shares(self, op) -> bool:
+        return self._sharing and any(t.name in self.shared for t in op.outputs)
 
     def _inputs(self, op) -> list:
         group = next((g for g in self.groups.values() if op.name in g.outputs_ops), None)
@@ -146,15 +154,17 @@ class Translator:
             self._memo[t.name] = result
             return result
         if op.type in _VARIABLE_OPS:
-            attr = self.variables.get(op.name) or self._todo(op, "a variable the optimizer does not train")
-            result = (f"self.{attr}", False)
+            attr = self.variables.get(op.name)  # not trained: the TODO call stands where the variable is read
+            result = (f"self.{attr}" if attr else self._todo(op, "a variable the optimizer does not train"), False)
             self._memo[t.name] = result
             return result
         if op.type in ("Placeholder", "PlaceholderWithDefault") and op.name in self.arguments:
             result = (self.arguments[op.name], False)
             self._memo[t.name] = result
             return result
-        if group is not None:
+        if self._sharing and t.name in self.shared:
+            code, compound, group = self.shared[t.name], False, None
+        elif group is not None:
             code, compound = group.translate(self, t), False
         else:
             code, compound = self._op(t)
@@ -183,7 +193,8 @@ class Translator:
     def _bind(self, t, code: str, group) -> str:
         name = self.names.get(t.name) or self._fresh(_NAMED.get(t.op.type, "t") if group is None else group.stem)
         op = group.op if group is not None else t.op
-        self.lines.append(Line(f"{name} = {code}", self._comment(op)))
+        shared = self._sharing and t.name in self.shared  # the forward pass's call: its TF1 lines are in the call
+        self.lines.append(Line(f"{name} = {code}", "" if shared else self._comment(op)))
         self._used.add(name)
         return name
 

@@ -69,8 +69,8 @@ class SaversAndWriters(RewriteState):
                 # write/read, not save/restore: the checkpoint keeps TF1's exact path (save would add -N)
                 method = "write" if f.attr == "save" else "read"
                 notes.append(f"TF1's Saver.{f.attr} as tf.train.Checkpoint.{method} of the model and optimizer at "
-                             "the same path; the format differs: object-based names (model/weights_1/...), not TF1's "
-                             "variable names, so a TF1 checkpoint does not restore here nor this one into TF1" +
+                             "the same path; the format differs (object-based names, not TF1's): a checkpoint the TF1 "
+                             "script wrote loads with model.restore_tf1_checkpoint(path)" +
                              ("; no `checkpoint` state file is written (tf.train.latest_checkpoint does not see it)"
                               if method == "write" else ""))
                 return ast.copy_location(ast.parse(f"{_CHECKPOINT}.{method}({ast.unparse(path)})",

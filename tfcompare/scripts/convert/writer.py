@@ -14,11 +14,13 @@ import re
 from pathlib import Path
 
 from tfcompare.core.generated_code import in_docstring
+from tfcompare.core.graphs import ancestors
 from tfcompare.core.source_files import read_script
 from tfcompare.scripts.convert import keras_layers
 from tfcompare.scripts.convert import source as carried
 from tfcompare.scripts.convert import summaries as summary_ops
 from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER
+from tfcompare.scripts.convert.forward import call_lines, model_output
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, variable_line
 from tfcompare.scripts.convert.moving import moving_average_updates
@@ -26,6 +28,7 @@ from tfcompare.scripts.convert.naming import INDENT, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
+from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_method
 from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
 
 __all__ = ["Written", "write"]
@@ -40,6 +43,9 @@ class Written:
 
 _MODULE_DOC = ["The model is a tf.Module with the TF1 variables (same shapes and initializers); its methods are the",
                "TF1 forward pass and loss, op by op, each line naming the TF1 line it came from. Training runs in a"]
+_MODULE_CALL_DOC = ["The model is a tf.Module with the TF1 variables (same shapes and initializers); its __call__ is",
+                    "the TF1 forward pass, its other methods the loss and metrics computed from it, op by op, each",
+                    "line naming the TF1 line it came from. Training runs in a"]
 _KERAS_DOC = ["The model is a Keras Model: Keras layers where TF1's ops are exactly one (same weights, shapes and",
               "initializers), op by op elsewhere, each line naming the TF1 line it came from. Training runs in a"]
 
@@ -61,7 +67,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
 
     names, var_globals, graph_names, train_names, tf_names = read_globals(module_dict, train_op, tf)
 
-    taken = {"name", "variables", "trainable_variables", "submodules", "name_scope", "non_trainable_variables"}
+    taken = {"name", "variables", "trainable_variables", "submodules", "name_scope", "non_trainable_variables",
+             RESTORE}
     if style == "keras":
         import keras
 
@@ -113,6 +120,11 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                                       taken | set(variables.values()) | set(arguments.values()))
         variables.update(owned)  # a layer's weight is read as self.dense1.kernel where it is used op by op
     method_taken = set(variables.values()) | taken | {layer.attr for layer in layers}
+    out_tensor = None if tr.updates else model_output(loss, trained)  # the moving averages' flag: not yet shared
+    if out_tensor is not None and style == "keras" and \
+            sum(t.op.name in {op.name for op in ancestors([out_tensor])} for t in feed_tensors) != 1:
+        out_tensor = None  # Keras's call takes one input tensor positionally: a fed keep_prob would be refused
+    forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments)[0] if out_tensor is not None else []
     methods, method_code, plan_methods, untranslated, fetched_summaries, updated = fetch_methods(
         targets, loss, names, values, tr, style, taken, method_taken, feed_tensors, arguments, placeholder_global, tf)
     loss_method, loss_args = methods[0][1], methods[0][2]
@@ -126,8 +138,11 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                       sess, tr)
     else:
         init_lines = [variable_line(attr, v, sess, tr) for attr, v in trained_attrs.items()]
-    init_lines += [variable_line(attr, v, sess, tr, trainable=False) for name, (attr, v) in moving.items()
-                   if any(u.variable is v for bn in updated for u in tr.updates[bn])]
+    written_moving = {name: attr for name, (attr, v) in moving.items()
+                      if any(u.variable is v for bn in updated for u in tr.updates[bn])}
+    init_lines += [variable_line(attr, moving[name][1], sess, tr, trainable=False)
+                   for name, attr in written_moving.items()]
+    restore_lines = restore_method({**{v.op.name: variables[v.op.name] for v in trained}, **written_moving})
     unwritten += [graph.get_operation_by_name(bn) for bn in tr.updates if bn not in updated]  # not on the loss path
 
     step_todos = step_todo_lines(unwritten, train_op, tr, script, lines)
@@ -147,7 +162,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     out = [f'"""TF2 rewrite of {name}, written by `tfcompare convert` from the graph the TF1 script '
            'built.',
            "",
-           *(_MODULE_DOC if style == "module" else _KERAS_DOC),
+           *((_MODULE_CALL_DOC if forward_code else _MODULE_DOC) if style == "module" else _KERAS_DOC),
            '@tf.function step with a Keras optimizer carrying TF1\'s settings."""', ""]
     imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
     if style == "keras" and "import keras" not in imports:
@@ -172,15 +187,19 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         out += [opt_class.strip("\n"), "", ""]
     for helper in sorted(tr.helpers):
         out += [HELPER_SOURCE[helper].strip("\n"), "", ""]
+    if style == "keras":  # keras.models.load_model finds the class by this name, and rebuilds it with its config
+        out.append("@keras.saving.register_keras_serializable()")
     out += ["class Model(tf.Module):" if style == "module" else "class Model(keras.Model):",
-            f'{INDENT}"""The TF1 graph of {name}: its trained variables, and one method per tensor the '
-            'script fetches."""' if style == "module" else
+            f'{INDENT}"""The TF1 graph of {name}: its trained variables, {"its forward pass, " if forward_code else ""}'
+            'and one method per tensor the script fetches."""' if style == "module" else
             f'{INDENT}"""The TF1 graph of {name}: Keras layers where a group of TF1 ops is exactly one, '
             f'the other\n{INDENT}trained variables as weights of the model; one method per tensor the script '
             f'fetches, op by op\n{INDENT}around the layers (the loss and what no Keras layer computes the same '
             'way)."""', "",
-            f"{INDENT}def __init__(self):", f"{INDENT * 2}super().__init__(name=\"model\")", *init_lines, "",
-            *method_code, "",
+            *([f"{INDENT}def __init__(self):", f"{INDENT * 2}super().__init__(name=\"model\")"] if style == "module"
+              else [f"{INDENT}def __init__(self, name=\"model\", **kwargs):",
+                    f"{INDENT * 2}super().__init__(name=name, **kwargs)"]), *init_lines, "",
+            *forward_code, *method_code, *restore_lines, "",
             "model = Model()",
             f"optimizer = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
             "", "",

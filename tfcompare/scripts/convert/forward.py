@@ -1,0 +1,136 @@
+"""The model's one forward pass: the tensor of TF1's graph where the model ends and the loss begins (the logits a
+cross-entropy takes, the prediction a squared error compares with its targets), written once as the model's
+`__call__` (a tf.Module) or `call` (a keras.Model), so the loss, the metrics and the predictions share it instead
+of each writing the forward pass out again.
+
+Found from the loss's graph, not from names: the model's output is computed from trained variables and fed
+inputs, and enters an op of the loss whose other input comes from a fed placeholder and no variable (the labels,
+or an autoencoder's own input). A guard the loss puts on it (`tf.log(pred + 1e-10)`, a clip) is the loss's, not the
+model's. Of several such tensors the last is the output (a residual `relu(x @ w) + x` meets its input first); none,
+or several not one after another (a GAN's two, a loss over two heads), leave the methods as they were.
+"""
+
+from __future__ import annotations
+
+__all__ = ["model_output", "call_lines"]
+
+_GUARDS = {"Log", "ClipByValue", "Maximum", "Minimum", "Add", "AddV2"}  # applied to the output by the loss
+_SKIP = {"Identity", "ReadVariableOp", "Snapshot", "StopGradient"}
+
+
+def _reach(loss, variable_ops: set) -> tuple[dict, dict]:
+    """tensor name -> whether it reads a trained variable, and -> the placeholders it is computed from; iterative
+    (an unrolled RNN is deeper than Python's recursion), a cycle (a while loop's back edge) read as neither."""
+    uses_vars: dict = {}
+    feeds: dict = {}
+    stack, open_ = [(loss, False)], set()
+    while stack:
+        t, done = stack.pop()
+        if t.name in uses_vars and not done:
+            continue
+        if not done:
+            if t.name in open_:
+                continue
+            open_.add(t.name)
+            stack.append((t, True))
+            stack.extend((i, False) for i in t.op.inputs if i.name not in uses_vars and i.name not in open_)
+            continue
+        op = t.op
+        var = op.name in variable_ops
+        fed = {op.name} if op.type in ("Placeholder", "PlaceholderWithDefault") else set()
+        for i in op.inputs:
+            var = var or uses_vars.get(i.name, False)
+            fed |= feeds.get(i.name, frozenset())
+        uses_vars[t.name], feeds[t.name] = var, frozenset(fed)
+    return uses_vars, feeds
+
+
+def model_output(loss, trained: list):
+    """The one tensor that is the model's output in `loss`'s graph, or None."""
+    uses_vars, feeds = _reach(loss, {v.op.name for v in trained})
+
+    def reach(t):
+        return uses_vars.get(t.name, False), feeds.get(t.name, frozenset())
+
+    candidates, seen, stack = {}, set(), [loss.op]
+    while stack:
+        op = stack.pop()
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        parts = [(t, *reach(t)) for t in op.inputs]
+        labels = [t for t, var, fed in parts if fed and not var]
+        for t, var, fed in parts:
+            if var and fed and labels:
+                t = _outside(t, op, uses_vars)
+                candidates[t.name] = t
+            if var:
+                stack.append(t.op)
+    outputs = {_unguarded(t, uses_vars).name: _unguarded(t, uses_vars) for t in candidates.values()}
+    # the last of them: a residual `relu(x @ w) + x` also meets its input, before the logits meet the labels
+    last = [t for t in outputs.values() if set(outputs) - {t.name} <= _above(t)]
+    if len(last) != 1 or last[0] is loss:
+        return None
+    return last[0]
+
+
+def _above(t) -> set:
+    """The names of the tensors `t` is computed from."""
+    seen, stack = set(), [t.op]
+    while stack:
+        op = stack.pop()
+        for i in op.inputs:
+            if i.name not in seen:
+                seen.add(i.name)
+                stack.append(i.op)
+    return seen
+
+
+def _outside(t, consumer, uses_vars):
+    """Out of the loss function's own name scope: the logits a cross-entropy reshapes inside
+    `softmax_cross_entropy_with_logits/` are the ones it was given."""
+    scope = (consumer.name.rsplit("/", 1)[0] if "/" in consumer.name else consumer.name) + "/"
+    while t.op.name.startswith(scope):
+        inner = [i for i in t.op.inputs if uses_vars.get(i.name) and not i.op.name.startswith(scope)]
+        if len(inner) != 1:
+            break
+        t = inner[0]
+    return t
+
+
+def _unguarded(t, uses_vars):
+    """Below the loss's own guard on the output: `pred` of `tf.log(pred + 1e-10)` or of a clip."""
+    while t.op.type in _SKIP | _GUARDS and t.op.inputs:
+        inner = [i for i in t.op.inputs if uses_vars.get(i.name)]
+        others = [i for i in t.op.inputs if not uses_vars.get(i.name)]
+        if len(inner) != 1 or any(i.op.type not in ("Const",) and i.op.type not in _SKIP for i in others):
+            break
+        t = inner[0]
+    return t
+
+
+def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict) -> tuple[list[str], str]:
+    """The forward pass as the model's call (its lines), and the call every other method writes in its place
+    (`self(X)`); the tensor is registered in `tr.shared`."""
+    from tfcompare.core.graphs import ancestors
+    from tfcompare.scripts.convert.naming import INDENT
+    from tfcompare.scripts.convert.train_step import input_signature
+
+    body, expr = tr.function(out, share=False)
+    reach = {op.name for op in ancestors([out])}
+    fed = [t for t in feed_tensors if t.op.name in reach]
+    args = [arguments[t.op.name] for t in fed]
+    lines = []
+    if style == "module":
+        if fed and all(t.op.type in ("Placeholder", "PlaceholderWithDefault") for t in fed):
+            lines.append(f"{INDENT}@tf.function({input_signature(fed)})")
+        lines.append(f"{INDENT}def __call__(self{''.join(', ' + a for a in args)}):")
+    else:
+        lines.append(f"{INDENT}def call(self{''.join(', ' + a for a in args)}):")
+    lines.append(f'{INDENT * 2}"""The forward pass: what the loss, the metrics and the predictions are computed '
+                 'from."""')
+    lines += [line.text(INDENT * 2) for line in body]
+    lines += [f"{INDENT * 2}return {expr}", ""]
+    call = f"self({', '.join(args)})"
+    tr.shared[out.name] = call
+    return lines, call
