@@ -319,7 +319,7 @@ def test_a_quick_run_says_once_how_it_widens_and_the_run_lists_every_file_it_wro
     out = claims.text([result, other], tmp_path, quick=True)
     lines = out.splitlines()
     assert lines[0] == (
-        "Quick run: a quick run judges a widened interval, not the measured 95% one beside the figures: each end "
+        "Quick run: each verdict judges a widened interval, not the measured 95% one beside the figures: each end "
         "of a ratio's interval moves 3x as far from the estimate on the log scale (low -> estimate x "
         "(low / estimate)^3, high likewise), each end of a fraction's (%) 3x as far linearly (estimate + 3 x "
         "(end - estimate)); fewer, shorter samples give rougher intervals, so a quick verdict is decisive only far "

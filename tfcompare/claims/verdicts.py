@@ -40,7 +40,7 @@ HOLDS, FAILS, INCONCLUSIVE, ERROR = "holds", "does not hold", "inconclusive", "e
 def widening_rule(scale: float = QUICK_NOISE_SCALE) -> str:
     """How a quick run widens what it judges, in words: `_widen`'s rule, said where the widened interval is shown."""
     n = f"{scale:g}"
-    return (f"a quick run judges a widened interval, not the measured 95% one beside the figures: each end of a "
+    return (f"each verdict judges a widened interval, not the measured 95% one beside the figures: each end of a "
             f"ratio's interval moves {n}x as far from the estimate on the log scale (low -> estimate x "
             f"(low / estimate)^{n}, high likewise), each end of a fraction's (%) {n}x as far linearly "
             f"(estimate + {n} x (end - estimate)); fewer, shorter samples give rougher intervals, so a quick "
