@@ -122,6 +122,10 @@ def test_the_loop_marks_are_explained_only_when_a_row_carries_one_and_a_loop_ste
     assert "'+' = loops counted once (a lower bound)" in with_mark  # ew tf2-xla-loop shows 6%+
     assert ("median step = the time of one training step; a loop mode (tf2-loop, tf2-xla-loop) runs K steps per "
             "call (--loop-steps), and its median step is the call's time / K.") in with_mark.splitlines()
+    cached = _result()
+    cached.environment.update(gemm_now_gflops=90.0, gemm_cached=True)  # its note stays on the line it is about
+    peak_line = next(line for line in table(cached).splitlines() if line.startswith("of peak = "))
+    assert peak_line.endswith("This run measured 90 GFLOP/s; the limit is the best rate seen on this machine.")
     result = _result()
     result.results = result.results[:2]  # mm only: no '+', no loop mode
     plain = table(result)

@@ -115,13 +115,13 @@ def table(result: RunResult) -> str:
                     f"the GEMM rate ({env.get('gemm_error') or 'not measured'})")
                  + f"{bound}. A step below {_COMPUTE_BOUND:.0%} of it is op-bound and shows µs/op instead = median "
                    f"step / ops per step.{upper}")
+    if env.get("gemm_now_gflops") and env.get("gemm_cached"):
+        lines[-1] += (f" This run measured {env['gemm_now_gflops']:.0f} GFLOP/s; the limit is the best rate seen on "
+                      f"this machine.")
     loops = [m for m in dict.fromkeys(r.mode for r in result.results) if m in MODES and MODES[m].loop]
     if loops:
         lines.append(f"median step = the time of one training step; a loop mode ({', '.join(loops)}) runs K steps "
                      "per call (--loop-steps), and its median step is the call's time / K.")
-    if env.get("gemm_now_gflops") and env.get("gemm_cached"):
-        lines[-1] += (f" This run measured {env['gemm_now_gflops']:.0f} GFLOP/s; the limit is the best rate seen on "
-                      f"this machine.")
     if env.get("memory_method"):
         lines.append(memory_legend(env))
     load = env.get("load") or {}
