@@ -54,7 +54,7 @@ def test_claim2_and_claim7_verdicts():
          "elementwise": {"tf2-eager": _s(1e-2), "tf2-function": _s(3e-4)}}
     found = CLAIMS[2].judge(m)
     verdict, measured, threshold = found.verdict, found.measured, found.threshold
-    assert verdict == HOLDS and "1.40x (1.40\u20131.40) on matmul" in measured and "1.5x" in threshold
+    assert verdict == HOLDS and "1.40x (95% CI 1.40\u20131.40) on matmul" in measured and "1.5x" in threshold
     m["matmul"]["tf2-eager"] = _s(9e-3, 1e-5)
     assert CLAIMS[2].judge(m).verdict == FAILS
     weaker_small = {1: {"tf2-eager": _s(1.0), "tf2-function": _s(0.5)},  # 2x at batch 1
@@ -232,9 +232,10 @@ def test_every_inconclusive_says_why():
              "xla_instructions_before": 1000, "xla_instructions_after": 200, "xla_fusions": 100,
              "chain_function_step_s": 1e-3, "chain_xla_step_s": 0.5e-3}
     result, out = _judged_text(3, parts)
-    assert result.verdict == INCONCLUSIVE and "3a: the judged interval" in result.reason
+    assert result.verdict == INCONCLUSIVE and "3a inconclusive: the judged interval" in result.reason
+    assert "straddles the 1.05x bar" in result.reason
     part = next(line for line in out.splitlines() if line.strip().startswith("3a."))
-    assert "INCONCLUSIVE: remapping's speed-up (off step / on step) 1.06x (judged interval" in part and "straddles the 1.05x bar" in part
+    assert "INCONCLUSIVE: remapping's speed-up (off step / on step) 1.06x (judged interval" in part
 
 
 def test_a_direction_only_claim_says_direction_holds_with_both_magnitudes():
@@ -271,3 +272,62 @@ def test_a_verdict_that_rests_on_a_machine_property_names_it_and_its_value(tmp_p
     assert _avx(str(tmp_path / "none")).startswith("unknown")
     found = machine_properties()
     assert set(found) == set(PROPERTIES) and found["oneDNN"].split()[0] in ("on", "off", "unknown")
+
+
+def test_a_fraction_s_judged_interval_has_both_ends_in_percent():
+    from tfcompare.claims.verdicts import check
+
+    found = check(-0.03, ">=", 0.5, 2.605, unit="%", label="matmul gain recovered")
+    assert (found.low, found.high) == pytest.approx((-2.635, 2.575))
+    assert found.text() == "matmul gain recovered -3% (judged interval -264\u2013258%) >= 50%"
+    assert found.reason() == ("the judged interval -264\u2013258% of matmul gain recovered straddles the 50% bar")
+    assert check(27.6, ">=", 2.0, 8.6, label="r").text() == "r 27.6x (judged interval 19\u201336.2x) >= 2.0x"
+
+
+def _claim3(**changed):
+    m = {"mlp_step_s": 1e-3, "mlp_step_remapping_off_s": 1.06e-3, "mlp_noisy": True, "mlp_fused": 3,
+         "xla_instructions_before": 1000, "xla_instructions_after": 200, "xla_fusions": 100,
+         "chain_function_step_s": 1e-3, "chain_xla_step_s": 1.05e-3}
+    return _judged_text(3, m | changed)
+
+
+def test_claim3_says_why_for_every_part_that_does_not_hold_and_how_the_parts_combine():
+    result, out = _claim3()
+    assert [p["verdict"] for p in result.parts] == [INCONCLUSIVE, HOLDS, FAILS] and result.verdict == FAILS
+    lines = out.splitlines()
+    assert lines[3] == "    verdict: DOES NOT HOLD: 3a inconclusive, 3b holds, 3c does not hold"
+    assert lines[4] == ("    parts: the claim holds when every part holds, does not hold when any part does not, "
+                        "otherwise inconclusive")
+    assert lines[5] == ("    why: 3a inconclusive: the judged interval 1.01\u20131.11x of remapping's speed-up (off step / "
+                        "on step) straddles the 1.05x bar; 3c does not hold: the judged interval 0.905\u20131.0x of "
+                        "XLA over tf.function lies wholly below the 1.1x bar")
+    # claims.json's checks hold the three parts' checks, in order
+    assert [c["label"] for c in result.checks] == ["remapping's speed-up (off step / on step)",
+                                                   "fusions per HLO instruction", "XLA over tf.function"]
+    md = claims.report.markdown([result], quick=False)
+    assert "| by part, below; the claim holds when every part holds, does not hold when any part does not, " \
+           "otherwise inconclusive |" in md
+
+
+def test_a_quick_run_says_once_how_it_widens_and_the_run_lists_every_file_it_wrote(tmp_path):
+    from tfcompare.claims.claim import ClaimResult
+
+    result = ClaimResult(1, CLAIMS[1].statement).record(CLAIMS[1].judge(_wide_25x()))
+    result.plot = str(tmp_path / "claim1.png")
+    (tmp_path / "runs").mkdir()
+    other = ClaimResult(4, CLAIMS[4].statement)
+    out = claims.text([result, other], tmp_path, quick=True)
+    lines = out.splitlines()
+    assert lines[0] == (
+        "Quick run: each verdict judges a widened interval, not the measured 95% one beside the figures: each end "
+        "of a ratio's interval moves 3x as far from the estimate on the log scale (low -> estimate x "
+        "(low / estimate)^3, high likewise), each end of a fraction's (%) 3x as far linearly (estimate + 3 x "
+        "(end - estimate)); fewer, shorter samples give rougher intervals, so a quick verdict is decisive only far "
+        "from its bar.")
+    assert sum("widened interval" in line for line in lines) == 1
+    assert "faster than eager (95% CI " in out
+    wrote = lines[lines.index("wrote:") + 1:]
+    assert [line.split()[0] for line in wrote] == [
+        f"{tmp_path}/claims.md", f"{tmp_path}/claims.json", f"{tmp_path}/claim1.png",
+        f"{tmp_path}/runs/", f"{tmp_path}/tensorboard/"]
+    assert "Quick run" not in claims.text([result], tmp_path)

@@ -87,3 +87,19 @@ def test_table_output(tmp_path):
     assert lines[-1].startswith("words: first call vs steady state, median, ")
     assert "eager execution" in lines[-1] and lines[-1].endswith(": see README.md#glossary")
     assert sum(line.startswith("words: ") for line in lines) == 1
+
+
+def test_a_quick_run_says_its_step_count_and_a_busy_machine_is_warned_of_once(tmp_path, monkeypatch):
+    from tfcompare.core import environment
+
+    real = environment.machine_load
+    monkeypatch.setattr(environment, "machine_load", lambda *a: real(*a) | {"busy": True, "warning": "the machine was busy"})
+    result = invoke("run", "--case", "linear", "--mode", "tf1-graph", "--logdir", str(tmp_path), "--quick",
+                    "--repeats", "3")
+    assert result.exit_code == 0, result.output
+    assert "[1/1] linear: equivalence over 3 steps (--quick's default; 5 without --quick)" in result.stderr
+    assert result.output.lower().count("the machine was busy") == 1
+    assert "Warning: the machine was busy." in result.stdout.splitlines()
+    as_json = invoke("run", "--case", "linear", "--mode", "tf1-graph", "--logdir", str(tmp_path), "--quick",
+                     "--repeats", "3", "--steps", "2", "--json")
+    assert "equivalence over 2 steps\n" in as_json.stderr and as_json.stderr.count("the machine was busy") == 1

@@ -19,7 +19,7 @@ def _readme_terms() -> list[str]:
 
 def test_every_code_word_has_a_readme_entry_and_every_entry_a_code_word():
     terms = _readme_terms()
-    assert len(terms) == 20 and len(set(terms)) == 20
+    assert len(terms) == 28 and len(set(terms)) == 28
     assert terms == [w.term for w in WORDS]  # the same words, in the same order
     assert ANCHOR == "README.md#glossary"
 
@@ -49,5 +49,16 @@ def test_the_run_table_ends_with_the_words_it_uses():
                        results=rows)
     lines = with_words(table(result)).splitlines()
     assert lines[-1] == ("words: first call vs steady state, median, IQR, speed-up, 95% confidence interval, "
-                         "eager execution, NOISY, trace / retrace, tf.function: see README.md#glossary")
+                         "eager execution, op-bound, NOISY, trace / retrace, tf.function, round / block, GEMM rate: "
+                         "see README.md#glossary")
     assert sum(line.startswith("words: ") for line in lines) == 1
+
+
+def test_the_learner_s_second_words_are_found_in_their_forms():
+    text = ("of peak of the GEMM rate; op-bound steps show µs/op; peak mem from the BFC allocator; tf1 block / mode "
+            "block over 6 rounds; judged interval 5.4-102x; Levers: tf2-partial; a StatelessIf holds both branches")
+    assert words_in(text) == ["GEMM rate", "op-bound", "BFC allocator", "round / block", "judged interval", "lever",
+                              "partial conversion", "Stateless ops"]
+    assert words_in("partial conversion, StatelessWhile, StatelessRandomNormalV2") == [
+        "partial conversion", "Stateless ops"]
+    assert words_in("2 residual blocks, a blocking call, Stateless") == []  # not a glossary form

@@ -2,6 +2,8 @@
 
 import itertools
 
+import matplotlib
+
 import pytest
 
 from tfcompare.core.modes import MODES
@@ -11,7 +13,7 @@ from tfcompare.report.picture import overview_cell, summary_figure, summary_png
 _MODES = ("tf1-graph", "tf2-eager", "tf2-function", "tf2-xla", "tf2-xla-loop")
 
 
-def _result(n_cases: int, modes=_MODES) -> RunResult:
+def _result(n_cases: int, modes=_MODES, eager: bool = False) -> RunResult:
     rows = []
     for i in range(n_cases):
         case = f"case-{i:02d}" + ("-with-a-long-name" if i % 3 == 0 else "")
@@ -21,6 +23,10 @@ def _result(n_cases: int, modes=_MODES) -> RunResult:
             row = ModeResult(case=case, mode=mode, step_median_s=step, step_ci_s=[step * 0.97, step * 1.04],
                              first_call_s=0.05 * (1 + k), speedup_vs_tf1_graph=speed,
                              speedup_ci=None if k == 0 else [speed * 0.98, speed * 1.03])
+            if eager and "tf2-eager" in modes:  # eager is mode k=1: the mode's speed against it is (1 + 1) / (1 + k)
+                row.speedup_vs_eager = 2.0 / (1 + k)
+                row.speedup_vs_eager_ci = None if mode == "tf2-eager" else [row.speedup_vs_eager * 0.9,
+                                                                            row.speedup_vs_eager * 1.1]
             if i == 2 and mode == "tf2-xla":
                 row.status, row.error = "mismatch", "loss differs"
             if i == 4 and mode == "tf2-eager":
@@ -50,9 +56,10 @@ def _drawn_texts(fig):
     return [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
 
 
-@pytest.mark.parametrize("n_cases,modes", [(1, _MODES), (14, tuple(MODES))])  # 14 cases x every mode (--levers)
-def test_no_text_overlaps_or_leaves_the_figure(n_cases, modes):
-    fig = summary_figure(_result(n_cases, modes))
+@pytest.mark.parametrize("n_cases,modes,eager", [(1, _MODES, False), (14, tuple(MODES), False),
+                                                 (1, _MODES, True), (14, tuple(MODES), True)])  # 14 x every mode
+def test_no_text_overlaps_or_leaves_the_figure(n_cases, modes, eager):
+    fig = summary_figure(_result(n_cases, modes, eager))
     texts = _drawn_texts(fig)
     width, height = fig.bbox.width, fig.bbox.height
     assert len(texts) > n_cases * len(modes)  # every cell, every case label, the ticks
@@ -76,3 +83,33 @@ def test_overview_cells_say_faster_slower_unsure_and_failures():
     fig = summary_figure(_result(14))
     assert fig.get_size_inches()[1] < 16  # 14 cases stay one readable page, not a tall stack
     assert summary_png(_result(3))[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_x_eager_grid_stands_beside_the_vs_tf1_one_from_the_same_results():
+    from tfcompare.report.picture import eager_cell
+
+    result = _result(3, eager=True)
+    fig = summary_figure(result)
+    grids = {ax.get_label(): ax for ax in fig.axes if ax.get_label() in ("vs tf1", "x eager")}
+    assert list(grids) == ["vs tf1", "x eager"]
+    left, right = grids["vs tf1"].get_position(), grids["x eager"].get_position()
+    assert right.x0 > left.x1 and (right.y0, right.y1) == pytest.approx((left.y0, left.y1))  # beside it, same rows
+    # the cells, read off the axes: text at (column + 0.5, row + 0.5), colour of the patch under it
+    texts = {(round(t.get_position()[1] - 0.5), round(t.get_position()[0] - 0.5)): t.get_text()
+             for t in grids["x eager"].texts if t.get_position()[1] > 0}
+    colours = {(round(p.get_y()), round(p.get_x())): matplotlib.colors.to_hex(p.get_facecolor())
+               for p in grids["x eager"].patches}
+    assert texts[(0, 0)] == "2.00x\n1.80\u20132.20" and colours[(0, 0)] == "#b7e4c7"  # tf1-graph: 2x eager's speed
+    assert texts[(0, 1)] == "1 (reference)" and colours[(0, 1)] == "#ffffff"  # tf2-eager itself
+    assert texts[(0, 2)] == "0.67x\n0.60\u20130.73" and colours[(0, 2)] == "#f5b7b1"
+    assert texts[(2, 3)] == "MISMATCH"  # case 2's tf2-xla: what went wrong, as in the other grid
+    rows = {(r.case, r.mode): r for r in result.results}
+    cases = list(dict.fromkeys(r.case for r in result.results))
+    for (i, j), text in texts.items():
+        assert text == eager_cell(rows[(cases[i], _MODES[j])])[0]
+    titles = [t.get_text() for t in grids["x eager"].texts if t.get_position()[1] < -0.5]
+    assert titles == ["speed vs the case's tf2-eager (>1 faster)"]
+    # a run without eager rows keeps one grid, as wide as before
+    plain = summary_figure(_result(3))
+    assert [ax.get_label() for ax in plain.axes if ax.get_label() in ("vs tf1", "x eager")] == ["vs tf1"]
+    assert plain.get_size_inches()[0] == 11.0

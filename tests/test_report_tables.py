@@ -115,3 +115,25 @@ def test_the_peak_mem_column_says_what_the_allocator_counted():
     assert f"peak mem = {method}." in table(result).splitlines()
     assert markdown_table(result).splitlines()[-1] == f"peak mem = {method}."
     assert "peak mem =" not in table(_result())  # an old results.json without the field: no legend line
+
+
+def test_the_loop_marks_are_explained_only_when_a_row_carries_one_and_a_loop_step_is_per_step():
+    with_mark = table(_result())
+    assert "'+' = loops counted once (a lower bound)" in with_mark  # ew tf2-xla-loop shows 6%+
+    assert ("median step = the time of one training step; a loop mode (tf2-loop, tf2-xla-loop) runs K steps per "
+            "call (--loop-steps), and its median step is the call's time / K.") in with_mark.splitlines()
+    cached = _result()
+    cached.environment.update(gemm_now_gflops=90.0, gemm_cached=True)  # its note stays on the line it is about
+    peak_line = next(line for line in table(cached).splitlines() if line.startswith("of peak = "))
+    assert peak_line.endswith("This run measured 90 GFLOP/s; the limit is the best rate seen on this machine.")
+    result = _result()
+    result.results = result.results[:2]  # mm only: no '+', no loop mode
+    plain = table(result)
+    assert "'+'" not in plain and "loop mode" not in plain
+    assert "shows µs/op instead = median step / ops per step." in plain and "'*'" not in plain
+    result.results[1].flops_lower_bound, result.results[1].fraction_of_peak = True, 0.01  # an op-bound loop step
+    looped = table(result)
+    assert _cells(looped, rows=2)[("mm", "tf2-eager")][_cells(looped, rows=2)["head"].index("µs/op")] == "240.0*"
+    assert looped.splitlines()[-1].endswith(
+        "median step / ops per step. '*' = the step's loops (While, If) counted as one op each, their bodies not "
+        "entered: an upper bound.") and "'+'" not in looped

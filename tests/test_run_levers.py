@@ -107,3 +107,15 @@ def test_the_lever_table_says_greater_than_one_is_faster_and_a_lever_twice_as_fa
     assert "2.00x" in cells["tf2-loop"][5:]  # the loop's gain over tf2-function, the same convention
     assert rows["tf2-loop"].to_json()["speedup_vs_tf1"] == pytest.approx(2.0) and rows["tf2-loop"].meets_target
     assert any(line.startswith("noisy = ") and "5%" in line for line in lines)
+
+
+def test_the_lever_table_heads_its_best_column_and_defines_each_form_of_best():
+    result = _result("c", {"tf1-graph": 100e-6, "tf2-eager": 400e-6, "tf2-function": 100e-6, "tf2-loop": 50e-6})
+    lines = lever_table(lever_report(result)).splitlines()
+    assert lines[0].split()[-2:] == ["best", "noisy"]
+    assert lines[4].split()[-3:] == ["BEST", ">=", "target"]  # tf2-loop: 2.00x, its interval wholly above 1.25x
+    assert ("best = the case's fastest TF2 mode: BEST >= target when the whole 95% interval of its vs tf1 is at or "
+            "above 1.25x, BEST < target when the whole interval is below it, plain BEST when the interval straddles "
+            "it (or the case has no tf1-graph row to judge against).") in lines
+    assert ("step = the median time of one training step; a loop mode (tf2-loop, tf2-xla-loop) runs K steps per "
+            "call (--loop-steps), and its step is the call's time / K.") in lines

@@ -45,6 +45,37 @@ def test_variable_lengths_names_the_argument_the_dim_and_the_signature():
                for r in fn.retraces)
     assert all(r.call_site.endswith("retracing_scenarios.py:34") for r in fn.retraces)
     assert all(r.tracing_s > 0 for r in fn.retraces)
+    # each differs from every earlier trace in one dim: compared with the first of them, and it says so
+    assert [r.compared_with for r in fn.retraces] == [1, 1, 1]
+    assert fn.first_call_site.endswith("retracing_scenarios.py:34") and fn.first_tracing_s > 0
+    assert fn.tracing_s == pytest.approx(fn.first_tracing_s + sum(r.tracing_s for r in fn.retraces))
+    lines = report.text().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("  trace #1 at "))
+    assert lines[first].endswith("  (the first: every function traces once)")
+    assert lines[first + 1].startswith("  trace #2 at ") and lines[first + 1].endswith(
+        ", against trace #1 (the earlier trace it differs least from)")
+
+
+def test_the_first_trace_is_listed_and_each_retrace_names_the_trace_it_is_compared_with():
+    from tfcompare.tools.audit.report import AuditReport, FunctionAudit, Retrace
+
+    fn = FunctionAudit("step", "train.py", 3, calls=3, traces=3, tracing_s=0.3, first_call_site="train.py:9",
+                       first_tracing_s=0.2, retraces=[
+                           Retrace(2, "x", "shape_changed", "dim 1: 7 -> 13", "train.py:9", "fix A", 0.04,
+                                   compared_with=1),
+                           Retrace(3, "x", "shape_changed", "dim 0: 4 -> 2", "train.py:9", "fix B", 0.06,
+                                   compared_with=2)])
+    lines = AuditReport("t", functions=[fn]).text().splitlines()
+    assert lines[2:] == [
+        "step  (train.py:3)",
+        "  3 calls, 3 traces, 300.00 ms tracing; 2 avoidable retraces",
+        "  trace #1 at train.py:9, 200.00 ms  (the first: every function traces once)",
+        "  trace #2 at train.py:9, 40.00 ms, against trace #1 (the earlier trace it differs least from)",
+        "    why: shape_changed: x: dim 1: 7 -> 13",
+        "    fix: fix A",
+        "  trace #3 at train.py:9, 60.00 ms, against trace #2 (the earlier trace it differs least from)",
+        "    why: shape_changed: x: dim 0: 4 -> 2",
+        "    fix: fix B"]
 
 
 def test_step_counter_flag_and_recreated_function():

@@ -61,3 +61,33 @@ def test_grappler_option_parsing():
     bad = CliRunner().invoke(cli, ["inspect", "mlp", "--grappler", "remapping=maybe"])
     assert bad.exit_code == 2 and "must be on, off, true or false" in bad.output
     assert CliRunner().invoke(cli, ["inspect", "nope"]).exit_code == 2
+
+
+def test_the_speed_of_a_variant_says_which_way_and_noisy_is_defined_where_printed():
+    from tfcompare.tools.inspect import Inspection, Variant
+
+    plain, off = Variant("tf2-function"), Variant("tf2-function", (("remapping", False),))
+    folding = Variant("tf1-graph", (("remapping", False), ("auto_mixed_precision", True)))
+    found = Inspection("cnn", {"remapping": False}, [], None,
+                       step_s={plain: 9.516e-3, off: 3.9e-3, Variant("tf1-graph"): 1e-3, folding: 2e-3},
+                       noisy={plain: False, off: True, Variant("tf1-graph"): False, folding: False})
+    lines = found.text().splitlines()
+    assert lines[-4].split() == ["tf2-function", "[remapping=False]", "3.90", "ms", "(remapping", "off", "runs", "at",
+                                 "2.44x", "the", "speed", "of", "remapping", "on", "(the", "default):", "faster)",
+                                 "noisy"]
+    assert lines[-2].endswith("(remapping off, auto_mixed_precision on runs at 0.50x the speed of tf1-graph with "
+                              "Grappler's defaults: slower)")
+    assert lines[-1] == ("noisy = the median's 95% interval reaches beyond \u00b15% of it (or too few rounds for an "
+                         "interval): the time is less sure than it looks; more --repeats narrow it.")
+    found.noisy[off] = False
+    assert "noisy" not in found.text()
+
+
+def test_inspect_prints_the_folder_it_wrote(tmp_path):
+    out = CliRunner().invoke(cli, ["inspect", "linear", "--mode", "tf2-function", "--repeats", "1",
+                                   "--logdir", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    line = next(line for line in out.output.splitlines() if line.startswith("wrote: "))
+    assert line == (f"wrote: {tmp_path}/inspect/linear/ (the graphs before and after, this text; "
+                    f"tensorboard --logdir {tmp_path}/inspect/linear)")
+    assert list((tmp_path / "inspect" / "linear").glob("events.out.tfevents.*"))

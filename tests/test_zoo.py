@@ -2,6 +2,7 @@
 shapes and the tf.function variants, AutoGraph's conversion, and the pitfalls demonstrations."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import tensorflow as tf
@@ -187,3 +188,22 @@ def test_the_python_op_exports_but_does_not_reload_without_python(tmp_path):
     formats = {f.format: f for f in report.formats}
     assert formats["savedmodel-tf2"].status == "error" and "reload failed" in formats["savedmodel-tf2"].error
     assert formats["tflite-float"].status == "error"
+
+
+def test_pitfall_lines_name_their_file_say_an_error_s_name_once_and_explain_the_bracket():
+    from tfcompare.tools import pitfalls
+
+    found = run_pitfalls(["shape-error", "python-op-shape"])
+    source = Path(pitfalls.__file__).read_text().splitlines()
+    line = next(i for i, text in enumerate(source, 1) if text.strip().startswith("tf.compat.v1.matmul(x, b)"))
+    assert found[0].measured["tf1-graph"].startswith(
+        f"graph construction (no Session, no data): tfcompare/tools/pitfalls.py line {line}: tf.compat.v1.matmul(x, b)")
+    assert "inside product()" in found[0].measured["tf2-function"] and "tfcompare/tools/pitfalls.py line " in \
+        found[0].measured["tf2-function"]
+    assert found[1].measured["trace_time_error"].startswith("ValueError: as_list() is not defined")
+    out = CliRunner().invoke(cli, ["pitfalls", "--only", "python-op-shape"]).output.splitlines()
+    assert out[0].endswith("[shown]") and out[1] == ""
+    assert out[2] == ("[shown] = TensorFlow on this installation did what the line says (the counts were measured in "
+                      "this run and checked); [NOT as described here] = it did not; [error: ...] = the demonstration "
+                      "itself failed.")
+    assert out[3] == "words: tf.function, trace / retrace: see README.md#glossary"

@@ -11,7 +11,7 @@ import dataclasses
 from pathlib import Path
 from typing import Callable
 
-from tfcompare.claims.verdicts import ERROR, INCONCLUSIVE, Check
+from tfcompare.claims.verdicts import ERROR, HOLDS, INCONCLUSIVE, Check
 from tfcompare.registry import CASES
 from tfcompare.run import harness
 
@@ -47,10 +47,14 @@ class Judged:
     direction_only: bool = False  # the claim checks the sign of a quoted figure, not its size
 
     def why(self) -> str:
-        """One line: the judge's own reason, then those of the inconclusive checks and parts."""
+        """One line: the judge's own reason, then those of the inconclusive checks, or (for a claim in parts)
+        of every part that does not hold: each of them moves the verdict off `holds`."""
         found = [self.reason] if self.reason else []
-        found += [c.reason() for c in self.checks if c.verdict == INCONCLUSIVE]
-        found += [f"{p.key}: {p.reason()}" for p in self.parts if p.verdict == INCONCLUSIVE and p.check]
+        if self.parts:
+            found += [f"{p.key} {p.verdict}: {p.reason() or 'nothing to judge'}" for p in self.parts
+                      if p.verdict != HOLDS]
+        else:
+            found += [c.reason() for c in self.checks if c.verdict == INCONCLUSIVE]
         return "; ".join(found)
 
 

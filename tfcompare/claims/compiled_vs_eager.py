@@ -19,7 +19,7 @@ def judge(m):
     for mode in ("tf1-graph", "tf2-function"):
         speedup = speed_ratio(m["tf2-eager"], m[mode])
         checks.append(check(speedup, ">=", threshold, label=f"{mode} speed-up over eager"))
-        parts.append(f"{mode} {speedup.estimate:.1f}x faster than eager ({speedup.low:.1f}\u2013{speedup.high:.1f})")
+        parts.append(f"{mode} {speedup.estimate:.1f}x faster than eager (95% CI {speedup.low:.1f}\u2013{speedup.high:.1f})")
     return Judged(all_of(checks), f"elementwise (240 small ops per step): {', '.join(parts)}",
                   f"each compiled mode >= {threshold}x eager, the whole 95% interval", tuple(checks))
 

@@ -41,7 +41,7 @@ def judge(m):
              "XLA >= 1.1x tf.function", xla_faster),
     ]
     return Judged(all_of([p.verdict for p in parts]), "; ".join(f"{p.key}: {p.measured}" for p in parts),
-                  "; ".join(f"{p.key}: {p.threshold}" for p in parts), parts=tuple(parts))
+                  "; ".join(f"{p.key}: {p.threshold}" for p in parts), tuple(p.check for p in parts), tuple(parts))
 
 
 # which kernels Grappler's remapper fuses (and so what turning it off loses) differs with oneDNN on

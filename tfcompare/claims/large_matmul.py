@@ -21,7 +21,7 @@ def judge(m):
     big = speed_ratio(m["matmul"]["tf2-eager"], m["matmul"]["tf2-function"])
     small = m["elementwise"]["tf2-eager"]["median"] / m["elementwise"]["tf2-function"]["median"]
     found = check(big, "<=", threshold, label="matmul eager/function")
-    return Judged(found.verdict, (f"eager/function step time: {big.estimate:.2f}x ({big.low:.2f}\u2013"
+    return Judged(found.verdict, (f"eager/function step time: {big.estimate:.2f}x (95% CI {big.low:.2f}\u2013"
                                   f"{big.high:.2f}) on matmul vs {small:.1f}x on elementwise"),
                   f"matmul eager/function <= {threshold}x, the whole 95% interval", (found,))
 

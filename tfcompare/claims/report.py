@@ -10,13 +10,14 @@ from typing import Callable
 from tfcompare.claims.catalogue import CLAIMS
 from tfcompare.claims.claim import ClaimResult, Context
 from tfcompare.claims.machine import machine_properties
-from tfcompare.claims.verdicts import ERROR, FAILS, HOLDS, INCONCLUSIVE, QUICK_NOISE_SCALE, Check, widened_noise
+from tfcompare.claims.verdicts import (ALL_OF_RULE, ERROR, FAILS, HOLDS, INCONCLUSIVE, QUICK_NOISE_SCALE, Check,
+                                       widened_noise, widening_rule)
 from tfcompare.core.files import write_atomic
 from tfcompare.core.results import write_json_atomic
 from tfcompare.core.trace_log import QuietRetraceWarning
 from tfcompare.report.tensorboard import write_claims
 
-__all__ = ["run_claims", "markdown", "write_report", "text", "verdict_line"]
+__all__ = ["run_claims", "markdown", "write_report", "text", "verdict_line", "written"]
 
 
 def run_claims(numbers, run_dir: Path, *, quick: bool = False, seed: int = 0,
@@ -95,14 +96,15 @@ def _why(r: ClaimResult) -> str:
 
 def markdown(results: list[ClaimResult], quick: bool) -> str:
     lines = ["# Static vs dynamic graphs: the claims, measured on this machine", "",
-             f"{'Quick run (the same sweeps, fewer samples; each noise band reaches 3x as far from its estimate, a ratio as a factor on the log scale, so a verdict it cannot separate is inconclusive)' if quick else 'Full run'}; every verdict below is computed "
-             "from the figures beside it.", "",
+             f"{'Quick run (the same sweeps, fewer samples): ' + widening_rule() if quick else 'Full run'}; every "
+             "verdict below is computed from the figures beside it.", "",
              "| # | claim | measured | threshold | judged (interval vs bar) | verdict |", "|---|---|---|---|---|---|"]
     for r in results:
         measured = r.measured or (r.error or "")
         why = f": {_why(r)}" if _why(r) and r.verdict != ERROR else ""
         machine = "; ".join(f"{k}: {v}" for k, v in r.machine.items())
-        judged = _checks(r.checks) + (f" (depends on {machine})" if machine else "")
+        judged = (f"by part, below; the claim {ALL_OF_RULE}" if r.parts else _checks(r.checks)) + (
+            f" (depends on {machine})" if machine else "")
         lines.append(f"| {r.number} | {r.statement} | {measured.replace('|', '/')} | {r.threshold} | {judged} | "
                      f"**{_word(r.verdict, r.direction_only)}**{why} |")
         lines += [f"| {p['key']} | {p['statement']} | {p['measured']} | {p['threshold']} | "
@@ -125,20 +127,36 @@ def _part(p: dict, direction_only: bool) -> str:
     check = Check(**p["check"]) if p.get("check") else None
     line = f"    {p['key']}. {p['statement']}: {_word(p['verdict'], direction_only).upper()}"
     line += f": {check.text()} ({p['measured']})" if check else f" ({p['measured']}; {p['threshold']})"
-    if p["verdict"] == INCONCLUSIVE:
-        line += f"; why: {check.reason() if check else 'nothing to judge'}"
     return line
 
 
-def text(results: list[ClaimResult], run_dir: Path) -> str:
-    """The terminal view: each claim, what was measured, its threshold, its verdict with the interval judged
-    and the bar, and why when it is inconclusive."""
-    lines = []
+def written(results: list[ClaimResult], run_dir: Path) -> list[tuple[str, str]]:
+    """Every file and folder a claims run writes, as (absolute path, what it holds), a folder's path ending in
+    `/`, so it reads the same from any working folder; runs/ only when a claim timed a harness run."""
+    run_dir = Path(run_dir).absolute()
+    found = [(run_dir / "claims.md", "the report"), (run_dir / "claims.json", "the figures, checks and verdicts")]
+    found += [(Path(r.plot).absolute(), f"claim {r.number}'s picture") for r in results if r.plot]
+    found = [(str(path), what) for path, what in found]
+    if (run_dir / "runs").is_dir():
+        found.append((f"{run_dir / 'runs'}/", "the harness runs the claims timed, each a `tfcompare run` folder"))
+    found.append((f"{run_dir / 'tensorboard'}/", "the report and pictures for TensorBoard"))
+    return found
+
+
+def text(results: list[ClaimResult], run_dir: Path, quick: bool = False) -> str:
+    """The terminal view: in a quick run, how its judged intervals are widened; then each claim, what was
+    measured, its threshold, its verdict with the interval judged and the bar, and why when it does not hold;
+    then every file written."""
+    lines = [f"Quick run: {widening_rule()}.\n"] if quick else []
     for r in results:
         lines.append(f"{r.number:>2}. {r.statement}\n    measured: {r.measured or r.error}\n"
                      f"    threshold: {r.threshold}\n    verdict: {verdict_line(r)}")
+        if r.parts:
+            lines.append(f"    parts: the claim {ALL_OF_RULE}")
         if _why(r) and r.verdict != ERROR:
             lines.append(f"    why: {_why(r)}")
         lines += [_part(p, r.direction_only) for p in r.parts]
-    lines.append(f"\nreport: {run_dir / 'claims.md'}")
+    files = written(results, run_dir)
+    width = max(len(path) for path, _ in files)
+    lines += ["\nwrote:"] + [f"  {path:{width}s}  {what}" for path, what in files]
     return "\n".join(lines)

@@ -14,7 +14,8 @@ import math
 from tfcompare.core.timing import Interval, paired_ratio
 
 __all__ = ["HOLDS", "FAILS", "INCONCLUSIVE", "ERROR", "Check", "check", "at_least", "at_most", "ratio_noise",
-           "all_of", "widened_noise", "QUICK_NOISE_SCALE", "speed_ratio", "number"]
+           "all_of", "ALL_OF_RULE", "widened_noise", "widening_rule", "QUICK_NOISE_SCALE", "speed_ratio", "number",
+           "span"]
 
 # A quick run has fewer and shorter samples, so its spread estimates are rougher: each end of a noise band
 # lies this many times as far from the estimate (a ratio's on the log scale: its factor is cubed), and it
@@ -36,6 +37,16 @@ def widened_noise(scale: float):
 HOLDS, FAILS, INCONCLUSIVE, ERROR = "holds", "does not hold", "inconclusive", "error"
 
 
+def widening_rule(scale: float = QUICK_NOISE_SCALE) -> str:
+    """How a quick run widens what it judges, in words: `_widen`'s rule, said where the widened interval is shown."""
+    n = f"{scale:g}"
+    return (f"each verdict judges a widened interval, not the measured 95% one beside the figures: each end of a "
+            f"ratio's interval moves {n}x as far from the estimate on the log scale (low -> estimate x "
+            f"(low / estimate)^{n}, high likewise), each end of a fraction's (%) {n}x as far linearly "
+            f"(estimate + {n} x (end - estimate)); fewer, shorter samples give rougher intervals, so a quick "
+            "verdict is decisive only far from its bar")
+
+
 def number(x: float, unit: str = "x") -> str:
     """`27.6x`, `2.0x`, `84x`, `25%`: three significant figures, a ratio's bar keeps one decimal."""
     if unit == "%":
@@ -48,6 +59,13 @@ def number(x: float, unit: str = "x") -> str:
     elif "." not in text and abs(x) < 10:
         text += ".0"
     return text + unit
+
+
+def span(low: float, high: float, unit: str = "x") -> str:
+    """`9.1–84x`, `-263–258%`: both ends in one unit (a fraction's both as percents)."""
+    if unit == "%":
+        return f"{number(low, '%')[:-1]}–{number(high, '%')}"
+    return f"{number(low, '')}–{number(high, unit)}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,13 +91,13 @@ class Check:
         if self.low == self.high == self.estimate:
             band = "exact, no noise band"
         else:
-            band = f"judged interval {number(self.low, '')}\u2013{number(self.high, self.unit)}"
+            band = f"judged interval {span(self.low, self.high, self.unit)}"
         return f"{head}{value} ({band}) {self.bound} {number(self.threshold, self.unit)}"
 
     def reason(self) -> str:
         """Why this verdict, in one line: where the judged interval lies against the bar."""
         where = ("the value" if self.low == self.high else
-                 f"the judged interval {number(self.low, '')}\u2013{number(self.high, self.unit)}")
+                 f"the judged interval {span(self.low, self.high, self.unit)}")
         where += f" of {self.label}" if self.label else ""
         bar = f"the {number(self.threshold, self.unit)} bar"
         if self.verdict == INCONCLUSIVE:
@@ -153,10 +171,11 @@ def ratio_noise(a: dict, b: dict) -> float:
     return (a["iqr"] / a["median"] + b["iqr"] / b["median"]) / 4
 
 
-def all_of(verdicts) -> str:
-    """Holds when every part holds; does not hold when any part does not; otherwise inconclusive.
+ALL_OF_RULE = "holds when every part holds, does not hold when any part does not, otherwise inconclusive"
 
-    Takes verdicts or `Check`s."""
+
+def all_of(verdicts) -> str:
+    """The verdict of several parts: `ALL_OF_RULE`. Takes verdicts or `Check`s."""
     verdicts = [getattr(v, "verdict", v) for v in verdicts]
     if all(v == HOLDS for v in verdicts):
         return HOLDS

@@ -42,5 +42,5 @@ def claims(numbers, quick, logdir, run_name, as_json):
     if as_json:
         click.echo((run_dir / "claims.json").read_text())
     else:
-        click.echo(with_words(text(found, run_dir)))
+        click.echo(with_words(text(found, run_dir, quick)))
     sys.exit(1 if any(r.verdict == ERROR for r in found) else 0)

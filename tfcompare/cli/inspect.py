@@ -56,5 +56,8 @@ def inspect(case_name, modes, no_remapping, no_constant_folding, grappler_items,
         raise click.BadParameter(str(exc), param_hint="'--grappler'") from None
     found = inspect_case(case, tuple(modes) or ("tf1-graph", "tf2-function", "tf2-xla"), options, repeats=repeats)
     text = found.text()
-    write_inspection(Path(logdir) / "inspect" / case_name, found, text)
-    click.echo(json_text(found.to_json()) if as_json else with_words(text))
+    folder = Path(logdir) / "inspect" / case_name
+    write_inspection(folder, found, text)
+    click.echo(json_text(found.to_json()) if as_json else with_words(
+        f"{text}\n\nwrote: {folder.absolute()}/ (the graphs before and after, this text; "
+        f"tensorboard --logdir {folder})"))

@@ -7,6 +7,7 @@ import sys
 import click
 
 from tfcompare.core.results import json_text
+from tfcompare.report.glossary import with_words
 
 __all__ = ["pitfalls"]
 
@@ -16,7 +17,7 @@ __all__ = ["pitfalls"]
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
 def pitfalls(only, as_json):
     """Run small self-checking demonstrations of what tracing does to Python code, with measured counts."""
-    from tfcompare.tools.pitfalls import PITFALLS, run_pitfalls
+    from tfcompare.tools.pitfalls import PITFALLS, pitfalls_text, run_pitfalls
 
     unknown = [n for n in only if n not in PITFALLS]
     if unknown:
@@ -26,6 +27,5 @@ def pitfalls(only, as_json):
     if as_json:
         click.echo(json_text([p.to_json() for p in found]))
     else:
-        for p in found:
-            click.echo(p.text())
+        click.echo(with_words(pitfalls_text(found)))
     sys.exit(0 if all(p.holds and not p.error for p in found) else 1)

@@ -152,6 +152,9 @@ def run(cases, modes, levers, batch_size, steps, repeats, target, case_budget, l
         raise click.BadParameter(f"{exc}{more}", param_hint="'--run-name'") from None
     if as_json:
         click.echo(json_text(result.to_json()))
+        warning = (result.environment.get("load") or {}).get("warning")
+        if warning:  # the table carries it otherwise; here stdout is the document
+            click.echo(f"warning: {warning}", err=True)
     else:
         parts = [tables.table(result)]
         if levers or any(m in LEVER_MODES for m in chosen_modes):

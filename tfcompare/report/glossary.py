@@ -49,6 +49,14 @@ WORDS = (
     _w("NOISY", r"\bNOISY\b", case=True),
     _w("speed-up", r"\bspeed-?ups?\b|>\s?1 is faster"),
     _w("first call vs steady state", r"\bfirst calls?\b|\bsteady\b"),
+    _w("GEMM rate", r"\bGEMM\b", case=True),
+    _w("op-bound", r"\bop-bound\b|µs/op"),
+    _w("BFC allocator", r"\bBFC\b", case=True),
+    _w("round / block", r"\brounds?\b|\bblocks? of\b|\bblock /|/ mode block\b"),
+    _w("judged interval", r"\bjudged intervals?\b"),
+    _w("lever", r"\blevers?\b"),
+    _w("partial conversion", r"\bpartial conversion\b|\btf2-partial\b"),
+    _w("Stateless ops", r"\bStateless(If|While|Case|Random\w*)\b", case=True),
 )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tfcompare.core.modes import MODES
 from tfcompare.core.results import RunResult
 from tfcompare.core.timing import NOISY_HALF_WIDTH
 from tfcompare.report.format import format_bytes, format_seconds, grid
@@ -36,8 +37,11 @@ def peak_text(r) -> str:
 
 
 def per_op_text(r) -> str:
-    """`3.1`: microseconds per op, the limit of an op-bound step (below 5% of peak); else `-`."""
-    return f"{r.us_per_op:.1f}" if r.us_per_op is not None and not _computes(r) else "-"
+    """`3.1`: microseconds per op, the limit of an op-bound step (below 5% of peak), `*` when the step has loops
+    (their bodies are not counted, so it is an upper bound); else `-`."""
+    if r.us_per_op is None or _computes(r):
+        return "-"
+    return f"{r.us_per_op:.1f}" + ("*" if r.flops_lower_bound else "")
 
 
 def _ratio_text(estimate: float | None, ci: list[float] | None) -> str:
@@ -100,14 +104,24 @@ def table(result: RunResult) -> str:
         lines.append("Timing rounds per case: " + "; ".join(f"{why.get(k, k)}: {', '.join(v)}"
                                                             for k, v in stops.items()) + ".")
     peak = env.get("gemm_peak_gflops")
+    # a step with loops (rnn, control_flow, keras-lstm) has its While/If bodies counted as one op each: a row that
+    # computes marks its share '+' (a lower bound), an op-bound one its µs/op '*' (an upper bound); said when shown
+    shown = {text[-1] for r in result.results for text in (peak_text(r), per_op_text(r))}
+    bound = "; '+' = loops counted once (a lower bound)" if "+" in shown else ""
+    upper = " '*' = the step's loops (While, If) counted as one op each, their bodies not entered: an upper bound." \
+        if "*" in shown else ""
     lines.append("of peak = the step's FLOPs (counted from the traced step's static shapes) per second, as a share of "
                  + (f"this machine's float32 GEMM rate, {peak:.0f} GFLOP/s" if peak else
                     f"the GEMM rate ({env.get('gemm_error') or 'not measured'})")
-                 + f"; '+' = loops counted once (a lower bound). A step below {_COMPUTE_BOUND:.0%} of it is op-bound "
-                   "and shows µs/op instead = median step / ops per step.")
+                 + f"{bound}. A step below {_COMPUTE_BOUND:.0%} of it is op-bound and shows µs/op instead = median "
+                   f"step / ops per step.{upper}")
     if env.get("gemm_now_gflops") and env.get("gemm_cached"):
         lines[-1] += (f" This run measured {env['gemm_now_gflops']:.0f} GFLOP/s; the limit is the best rate seen on "
                       f"this machine.")
+    loops = [m for m in dict.fromkeys(r.mode for r in result.results) if m in MODES and MODES[m].loop]
+    if loops:
+        lines.append(f"median step = the time of one training step; a loop mode ({', '.join(loops)}) runs K steps "
+                     "per call (--loop-steps), and its median step is the call's time / K.")
     if env.get("memory_method"):
         lines.append(memory_legend(env))
     load = env.get("load") or {}

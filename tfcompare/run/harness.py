@@ -170,9 +170,7 @@ def _run(config, cases, logdir, run_name, overwrite, timer, progress) -> RunResu
         result.abandoned_threads = abandoned_threads()
         if final:
             load = environment.machine_load(load_start, environment.load_snapshot(), env.cpu_count)
-            result.environment["load"] = load
-            if load["warning"]:
-                progress(f"warning: {load['warning']}")
+            result.environment["load"] = load  # the warning is the table's (run's) to print, once
             with _phase(result.phases_s, "picture and run-level TensorBoard"):
                 png = picture.summary_png(result)
                 write_atomic(run_dir / PICTURE, png)
@@ -192,6 +190,13 @@ def _run(config, cases, logdir, run_name, overwrite, timer, progress) -> RunResu
     result.complete = True
     save(final=True)
     return result
+
+
+def _steps_text(config) -> str:
+    """`5 steps`, or `3 steps (--quick's default; 5 without --quick)`, so a quick run's count is not read as a bug."""
+    if config.quick and config.steps == QUICK["steps"] != DEFAULTS["steps"]:
+        return f"{config.steps} steps (--quick's default; {DEFAULTS['steps']} without --quick)"
+    return f"{config.steps} steps"
 
 
 def _run_cases(config, cases, run_dir, result, session_config, timer, progress, save):
@@ -214,7 +219,7 @@ def _run_cases(config, cases, run_dir, result, session_config, timer, progress, 
                         case_run.start(mode)
                 with _phase(phases, "FLOP count", cpu):
                     measure.count_flops(case_run)
-                progress(f"[{index + 1}/{len(config.cases)}] {name}: equivalence over {config.steps} steps")
+                progress(f"[{index + 1}/{len(config.cases)}] {name}: equivalence over {_steps_text(config)}")
                 with _phase(phases, "equivalence and state check", cpu):
                     checks.check(case_run)
                 progress(f"[{index + 1}/{len(config.cases)}] {name}: timing {len(case_run.runners)} modes "

@@ -88,9 +88,17 @@ def _missing_lever(case: str, rows: list[LeverRow]) -> str:
     return "dispatch is a large share of this step, but none of the measured levers removed enough of it"
 
 
+def _best_text(r: LeverRow) -> str:
+    """`BEST >= target`, `BEST < target`, `BEST` (its interval straddles the target, or no tf1-graph row), or ``."""
+    if not r.best:
+        return ""
+    return "BEST" + ("" if r.meets_target is None else (" >= target" if r.meets_target else " < target"))
+
+
 def lever_table(rows: list[LeverRow]) -> str:
     """Per case: each TF2 mode's speed against tf1-graph (> 1 is faster) and what its lever bought."""
-    head = ("case", "mode", "step", "vs tf1 (>1 is faster; 95% CI)", "lever (over parent)", "gain (95% CI)", "")
+    head = ("case", "mode", "step", "vs tf1 (>1 is faster; 95% CI)", "lever (over parent)", "gain (95% CI)", "best",
+            "noisy")
     body = []
     for r in rows:
         speed = f"{r.speedup_vs_tf1:.2f}x" if r.speedup_vs_tf1 is not None else "-"
@@ -100,14 +108,19 @@ def lever_table(rows: list[LeverRow]) -> str:
         if r.gain_ci:
             gain += f" ({r.gain_ci[0]:.2f}\u2013{r.gain_ci[1]:.2f})"
         lever = f"{r.lever} (over {r.parent})" if r.parent else r.lever
-        mark = ("BEST" + ("" if r.meets_target is None else (" >= target" if r.meets_target else " < target"))
-                if r.best else "") + (" noisy" if r.noisy else "")
-        body.append((r.case, r.mode, format_seconds(r.step_s), speed, lever, gain, mark.strip()))
+        body.append((r.case, r.mode, format_seconds(r.step_s), speed, lever, gain, _best_text(r),
+                     "noisy" if r.noisy else ""))
     lines = grid(head, body)
     lines.append(f"vs tf1 = tf1-graph step / mode step (> 1 is faster, as in the table above); target: the best "
                  f"TF2 mode >= {TARGET_SPEEDUP}x (its step <= {1 / TARGET_SPEEDUP:.1f}x tf1-graph's). "
                  "gain = parent step / mode step (> 1: the lever made the step faster); both are medians over the "
                  "same interleaved rounds of the per-round ratio, with 95% intervals.")
+    loops = [m for m in _ORDER if MODES[m].loop]
+    lines.append(f"step = the median time of one training step; a loop mode ({', '.join(loops)}) runs K steps per "
+                 "call (--loop-steps), and its step is the call's time / K.")
+    lines.append(f"best = the case's fastest TF2 mode: BEST >= target when the whole 95% interval of its vs tf1 is at "
+                 f"or above {TARGET_SPEEDUP}x, BEST < target when the whole interval is below it, plain BEST when "
+                 "the interval straddles it (or the case has no tf1-graph row to judge against).")
     lines.append("noisy = the row's 95% interval (its speed against tf1-graph or its gain) reaches beyond \u00b15% of "
                  "its median.")
     for r in rows:

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import traceback
 from contextlib import redirect_stdout
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -24,9 +25,13 @@ from tfcompare.core.graphs import control_flow_ops
 from tfcompare.core.trace_log import QuietRetraceWarning
 from tfcompare.report.format import counts
 
-__all__ = ["Pitfall", "PITFALLS", "run_pitfalls"]
+__all__ = ["Pitfall", "PITFALLS", "run_pitfalls", "pitfalls_text", "LEGEND"]
 
 CALLS = 5
+_HERE = "/".join(Path(__file__).parts[-3:])  # tfcompare/tools/pitfalls.py: where the demonstrations' lines are
+
+LEGEND = ("[shown] = TensorFlow on this installation did what the line says (the counts were measured in this run "
+          "and checked); [NOT as described here] = it did not; [error: ...] = the demonstration itself failed.")
 
 
 @dataclasses.dataclass
@@ -188,9 +193,16 @@ def _where(exc: BaseException) -> str:
     inside = re.findall(r'File "' + re.escape(__file__) + r'", line (\d+), in (\w+)', str(exc))
     if inside:
         line, fn = inside[-1]
-        return f"line {line} inside {fn}() (from TensorFlow's 'in user code' message)"
+        return f"{_HERE} line {line} inside {fn}() (from TensorFlow's 'in user code' message)"
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == __file__]
-    return f"line {frames[-1].lineno}: {frames[-1].line}" if frames else "(no frame in the user's code)"
+    return f"{_HERE} line {frames[-1].lineno}: {frames[-1].line}" if frames else "(no frame in the user's code)"
+
+
+def _error_text(exc: BaseException, limit: int = 160) -> str:
+    """`ValueError: as_list() is not defined...`: the error's name once, though Keras's message may repeat it."""
+    last = str(exc).strip().splitlines()[-1].strip() if str(exc).strip() else ""
+    name = type(exc).__name__
+    return (last if last.startswith(f"{name}: ") else f"{name}: {last}")[:limit]
 
 
 def _shape_errors() -> Pitfall:
@@ -251,7 +263,7 @@ def _python_op_shape() -> Pitfall:
         plain(x)
         failure = None
     except Exception as exc:  # raised while tracing: the layer cannot be built on an unknown shape
-        failure = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1].strip()[:160]}"
+        failure = _error_text(exc)
     out = repaired(x)
     measured = {"shape_inside_graph": seen.get("plain"), "trace_time_error": failure,
                 "shape_after_ensure_shape": seen.get("repaired"), "repaired_output_shape": out.shape.as_list()}
@@ -271,6 +283,11 @@ PITFALLS: dict[str, Callable[[], Pitfall]] = {
     "shape-error": _shape_errors,
     "python-op-shape": _python_op_shape,
 }
+
+
+def pitfalls_text(found: list[Pitfall]) -> str:
+    """The terminal view: one line per demonstration, then what its bracket means."""
+    return "\n".join([p.text() for p in found] + ["", LEGEND])
 
 
 def run_pitfalls(names=None) -> list[Pitfall]:

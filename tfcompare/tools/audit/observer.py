@@ -248,7 +248,8 @@ class Auditor:
                 traces=len(traces), tracing_s=sum(t.tracing_s or 0.0 for t in traces),
                 nested=all(t.tracing_s is None for t in traces),
                 function_objects=len(self._functions.get(code, ())) or 1,
-                signatures=[signature(t.ftype) for t in traces])
+                signatures=[signature(t.ftype) for t in traces], first_call_site=first.call_site,
+                first_tracing_s=first.tracing_s)
             for i, t in enumerate(traces[1:], start=2):
                 audit.retraces.extend(self._explain(i, t, traces[:i - 1]))
             report.functions.append(audit)
@@ -257,7 +258,7 @@ class Auditor:
 
     def _explain(self, index: int, trace: _Trace, earlier: list[_Trace]) -> list[Retrace]:
         """Compare with the closest earlier trace (fewest differences), as JAX explains cache misses."""
-        best = min(earlier, key=lambda e: len(diff_types(e.ftype, trace.ftype)))
+        best = min(earlier, key=lambda e: len(diff_types(e.ftype, trace.ftype)))  # the first of the closest
         diffs = diff_types(best.ftype, trace.ftype)
         if not diffs:
             if best.function_id != trace.function_id and best.context == trace.context:
@@ -273,7 +274,8 @@ class Auditor:
             suggestion, harmless = suggest(cause, argument, detail, types, values)
             out.append(Retrace(trace=index, argument=argument, cause=cause, detail=detail,
                                call_site=trace.call_site, suggestion=suggestion,
-                               tracing_s=trace.tracing_s, harmless=harmless))
+                               tracing_s=trace.tracing_s, harmless=harmless,
+                               compared_with=earlier.index(best) + 1))
         return out
 
 

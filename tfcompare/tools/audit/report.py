@@ -25,6 +25,7 @@ class Retrace:
     suggestion: str
     tracing_s: float | None = None
     harmless: bool = False
+    compared_with: int | None = None  # the earlier trace this one differs least from: `detail` is against it
 
 
 @dataclasses.dataclass
@@ -39,6 +40,8 @@ class FunctionAudit:
     nested: bool = False  # only traced inside another tf.function: its tracing time is counted in that one
     retraces: list[Retrace] = dataclasses.field(default_factory=list)
     signatures: list[str] = dataclasses.field(default_factory=list)
+    first_call_site: str = ""  # trace #1, which every function pays once: where, and what it cost
+    first_tracing_s: float | None = None
 
     @property
     def avoidable_retraces(self) -> int:
@@ -111,14 +114,19 @@ class AuditReport:
                     f"{format_seconds(f.tracing_s)} tracing")
             lines.append(f"  {_count(f.calls, 'call')}, {_count(f.traces, 'trace')}{objects}, {cost}; "
                          f"{_count(f.avoidable_retraces, 'avoidable retrace')}")
+            if f.first_call_site:
+                cost = f", {format_seconds(f.first_tracing_s)}" if f.first_tracing_s is not None else ""
+                lines.append(f"  trace #1 at {f.first_call_site}{cost}  (the first: every function traces once)")
             by_trace: dict[int, list[Retrace]] = {}
             for r in f.retraces:
                 by_trace.setdefault(r.trace, []).append(r)
             for index, causes in by_trace.items():  # one trace, with every argument that changed
                 first = causes[0]
                 cost = f", {format_seconds(first.tracing_s)}" if first.tracing_s is not None else ""
+                against = (f", against trace #{first.compared_with} (the earlier trace it differs least from)"
+                           if first.compared_with else "")
                 flag = "  (expected)" if all(r.harmless for r in causes) else ""
-                lines.append(f"  trace #{index} at {first.call_site}{cost}{flag}")
+                lines.append(f"  trace #{index} at {first.call_site}{cost}{against}{flag}")
                 lines += [f"    why: {r.cause}: {r.argument}: {r.detail}" for r in causes]
                 lines += [f"    fix: {fix}" for fix in dict.fromkeys(r.suggestion for r in causes)]
         if self.hazards:
