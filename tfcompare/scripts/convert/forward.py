@@ -12,7 +12,11 @@ or several not one after another (a GAN's two, a loss over two heads), leave the
 
 from __future__ import annotations
 
-__all__ = ["model_output", "call_lines"]
+from tfcompare.core.graphs import ancestors
+from tfcompare.scripts.convert.naming import INDENT
+from tfcompare.scripts.convert.train_step import input_signature
+
+__all__ = ["model_output", "fed_inputs", "call_lines"]
 
 _GUARDS = {"Log", "ClipByValue", "Maximum", "Minimum", "Add", "AddV2"}  # applied to the output by the loss
 _SKIP = {"Identity", "ReadVariableOp", "Snapshot", "StopGradient"}
@@ -66,24 +70,13 @@ def model_output(loss, trained: list):
                 candidates[t.name] = t
             if var:
                 stack.append(t.op)
-    outputs = {_unguarded(t, uses_vars).name: _unguarded(t, uses_vars) for t in candidates.values()}
+    outputs = {t.name: t for t in (_unguarded(c, uses_vars) for c in candidates.values())}
     # the last of them: a residual `relu(x @ w) + x` also meets its input, before the logits meet the labels
-    last = [t for t in outputs.values() if set(outputs) - {t.name} <= _above(t)]
+    last = [t for t in outputs.values()
+            if set(outputs) - {t.name} <= {o.name for op in ancestors([t]) for o in op.outputs}]
     if len(last) != 1 or last[0] is loss:
         return None
     return last[0]
-
-
-def _above(t) -> set:
-    """The names of the tensors `t` is computed from."""
-    seen, stack = set(), [t.op]
-    while stack:
-        op = stack.pop()
-        for i in op.inputs:
-            if i.name not in seen:
-                seen.add(i.name)
-                stack.append(i.op)
-    return seen
 
 
 def _outside(t, consumer, uses_vars):
@@ -109,28 +102,28 @@ def _unguarded(t, uses_vars):
     return t
 
 
-def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict) -> tuple[list[str], str]:
-    """The forward pass as the model's call (its lines), and the call every other method writes in its place
-    (`self(X)`); the tensor is registered in `tr.shared`."""
-    from tfcompare.core.graphs import ancestors
-    from tfcompare.scripts.convert.naming import INDENT
-    from tfcompare.scripts.convert.train_step import input_signature
+def fed_inputs(t, feed_tensors: list) -> list:
+    """The fed tensors `t` is computed from, in the order of `feed_tensors` (the step's argument order)."""
+    reach = {op.name for op in ancestors([t])}
+    return [f for f in feed_tensors if f.op.name in reach]
 
+
+def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict) -> list[str]:
+    """The forward pass as the model's call; the tensor is registered in `tr.shared` with the call every other
+    method writes in its place (`self(X)`)."""
     body, expr = tr.function(out, share=False)
-    reach = {op.name for op in ancestors([out])}
-    fed = [t for t in feed_tensors if t.op.name in reach]
-    args = [arguments[t.op.name] for t in fed]
+    fed = fed_inputs(out, feed_tensors)
+    args = "".join(f", {arguments[t.op.name]}" for t in fed)
     lines = []
     if style == "module":
         if fed and all(t.op.type in ("Placeholder", "PlaceholderWithDefault") for t in fed):
             lines.append(f"{INDENT}@tf.function({input_signature(fed)})")
-        lines.append(f"{INDENT}def __call__(self{''.join(', ' + a for a in args)}):")
+        lines.append(f"{INDENT}def __call__(self{args}):")
     else:
-        lines.append(f"{INDENT}def call(self{''.join(', ' + a for a in args)}):")
+        lines.append(f"{INDENT}def call(self{args}):")
     lines.append(f'{INDENT * 2}"""The forward pass: what the loss, the metrics and the predictions are computed '
                  'from."""')
     lines += [line.text(INDENT * 2) for line in body]
     lines += [f"{INDENT * 2}return {expr}", ""]
-    call = f"self({', '.join(args)})"
-    tr.shared[out.name] = call
-    return lines, call
+    tr.shared[out.name] = f"self({args.removeprefix(', ')})"
+    return lines

@@ -4,8 +4,8 @@ placeholders it reaches; and for each fetched TF1 summary the methods computing 
 
 from __future__ import annotations
 
-from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert import summaries as summary_ops
+from tfcompare.scripts.convert.forward import fed_inputs
 from tfcompare.scripts.convert.naming import INDENT, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
 from tfcompare.scripts.convert.train_step import input_signature
@@ -29,9 +29,8 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
             fetched_summaries[own] = found
             continue
         if target is not loss and own and target.name in tr.shared:  # the forward pass itself: `model(x)`
-            reach = {op.name for op in ancestors([target])}
-            plan_methods[own] = ("model", [placeholder_global[arguments[t.op.name]] for t in feed_tensors
-                                           if t.op.name in reach])
+            plan_methods[own] = ("model", [placeholder_global[arguments[t.op.name]]
+                                           for t in fed_inputs(target, feed_tensors)])
             continue
         todos_before = list(tr.todos)
         body, expr = tr.function(target)
@@ -40,8 +39,7 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
             continue
         method = own or "loss"
         method = identifier(f"{method}_fn" if style == "keras" and method in taken else method, method_taken)
-        reach = {op.name for op in ancestors([target])}
-        fed = [t for t in feed_tensors if t.op.name in reach]
+        fed = fed_inputs(target, feed_tensors)
         args = [arguments[t.op.name] for t in fed]
         if target is loss:
             updated = set(tr.updated)
@@ -73,8 +71,7 @@ def summary_methods(fetched: dict, tr: Translator, loss, methods: list, taken: s
                 continue
             body, expr = tr.function(s.value)
             method = identifier(f"summary_{s.tag}", taken)
-            reach = {op.name for op in ancestors([s.value])}
-            args = [arguments[t.op.name] for t in feed_tensors if t.op.name in reach]
+            args = [arguments[t.op.name] for t in fed_inputs(s.value, feed_tensors)]
             code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
             code.extend(line.text(INDENT * 2) for line in body)
             code.extend([f"{INDENT * 2}return {expr}", ""])

@@ -14,13 +14,12 @@ import re
 from pathlib import Path
 
 from tfcompare.core.generated_code import in_docstring
-from tfcompare.core.graphs import ancestors
 from tfcompare.core.source_files import read_script
 from tfcompare.scripts.convert import keras_layers
 from tfcompare.scripts.convert import source as carried
 from tfcompare.scripts.convert import summaries as summary_ops
 from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER
-from tfcompare.scripts.convert.forward import call_lines, model_output
+from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, variable_line
 from tfcompare.scripts.convert.moving import moving_average_updates
@@ -121,10 +120,9 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         variables.update(owned)  # a layer's weight is read as self.dense1.kernel where it is used op by op
     method_taken = set(variables.values()) | taken | {layer.attr for layer in layers}
     out_tensor = None if tr.updates else model_output(loss, trained)  # the moving averages' flag: not yet shared
-    if out_tensor is not None and style == "keras" and \
-            sum(t.op.name in {op.name for op in ancestors([out_tensor])} for t in feed_tensors) != 1:
+    if out_tensor is not None and style == "keras" and len(fed_inputs(out_tensor, feed_tensors)) != 1:
         out_tensor = None  # Keras's call takes one input tensor positionally: a fed keep_prob would be refused
-    forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments)[0] if out_tensor is not None else []
+    forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments) if out_tensor is not None else []
     methods, method_code, plan_methods, untranslated, fetched_summaries, updated = fetch_methods(
         targets, loss, names, values, tr, style, taken, method_taken, feed_tensors, arguments, placeholder_global, tf)
     loss_method, loss_args = methods[0][1], methods[0][2]
