@@ -50,7 +50,7 @@ def converted(tmp_path_factory):
     out = tmp_path_factory.mktemp("convert")
     with concurrent.futures.ThreadPoolExecutor(2) as pool:  # two at a time: a conversion waits on its processes
         futures = {name: pool.submit(convert_script, DATA / f"{name}.py", out / f"{name}_tf2.py",
-                                     ConvertOptions(args=args)) for name, args in SCRIPTS.items()}
+                                     ConvertOptions(args=args, levers=())) for name, args in SCRIPTS.items()}
     return out, {name: f.result() for name, f in futures.items()}
 
 
@@ -401,7 +401,7 @@ def test_a_tf_layers_script_converts_and_its_tf1_run_says_where_tf_layers_came_f
             sess.run(tf.global_variables_initializer())
             sess.run(train, feed_dict={x: np.ones((2, 8, 8, 1))})  # float64: the step casts, as TF1 fed
     """))
-    result = CliRunner().invoke(cli, ["convert", str(script), "-o", str(tmp_path / "new.py")])
+    result = CliRunner().invoke(cli, ["convert", str(script), "-o", str(tmp_path / "new.py"), "--no-levers"])
     assert result.exit_code == 0, result.output
     assert "conv2d/kernel (3, 3, 1, 4) <- conv2d_kernel" in result.output
     assert "CONVERTED: the TF2 script trains as the TF1 script does (pair agrees)" in result.output

@@ -36,9 +36,10 @@ def converted(tmp_path_factory):
     out = tmp_path_factory.mktemp("convert_keras")
     with concurrent.futures.ThreadPoolExecutor(1) as pool:  # with the CLI run below: two at a time
         futures = {name: pool.submit(convert_script, DATA / f"{name}.py", out / f"{name}_tf2.py",
-                                     ConvertOptions(args=args, style="keras")) for name, args in SCRIPTS.items()}
+                                     ConvertOptions(args=args, style="keras", levers=()))
+                   for name, args in SCRIPTS.items()}
         cli_run = CliRunner().invoke(cli, ["convert", str(DATA / f"{CLI_SCRIPT}.py"), "-o",
-                                           str(out / f"{CLI_SCRIPT}_tf2.py"), "--style", "keras"])
+                                           str(out / f"{CLI_SCRIPT}_tf2.py"), "--style", "keras", "--no-levers"])
         results = {name: f.result() for name, f in futures.items()}
     return out, results, cli_run
 

@@ -68,7 +68,7 @@ def hostile(tmp_path_factory):
         os.chdir(folder)
         try:
             result = CliRunner().invoke(cli, ["convert", str(script), "-o", str(folder / "module_tf2.py"), "--json",
-                                              "--", "--steps", "3"])
+                                              "--no-levers", "--", "--steps", "3"])
         finally:
             os.chdir(here)
         keras_result = keras.result()
@@ -237,7 +237,7 @@ def _fake_pair(monkeypatch, status: str = "agree", during=None) -> list:
 
 
 def _convert(*args):
-    return CliRunner().invoke(cli, ["convert", *map(str, args)])
+    return CliRunner().invoke(cli, ["convert", "--no-levers", *map(str, args)])
 
 
 def test_a_file_saved_at_o_while_convert_runs_is_not_replaced(tmp_path, monkeypatch):

@@ -25,7 +25,7 @@ OFF_TEXT = ("off on both sides (tfcompare replaced 1 dropout call(s) in the TF1 
 def converted(tmp_path_factory):
     """cnn_dropout.py (keep_prob 0.75 fed) converted; convert runs its own pair, with dropout off."""
     out = tmp_path_factory.mktemp("dropout") / "cnn_tf2.py"
-    return out, convert_script(CNN, out, ConvertOptions(steps=2))
+    return out, convert_script(CNN, out, ConvertOptions(steps=2, levers=()))
 
 
 def test_convert_proves_a_live_dropout_with_dropout_off_and_keeps_it_in_the_script(converted):

@@ -59,20 +59,20 @@ def pair(tf1_script, tf2_script, args, steps, timeout_s, dropout, emit_case, log
         check_claimable(Path(logdir).absolute(), run_name)
     except FolderTaken as exc:
         raise click.BadParameter(str(exc), param_hint="'--run-name'") from None
-    # TensorFlow (for the TensorBoard run) is imported here while the two scripts run in their own processes
-    importer = threading.Thread(target=importlib.import_module, args=("tfcompare.report.tensorboard",), daemon=True)
+    # the TensorBoard writer (TensorBoard's own, without TensorFlow) is imported while the two scripts run
+    importer = threading.Thread(target=importlib.import_module, args=("tfcompare.report.events",), daemon=True)
     importer.start()
     options = PairOptions(steps=steps, timeout_s=timeout_s, args=tuple(args), dropout=dropout, timing=not no_timing)
     try:
         result = pair_scripts(tf1_script, tf2_script, options)
-    except Exception:  # tfcompare's own failure exits 3 (`own_failure_exits_3`), not with TensorFlow half imported;
+    except Exception:  # tfcompare's own failure exits 3 (`own_failure_exits_3`), not with a module half imported;
         importer.join()  # an interrupt does not wait for the import (it exits at once, see `_process._exit`)
         raise
-    importer.join()  # never exit with TensorFlow half imported
+    importer.join()  # never exit with a module half imported
     folder = None
     if result.status != FAILED or result.findings:  # a run that could not compare keeps what it learned
-        from tfcompare.report.tensorboard import write_pair
-        from tfcompare.run.harness import default_run_name
+        from tfcompare.core.files import default_run_name
+        from tfcompare.report.events import write_pair
 
         try:
             default = f"pair-{Path(tf2_script).stem}-{default_run_name()}"
@@ -130,8 +130,8 @@ def run_tf1(script, args, steps, timeout_s, logdir, run_name, as_json):
     result = run(script, steps=steps, timeout_s=timeout_s, args=tuple(args))
     folder = None
     if result.losses:
-        from tfcompare.report.tensorboard import write_run_tf1
-        from tfcompare.run.harness import default_run_name
+        from tfcompare.core.files import default_run_name
+        from tfcompare.report.events import write_run_tf1
 
         try:
             folder = claim_folder(Path(logdir).absolute(), run_name, f"run-tf1-{Path(script).stem}-{default_run_name()}")

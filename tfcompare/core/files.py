@@ -9,6 +9,7 @@ leftovers of a killed process (whose id is gone) from those of one still writing
 from __future__ import annotations
 
 import atexit
+import datetime
 import errno
 import glob
 import os
@@ -19,13 +20,20 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["write_atomic", "shared_permissions", "pid_temp_dir", "remove_dead_temp_dirs", "pid_alive", "claim_folder",
+__all__ = ["default_run_name", "write_atomic", "shared_permissions", "pid_temp_dir", "remove_dead_temp_dirs",
+           "pid_alive", "claim_folder",
            "FolderTaken", "RUN_MARKER", "TEMP_MARKER", "private_tempdir",
            "check_claimable", "process_stamp", "stamp_alive"]
 
 RUN_MARKER = ".tfcompare-run"  # in every folder claim_folder makes: --overwrite replaces only a folder that has it
 TEMP_MARKER = ".tfcompare-temp"  # in every temporary folder: "<pid> <start time>" of the process that made it
 _MKDTEMP_SUFFIX = re.compile(r"[a-z0-9_]{8}")
+
+
+def default_run_name() -> str:
+    """A run folder's default name: the local time it started, to the second (`claim_folder` adds a suffix on a
+    clash)."""
+    return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
 def _umask() -> int:

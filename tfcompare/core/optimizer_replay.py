@@ -19,6 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.core import optimizers as exact
+from tfcompare.core.optimizer_formulas import FORMULAS
 from tfcompare.core.schedules import is_schedule, setting_text
 
 __all__ = ["OptimizerSide", "Replay", "FORMULAS", "tf1_optimizer", "tf1_learning_rate", "tf2_optimizer", "replay"]
@@ -37,11 +38,6 @@ _KERAS_KEYS = {"learning_rate": "learning_rate", "momentum": "momentum", "nester
                "beta_2": "beta2", "epsilon": "epsilon", "rho": "decay", "centered": "centered",
                "initial_accumulator_value": "initial_accumulator"}
 _KERAS_ONLY = ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "amsgrad", "use_ema")
-# formula differences no setting can remove (Keras 3 source, keras/src/optimizers)
-FORMULAS = {
-    "rmsprop": "TF1's mean-square slot starts at 1.0, Keras's at 0",
-    "adagrad": "Keras adds its epsilon inside the root (sqrt(acc + epsilon)); TF1 adds none",
-}
 
 
 @dataclasses.dataclass

@@ -245,47 +245,6 @@ def write_debug(logdir: str | Path, lines: list[str]) -> None:
         writer.close()
 
 
-def write_pair(logdir: str | Path, steps: list[dict], lines: list[str], timing: dict | None = None) -> None:
-    """`tfcompare pair`: each side's loss per step (runs tf1 and tf2, one chart), the errors per step with TF1's
-    noise floor beside them, each side's step time and TF2's speed-up with its interval, the text."""
-    logdir = Path(logdir)
-    for side in ("tf1", "tf2"):
-        writer = tf.summary.create_file_writer(str(logdir / side))
-        try:
-            with writer.as_default():
-                for s in steps:
-                    tf.summary.scalar("pair/loss", s[f"loss_{side}"], step=s["step"])
-                if timing and timing.get("timed"):
-                    tf.summary.scalar("pair/step_time_ms", timing[side]["median_s"] * 1e3, step=0)
-        finally:
-            writer.close()
-    writer = tf.summary.create_file_writer(str(logdir))
-    try:
-        with writer.as_default():
-            for s in steps:  # each error, and TF1's own noise floor beside it (absent where none was measured)
-                for key, value in s.items():
-                    if key.endswith(("_err", "_floor")) and isinstance(value, (int, float)):
-                        tf.summary.scalar(f"pair/{key}", value, step=s["step"])
-            if timing and timing.get("speedup"):  # TF1's time / TF2's: > 1 is faster
-                for end in ("estimate", "low", "high"):
-                    tf.summary.scalar(f"pair/speedup_{end}", timing["speedup"][end], step=0)
-            tf.summary.text("pair/report", "\n".join(f"    {line}" for line in lines), step=0)
-    finally:
-        writer.close()
-
-
-def write_run_tf1(logdir: str | Path, losses: list[float], lines: list[str]) -> None:
-    """`tfcompare run-tf1`: the loss of each observed training step, and the text."""
-    writer = tf.summary.create_file_writer(str(logdir))
-    try:
-        with writer.as_default():
-            for step, loss in enumerate(losses, 1):
-                tf.summary.scalar("run-tf1/loss", loss, step=step)
-            tf.summary.text("run-tf1/report", "\n".join(f"    {line}" for line in lines), step=0)
-    finally:
-        writer.close()
-
-
 def write_claims(logdir: str | Path, results, markdown_text: str) -> None:
     """The claims table as text and every plot as an image, in one TensorBoard run."""
     writer = tf.summary.create_file_writer(str(logdir))

@@ -14,7 +14,6 @@ profiling), `checks` (equivalence), `distributed_phase` and `graph_export`. `con
 from __future__ import annotations
 
 import contextlib
-import datetime
 import importlib.util
 import os
 import time
@@ -27,7 +26,7 @@ import tensorflow as tf
 from tfcompare.core import environment
 from tfcompare.core.budget import available_bytes, check_fits, run_floor_bytes
 from tfcompare.core.cases import Case, find_case
-from tfcompare.core.files import claim_folder, write_atomic
+from tfcompare.core.files import claim_folder, default_run_name, write_atomic
 from tfcompare.core.peak import gemm_peak
 from tfcompare.core.modes import MODES
 from tfcompare.core.results import RunResult, write_json_atomic
@@ -45,10 +44,6 @@ __all__ = ["RunConfig", "run", "default_run_name", "QUICK", "DEFAULTS", "MODE_TI
 
 RESULTS = "results.json"
 PICTURE = "summary.png"
-
-
-def default_run_name() -> str:
-    return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
 def _profile_plugin(progress) -> bool:

@@ -17,6 +17,7 @@ import dataclasses
 import json
 import os
 import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,10 +30,12 @@ from tfcompare.scripts.pair import AGREE, FAILED as PAIR_FAILED, PairOptions, Pa
 from tfcompare.scripts.child.dropout import AS_WRITTEN, OFF
 from tfcompare.scripts.child import processes
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_child
+from tfcompare.scripts.convert import levers as _levers
+from tfcompare.scripts.convert.levers import LEVERS, Lever, LeverTrial
 from tfcompare.scripts.convert.standalone import alone_line, run_alone
 
 __all__ = ["ConvertOptions", "ConvertResult", "convert_script", "check_paths", "WRITTEN_AGREES", "WRITTEN_DIFFERS",
-           "FAILED", "STYLES"]
+           "FAILED", "STYLES", "LEVERS", "Lever"]
 
 WRITTEN_AGREES, WRITTEN_DIFFERS, FAILED = "agree", "differ", "failed"
 STYLES = ("module", "keras")  # the model as a tf.Module, or as a keras.Model of Keras layers
@@ -41,7 +44,8 @@ STYLES = ("module", "keras")  # the model as a tf.Module, or as a keras.Model of
 @dataclasses.dataclass(frozen=True)
 class ConvertOptions:
     """ARGS both scripts get; the time limit of the TF1 run and of each side of the pair; steps pair compares;
-    the model's style (STYLES)."""
+    the model's style (STYLES); the speed levers tried on a rewrite that agrees (`levers`: () writes the plain
+    rewrite)."""
 
     args: tuple[str, ...] = ()
     timeout_s: float = 120.0
@@ -49,6 +53,14 @@ class ConvertOptions:
     check: bool = True  # run pair on the result
     style: str = "module"
     force: bool = False  # replace NEW.py if it is a regular file (never a link, never anything else)
+    levers: tuple[Lever, ...] = LEVERS
+
+    def __post_init__(self):
+        if self.style not in STYLES:
+            raise ValueError(f"style {self.style!r} is not one of {', '.join(STYLES)}")
+        names = [getattr(lever, "name", None) for lever in self.levers]
+        if len(set(names)) != len(names) or not all(isinstance(lever, Lever) for lever in self.levers):
+            raise ValueError(f"levers must be distinct Lever objects, got {self.levers!r}")
 
 
 @dataclasses.dataclass
@@ -66,6 +78,7 @@ class ConvertResult:
     style: str = "module"  # what the TF2 script holds the model in: a tf.Module or a keras.Model
     # the written script run on its own for its first steps (standalone.run_alone): steps, ended, error, where
     alone: dict | None = None
+    levers: list[LeverTrial] = dataclasses.field(default_factory=list)  # each lever tried on the agreeing rewrite
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -90,6 +103,8 @@ class ConvertResult:
             out.append(alone_line(self.alone))
         if self.pair is not None:
             out += ["", *self.pair.lines(), ""]
+            if self.levers:
+                out += [trial.line() for trial in self.levers] + [f"levers not tried: {_levers.NOT_WRITTEN}", ""]
             out.append("CONVERTED: the TF2 script trains as the TF1 script does (pair agrees)"
                        if self.status == WRITTEN_AGREES else
                        f"NOT PROVEN: {self.error}" if self.status == FAILED and self.error else
@@ -157,8 +172,6 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
                    options: ConvertOptions = ConvertOptions()) -> ConvertResult:
     """Write the TF2 rewrite of `tf1_script` to `tf2_script`, then pair them; `status` is pair's verdict (FAILED
     when nothing was written or pair could not compare). Bad paths raise ValueError before anything runs."""
-    if options.style not in STYLES:
-        raise ValueError(f"style {options.style!r} is not one of {', '.join(STYLES)}")
     new = check_paths(tf1_script, tf2_script, options.force)
     started = time.perf_counter()
     old = Path(tf1_script).resolve()
@@ -195,9 +208,9 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
             result.proof = (f"pair runs with dropout off on both sides (--dropout off), because the TF1 training step "
                             f"has a live dropout ({'; '.join(d['how'] for d in live)}): two processes draw different "
                             f"masks, so live dropout cannot agree step by step; {tf2_script} keeps its dropout")
-        result.pair = pair_scripts(old, new, PairOptions(steps=options.steps, timeout_s=options.timeout_s,
-                                                         args=options.args, dropout=OFF if live else AS_WRITTEN,
-                                                         memory_limit_bytes=limit))
+        proof = PairOptions(steps=options.steps, timeout_s=options.timeout_s, args=options.args,
+                            dropout=OFF if live else AS_WRITTEN, memory_limit_bytes=limit, timing=True)
+        result.pair = pair_scripts(old, new, proof)
         result.status = WRITTEN_AGREES if result.pair.status == AGREE else WRITTEN_DIFFERS
         if result.pair.status == PAIR_FAILED:  # exit 3, and --json says so: not compared is no verdict
             result.status = FAILED
@@ -217,7 +230,53 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
             result.status = FAILED
             result.error = (f"{tf2_script} changed while pair proved it (another program or convert wrote it?): "
                             "the verdict is not about the rewrite")
+        elif result.status == WRITTEN_AGREES and options.levers:
+            _try_levers(old, new, report["text"], options, proof, limit, result)
     else:
         result.status = WRITTEN_DIFFERS
     result.wall_s = time.perf_counter() - started
     return result
+
+
+def _try_levers(old: Path, new: Path, plain: str, options: ConvertOptions, proof: PairOptions, limit: int,
+                result: ConvertResult) -> None:
+    """Each lever on the rewrite as it stands, proven and timed by its own pair (`levers.judge`); NEW.py is
+    replaced by the text with the kept levers only if it still holds the plain rewrite at that moment, and the
+    file then written is run on its own again. `result.pair` is then the pair of that text."""
+    text, best = plain, result.pair
+    for lever in options.levers:
+        trial = LeverTrial(lever.name, lever.what)
+        result.levers.append(trial)
+        variant = lever.apply(text)
+        if variant is None:
+            trial.why = "does not apply to this rewrite (no single train_step decorator to change, or already on)"
+            continue
+        fd, hidden = tempfile.mkstemp(prefix=f".tfcompare-lever-{lever.name}-", suffix=".py", dir=new.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(variant)
+            tried = pair_scripts(old, Path(hidden), proof)
+        finally:
+            Path(hidden).unlink(missing_ok=True)
+        _levers.judge(trial, tried.status, best.timing, tried.timing, AGREE)
+        if trial.kept:
+            text, best = _levers.with_lever_note(variant, trial, _machine(tried.timing)), tried
+            best.tf2_script = result.tf2_script  # the file it proves is NEW.py as now written
+    if text == plain:
+        return
+    if not _still_written(new, plain):
+        result.status = FAILED
+        result.error = (f"{result.tf2_script} changed while convert timed its levers (another program wrote it?): it "
+                        "is left as it is, without the levers")
+        return
+    write_atomic(new, text, file_only=True)
+    result.pair = best
+    result.alone = run_alone(new, old.parent, options.steps, options.args, options.timeout_s, limit)
+    if result.alone["ended"] == "failed":
+        result.status = FAILED
+        result.error = (f"{result.tf2_script} with its levers trains as the TF1 script does under pair, but fails when "
+                        f"run on its own: {alone_line(result.alone)}")
+
+
+def _machine(timing: dict) -> str:
+    return f"{os.cpu_count()} CPU cores, load {timing.get('load_1min', 0):.1f}"

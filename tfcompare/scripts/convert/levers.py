@@ -1,0 +1,152 @@
+"""convert's speed levers: the rewrite with a lever is written only when it is faster and `pair` still agrees.
+
+A lever is a change to the written text (`Lever.apply`). Each is tried on its own after the plain rewrite agrees:
+the text with the lever goes to a hidden file beside NEW.py (same folder, so the script's relative paths hold),
+`pair OLD.py THAT` runs with its step timing, and the lever is kept only when that pair agrees, nothing retraced
+in its timed rounds, and its speed-up over TF1 is faster beyond both intervals (the lever's 95% interval wholly
+above the plain rewrite's). The two speed-ups come from two pairs, each interleaved against TF1 on TF1's own
+batches; requiring the intervals to part is the conservative reading of two separate measurements.
+
+Levers `tfcompare run --levers` measures and this does not write: several steps per `tf.function` call (the
+script's own loop calls the step once per batch and reads each step's loss; folding steps would rewrite its loop),
+and `input_signature` (every rewrite already carries it, from TF1's placeholders).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from typing import Callable
+
+__all__ = ["Lever", "LeverTrial", "LEVERS", "JIT_COMPILE", "judge", "with_lever_note", "NOT_WRITTEN"]
+
+NOT_WRITTEN = ("several steps per tf.function call: not tried (the script's loop calls the step once per batch and "
+               "reads each step's loss); input_signature: in every rewrite already")
+
+
+@dataclasses.dataclass(frozen=True)
+class Lever:
+    """A named change to the written script: `apply(text)` is the text with it, or None where it does not apply."""
+
+    name: str
+    what: str
+    apply: Callable[[str], "str | None"]
+
+    def __post_init__(self):
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name):
+            raise ValueError(f"a lever's name is a lowercase identifier (it names a file), got {self.name!r}")
+
+
+_STEP_DECORATOR = re.compile(r"^@tf\.function(\((?P<args>.*)\))?\n(?=def train_step\()", re.M)
+
+
+def _called_methods(tree: ast.Module) -> list[ast.FunctionDef]:
+    """The Model's methods train_step reaches (`model.loss(...)`, then `self.m(...)` / `self(...)` inside them)."""
+    step = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "train_step"), None)
+    model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
+    if step is None or model is None:
+        return []
+    methods = {n.name: n for n in model.body if isinstance(n, ast.FunctionDef)}
+
+    def calls(node, owner):
+        for call in (c for c in ast.walk(node) if isinstance(c, ast.Call)):
+            f = call.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == owner:
+                yield f.attr
+            elif isinstance(f, ast.Name) and f.id == owner and owner == "self":
+                yield from ("__call__", "call")
+    todo, seen = [m for m in calls(step, "model") if m in methods], set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += [m for m in calls(methods[name], "self") if m in methods]
+    return [methods[name] for name in sorted(seen)]
+
+
+def _is_tf_function(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return ast.unparse(target) == "tf.function"
+
+
+def _jit(text: str) -> str | None:
+    """jit_compile=True on train_step; the model's methods it calls lose their own `tf.function`, so the step's
+    trace inlines them: a nested tf.function inside an XLA-compiled one takes the variables' values as
+    compile-time constants, and the step compiles again on every call (measured: ~100x slower, not faster)."""
+    found = list(_STEP_DECORATOR.finditer(text))
+    if len(found) != 1 or "jit_compile" in (found[0]["args"] or ""):
+        return None
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    lines = text.splitlines(keepends=True)
+    drop = sorted((d.lineno, d.end_lineno) for m in _called_methods(tree) for d in m.decorator_list
+                  if _is_tf_function(d))
+    for start, end in reversed(drop):
+        del lines[start - 1:end]
+    text = "".join(lines)
+    found = _STEP_DECORATOR.search(text)
+    args = found["args"]
+    decorator = f"@tf.function(jit_compile=True{', ' + args if args else ''})\n"
+    return text[:found.start()] + decorator + text[found.end():]
+
+
+JIT_COMPILE = Lever("jit_compile", "jit_compile=True on train_step (XLA compiles the whole step, the model methods "
+                    "it calls inlined into it)", _jit)
+LEVERS = (JIT_COMPILE,)
+
+
+@dataclasses.dataclass
+class LeverTrial:
+    """One lever tried: kept or not and why, the two speed-ups it was judged on (TF1's time / TF2's, > 1 faster)."""
+
+    name: str
+    what: str
+    kept: bool = False
+    why: str = ""
+    pair_status: str = ""
+    speedup: dict | None = None  # with the lever: estimate, low, high
+    plain_speedup: dict | None = None  # without it
+
+    def line(self) -> str:
+        return f"lever {self.name}: {'WRITTEN' if self.kept else 'not written'}: {self.why}"
+
+
+def _ratio(r: dict | None) -> str:
+    return f"{r['estimate']:.2f}x (95% CI {r['low']:.2f}-{r['high']:.2f})" if r else "not measured"
+
+
+def judge(trial: LeverTrial, pair_status: str, plain_timing: dict, lever_timing: dict, agree: str) -> LeverTrial:
+    """Keep the lever only if the pair with it agrees (`agree` is pair's word for it), it did not retrace while
+    timed, and its speed-up interval lies wholly above the plain rewrite's."""
+    trial.pair_status = pair_status
+    trial.plain_speedup = (plain_timing or {}).get("speedup")
+    trial.speedup = (lever_timing or {}).get("speedup")
+    if pair_status != agree:
+        trial.why = f"pair says {pair_status} with it (the rewrite without it agrees): it changes what the step computes"
+    elif not trial.plain_speedup or not trial.speedup:
+        trial.why = (f"not timed ({(lever_timing or {}).get('why') or (plain_timing or {}).get('why') or 'no interval'})"
+                     ": a lever is written only when it is measured faster")
+    elif (lever_timing.get("retraces") or 0) > 0:
+        trial.why = (f"the step retraced {lever_timing['retraces']} time(s) while timed with it: its times hold "
+                     "tracing, not steady steps")
+    elif trial.speedup["low"] > trial.plain_speedup["high"]:
+        trial.kept = True
+        trial.why = (f"TF2 step {_ratio(trial.speedup)} TF1's speed with it, {_ratio(trial.plain_speedup)} without; "
+                     "pair agrees with it")
+    else:
+        trial.why = (f"TF2 step {_ratio(trial.speedup)} TF1's speed with it, {_ratio(trial.plain_speedup)} without: "
+                     "not faster beyond both intervals")
+    return trial
+
+
+def with_lever_note(text: str, trial: LeverTrial, machine: str) -> str:
+    """The text with a comment above the step's decorator: the lever is tfcompare's, and what it measured."""
+    found = list(_STEP_DECORATOR.finditer(text))
+    if len(found) != 1:
+        return text
+    note = (f"# {trial.name}: written by tfcompare convert, measured faster ({machine}), pair agreeing:\n"
+            f"# TF2 step {_ratio(trial.speedup)} TF1's speed with it, {_ratio(trial.plain_speedup)} without\n")
+    return text[:found[0].start()] + note + text[found[0].start():]
