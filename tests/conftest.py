@@ -63,3 +63,47 @@ def written_model_class(text: str):
     scope: dict = {}
     exec(compile(ast.Module(keep, []), "<written>", "exec"), scope)
     return scope["Model"], tree
+
+
+def provenance(text: str, code: str) -> set[int]:
+    """The TF1 line numbers named by the block comment above the written line that starts with `code` (the
+    convert writer says provenance once per block: `# TF1 lines 35-37, 40`); empty when there is none."""
+    import re
+
+    lines = text.splitlines()
+    i = next(i for i, line in enumerate(lines) if line.strip().startswith(code))
+    indent = len(lines[i]) - len(lines[i].lstrip())
+    while i > 0:
+        i -= 1
+        line = lines[i].strip()
+        m = re.fullmatch(r"# TF1 lines? ([\d, -]+)", line)
+        if m:
+            out = set()
+            for part in m[1].split(", "):
+                a, _, b = part.partition("-")
+                out |= set(range(int(a), int(b or a) + 1))
+            return out
+        if not line or len(lines[i]) - len(lines[i].lstrip()) != indent:
+            return set()
+    return set()
+
+
+def unwrapped(text: str) -> str:
+    """A written script with the breaks `convert.line_width` made joined again (a head ending in an open bracket,
+    its argument lines, the closing bracket alone), the head's comment at the end: as the statement read before
+    it was wrapped, so a test can match a statement whatever the width."""
+    import re
+
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        m = re.fullmatch(r"(\s*)(.*[(\[{])(  (#.*))?", lines[i])
+        if m:
+            end = next((j for j in range(i + 1, len(lines)) if re.fullmatch(m[1] + r"[)\]}].*", lines[j])), None)
+            if end is not None and all(line.startswith(m[1] + "    ") for line in lines[i + 1:end]):
+                inner = " ".join(line.strip() for line in lines[i + 1:end]).rstrip(",")
+                out.append(f"{m[1]}{m[2]}{inner}{lines[end].strip()}" + (f"  {m[4]}" if m[4] else ""))
+                i = end + 1
+                continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)

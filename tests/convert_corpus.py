@@ -65,6 +65,12 @@ def convert_one(entry: dict, timeout_s: float = 900) -> dict:
         out["alone"] = alone.get("ended", "")
         out["alone_error"] = (alone.get("error") or "")[:200]
         out["verdict"] = (report.get("pair") or {}).get("status", "")
+        timing = (report.get("pair") or {}).get("timing") or {}
+        if timing.get("timed"):  # the written step against TF1's (issue 37's table)
+            out["tf1_step_s"], out["tf2_step_s"] = timing["tf1"]["median_s"], timing["tf2"]["median_s"]
+            out["speedup"], out["load_1min"] = timing.get("speedup"), timing.get("load_1min")
+        out["levers"] = [{k: t.get(k) for k in ("name", "kept", "why", "speedup", "plain_speedup")}
+                         for t in report.get("levers", [])]
         return out
 
 

@@ -38,7 +38,13 @@ class Lever:
             raise ValueError(f"a lever's name is a lowercase identifier (it names a file), got {self.name!r}")
 
 
-_STEP_DECORATOR = re.compile(r"^@tf\.function(\((?P<args>.*)\))?\n(?=def train_step\()", re.M)
+def _step_decorator(tree: ast.Module) -> ast.expr | None:
+    """train_step's `tf.function` decorator (the one step the rewrite has), or None."""
+    steps = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "train_step"]
+    if len(steps) != 1:
+        return None
+    found = [d for d in steps[0].decorator_list if _is_tf_function(d)]
+    return found[0] if len(found) == 1 else None
 
 
 def _called_methods(tree: ast.Module) -> list[ast.FunctionDef]:
@@ -74,23 +80,26 @@ def _jit(text: str) -> str | None:
     """jit_compile=True on train_step; the model's methods it calls lose their own `tf.function`, so the step's
     trace inlines them: a nested tf.function inside an XLA-compiled one takes the variables' values as
     compile-time constants, and the step compiles again on every call (measured: ~100x slower, not faster)."""
-    found = list(_STEP_DECORATOR.finditer(text))
-    if len(found) != 1 or "jit_compile" in (found[0]["args"] or ""):
-        return None
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return None
+    step = _step_decorator(tree)
+    if step is None or (isinstance(step, ast.Call) and any(k.arg == "jit_compile" for k in step.keywords)):
+        return None
     lines = text.splitlines(keepends=True)
+    first = lines[step.lineno - 1]
+    if isinstance(step, ast.Call):
+        opened = first.index("tf.function(") + len("tf.function(")
+        more = ", " if step.args or step.keywords else ""
+        lines[step.lineno - 1] = first[:opened] + "jit_compile=True" + more + first[opened:]
+    else:
+        lines[step.lineno - 1] = first.replace("tf.function", "tf.function(jit_compile=True)", 1)
     drop = sorted((d.lineno, d.end_lineno) for m in _called_methods(tree) for d in m.decorator_list
                   if _is_tf_function(d))
     for start, end in reversed(drop):
         del lines[start - 1:end]
-    text = "".join(lines)
-    found = _STEP_DECORATOR.search(text)
-    args = found["args"]
-    decorator = f"@tf.function(jit_compile=True{', ' + args if args else ''})\n"
-    return text[:found.start()] + decorator + text[found.end():]
+    return "".join(lines)
 
 
 JIT_COMPILE = Lever("jit_compile", "jit_compile=True on train_step (XLA compiles the whole step, the model methods "
@@ -144,9 +153,13 @@ def judge(trial: LeverTrial, pair_status: str, plain_timing: dict, lever_timing:
 
 def with_lever_note(text: str, trial: LeverTrial, machine: str) -> str:
     """The text with a comment above the step's decorator: the lever is tfcompare's, and what it measured."""
-    found = list(_STEP_DECORATOR.finditer(text))
-    if len(found) != 1:
+    try:
+        step = _step_decorator(ast.parse(text))
+    except SyntaxError:
+        step = None
+    if step is None:
         return text
-    note = (f"# {trial.name}: written by tfcompare convert, measured faster ({machine}), pair agreeing:\n"
-            f"# TF2 step {_ratio(trial.speedup)} TF1's speed with it, {_ratio(trial.plain_speedup)} without\n")
-    return text[:found[0].start()] + note + text[found[0].start():]
+    lines = text.splitlines(keepends=True)
+    note = [f"# {trial.name}: written by tfcompare convert, measured faster ({machine}), pair agreeing:\n",
+            f"# TF2 step {_ratio(trial.speedup)} TF1's speed with it, {_ratio(trial.plain_speedup)} without\n"]
+    return "".join(lines[:step.lineno - 1] + note + lines[step.lineno - 1:])

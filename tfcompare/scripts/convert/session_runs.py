@@ -147,5 +147,20 @@ class SessionRuns(RewriteState):
                     return node
                 return ast.copy_location(new, node)
 
-        stmt = Calls().visit(stmt)
+        stmt = _unpacked(Calls().visit(stmt))
         return stmt, state["ok"], state["any"]
+
+
+def _unpacked(stmt):
+    """`_, c = (None, train_step(x).numpy())` (a train op's place in TF1's fetch list) as `c = ...`: the `_`
+    that took the train op's None and the None itself go; other assignments are as they were."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+            and isinstance(stmt.value, ast.Tuple) and len(stmt.targets[0].elts) == len(stmt.value.elts)):
+        return stmt
+    kept = [(t, v) for t, v in zip(stmt.targets[0].elts, stmt.value.elts)
+            if not (isinstance(t, ast.Name) and t.id == "_" and isinstance(v, ast.Constant) and v.value is None)]
+    if not kept or len(kept) == len(stmt.value.elts):
+        return stmt
+    target = kept[0][0] if len(kept) == 1 else ast.Tuple([t for t, _ in kept], ast.Store())
+    value = kept[0][1] if len(kept) == 1 else ast.Tuple([v for _, v in kept], ast.Load())
+    return ast.copy_location(ast.Assign([target], value), stmt)

@@ -24,20 +24,19 @@ def restore_method(tf1_to_attr: dict[str, str]) -> list[str]:
         return []
     pairs = [f"{INDENT * 3}{name!r}: self.{attr}," for name, attr in tf1_to_attr.items()]
     return [f"{INDENT}def {METHOD}(self, path):",
-            f'{INDENT * 2}"""Load what the TF1 script\'s tf.train.Saver wrote (a checkpoint prefix, or its folder) '
-            'into this\n'
-            f'{INDENT * 2}model, each variable by its TF1 name; optimizer slots are not loaded."""',
+            f'{INDENT * 2}"""Load what the TF1 script\'s tf.train.Saver wrote (a checkpoint prefix, or its '
+            'folder)\n'
+            f'{INDENT * 2}into this model, each variable by its TF1 name; optimizer slots are not loaded."""',
             f"{INDENT * 2}reader = tf.train.load_checkpoint(path)",
             f"{INDENT * 2}tf1_names = {{",
             *pairs,
             f"{INDENT * 2}}}",
-            f"{INDENT * 2}values = {{name: reader.get_tensor(name) for name in tf1_names}}  # all checked before any "
-            "is assigned",
+            f"{INDENT * 2}# every value read and its shape checked before any is assigned",
+            f"{INDENT * 2}values = {{name: reader.get_tensor(name) for name in tf1_names}}",
             f"{INDENT * 2}for name, variable in tf1_names.items():",
             f"{INDENT * 3}if values[name].shape != tuple(variable.shape):",
-            f'{INDENT * 4}raise ValueError(f"{{name}} in {{path}} has shape {{values[name].shape}}, the model\'s '
-            f'{{variable.name}} "',
-            f'{INDENT * 4}                 f"{{tuple(variable.shape)}}")',
+            f'{INDENT * 4}raise ValueError(f"{{name}} in {{path}} has shape {{values[name].shape}}, "',
+            f'{INDENT * 4}                 f"the model\'s {{variable.name}} {{tuple(variable.shape)}}")',
             f"{INDENT * 2}for name, variable in tf1_names.items():",
             f"{INDENT * 3}variable.assign(values[name])",
             ""]

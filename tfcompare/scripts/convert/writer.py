@@ -28,6 +28,7 @@ from tfcompare.scripts.convert.ops import Translator, source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
 from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_method
+from tfcompare.scripts.convert.provenance import per_block
 from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
 
 __all__ = ["Written", "write"]
@@ -41,12 +42,13 @@ class Written:
 
 
 _MODULE_DOC = ["The model is a tf.Module with the TF1 variables (same shapes and initializers); its methods are the",
-               "TF1 forward pass and loss, op by op, each line naming the TF1 line it came from. Training runs in a"]
+               "TF1 forward pass and loss, op by op, each block naming the TF1 lines it came from.",
+               "Training runs in a"]
 _MODULE_CALL_DOC = ["The model is a tf.Module with the TF1 variables (same shapes and initializers); its __call__ is",
                     "the TF1 forward pass, its other methods the loss and metrics computed from it, op by op, each",
-                    "line naming the TF1 line it came from. Training runs in a"]
+                    "block naming the TF1 lines it came from. Training runs in a"]
 _KERAS_DOC = ["The model is a Keras Model: Keras layers where TF1's ops are exactly one (same weights, shapes and",
-              "initializers), op by op elsewhere, each line naming the TF1 line it came from. Training runs in a"]
+              "initializers), op by op elsewhere, each block naming the TF1 lines it came from. Training runs in a"]
 
 
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
@@ -185,11 +187,12 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         out += [opt_class.strip("\n"), "", ""]
     for helper in sorted(tr.helpers):
         out += [HELPER_SOURCE[helper].strip("\n"), "", ""]
+    model_part = []
     if style == "keras":  # keras.models.load_model finds the class by this name, and rebuilds it with its config
-        out.append("@keras.saving.register_keras_serializable()")
-    out += ["class Model(tf.Module):" if style == "module" else "class Model(keras.Model):",
+        model_part.append("@keras.saving.register_keras_serializable()")
+    model_part += ["class Model(tf.Module):" if style == "module" else "class Model(keras.Model):",
             f'{INDENT}"""The TF1 graph of {name}: its trained variables, {"its forward pass, " if forward_code else ""}'
-            'and one method per tensor the script fetches."""' if style == "module" else
+            f'and\n{INDENT}one method per tensor the script fetches."""' if style == "module" else
             f'{INDENT}"""The TF1 graph of {name}: Keras layers where a group of TF1 ops is exactly one, '
             f'the other\n{INDENT}trained variables as weights of the model; one method per tensor the script '
             f'fetches, op by op\n{INDENT}around the layers (the loss and what no Keras layer computes the same '
@@ -205,6 +208,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                        input_signature([by_argument[a] for a in loss_args]) if all(a in by_argument for a in loss_args)
                        else ""),
             "", ""]
+    out += per_block(model_part)  # one provenance comment per block, lines within MAX_LINE
     if kept.summaries:
         out += [summary_ops.HELPER.strip("\n"), "", ""]
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]

@@ -1,0 +1,56 @@
+"""convert's provenance, once per block (`convert.provenance.per_block`): trailers become one comment above each
+run of statements, what a trailer says beyond the TF1 excerpt (a TODO mark, a reason, the TF1 weights) stays on
+its line, text inside strings is never touched, and a long input_signature is one spec per line."""
+
+from tfcompare.scripts.convert.line_width import MAX_LINE
+from tfcompare.scripts.convert.provenance import per_block
+
+WRITTEN = '''class Model(tf.Module):
+    def f(self, x):
+        """Doc: # TF1 line 3: not a comment"""
+        a = tf.nn.relu(x)  # TF1 line 3: a = tf.nn.relu(x)
+        b = a + 1  # TF1 line 4: b = a + 1; not keras.layers.Dropout: keep_prob is fed
+        s = "  # TF1 line 9: in a string"
+        c = tf.zeros([1])  # TF1 lines 7-8: c = tf.zeros(1); TODO(tfcompare): initializer Foo
+        d = c * 2  # TF1 line 10: d = c * 2
+        return b
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 32], tf.float32), tf.TensorSpec([None, 4], tf.float32), tf.TensorSpec([None], tf.int64)])
+    def g(self, x):
+        return x  # TF1 line 12: return x
+'''
+
+EXPECTED = '''class Model(tf.Module):
+    def f(self, x):
+        """Doc: # TF1 line 3: not a comment"""
+        # TF1 lines 3-4
+        a = tf.nn.relu(x)
+        b = a + 1  # not keras.layers.Dropout: keep_prob is fed
+        s = "  # TF1 line 9: in a string"
+        # TF1 lines 7-8, 10
+        c = tf.zeros([1])  # TODO(tfcompare): initializer Foo
+        d = c * 2
+        return b
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None, 32], tf.float32),
+        tf.TensorSpec([None, 4], tf.float32),
+        tf.TensorSpec([None], tf.int64),
+    ])
+    def g(self, x):
+        # TF1 line 12
+        return x
+'''
+
+
+def test_provenance_is_one_comment_per_block_and_what_matters_stays_on_its_line():
+    out = "\n".join(per_block(WRITTEN.splitlines())) + "\n"
+    assert out == EXPECTED
+    compile(out, "written.py", "exec")
+    assert max(len(line) for line in out.splitlines()) <= MAX_LINE
+    assert out.count("TODO(tfcompare)") == WRITTEN.count("TODO(tfcompare)")  # the console's list is the file's marks
+
+
+def test_code_that_does_not_tokenize_is_left_as_it_is():
+    broken = ["x = (1,  # TF1 line 3: x = (1,"]
+    assert per_block(broken) == broken

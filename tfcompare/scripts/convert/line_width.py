@@ -1,0 +1,83 @@
+"""The written model code within MAX_LINE columns: a statement too long for a line is broken inside its brackets.
+
+Only where tokenize says the brackets are (never inside a string), and only the code tfcompare generated. A long
+`input_signature` decorator is written one spec per line. Any other long line is split at its outermost call
+(or list) that closes at the line's end (an attribute after it, `f(...).y`, stays after it): the arguments on the next line if they fit, else one per line, the
+closing bracket on a line of its own. A line that still does not fit (one argument longer than the width) is
+left as it is.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+
+__all__ = ["MAX_LINE", "wrap"]
+
+MAX_LINE = 100
+_SIGNATURE = re.compile(r"^(?P<indent>\s*)@tf\.function\((?P<head>[^\[]*)input_signature=\[(?P<specs>.*)\]\)$")
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def _signature(line: str) -> list[str] | None:
+    m = _SIGNATURE.match(line)
+    if not m:
+        return None
+    specs = re.split(r"(?<=\)), (?=tf\.TensorSpec\()", m["specs"])
+    inner = m["indent"] + " " * 4
+    return [f"{m['indent']}@tf.function({m['head']}input_signature=[", *[f"{inner}{s}," for s in specs],
+            f"{m['indent']}])"]
+
+
+def _tokens(line: str):
+    try:
+        return [t for t in tokenize.generate_tokens(io.StringIO(line + "\n").readline)
+                if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT,
+                                  tokenize.DEDENT)]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+
+
+def _split(line: str) -> list[str] | None:
+    tokens = _tokens(line)
+    if not tokens:
+        return None
+    comment = tokens[-1].string if tokens[-1].type == tokenize.COMMENT else ""
+    code = tokens[:-1] if comment else tokens
+    end = code[-1].end[1] if code else 0
+    while len(code) > 2 and code[-1].type == tokenize.NAME and code[-2].string == ".":
+        code = code[:-2]  # `f(...).y`: the attribute stays after the closing bracket
+    if not code or code[-1].string not in _CLOSE:
+        return None
+    depth, opened, commas = 0, None, []
+    for i, tok in enumerate(code):  # the bracket that the last token closes, and the commas directly inside it
+        if tok.type == tokenize.OP and tok.string in _OPEN:
+            if depth == 0 and opened is None:
+                opened = i
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in _CLOSE:
+            depth -= 1
+            if depth == 0 and i != len(code) - 1:
+                opened, commas = None, []  # it closed before the end: not the one to break
+        elif tok.type == tokenize.OP and tok.string == "," and depth == 1 and opened is not None:
+            commas.append(i)
+    if opened is None or opened + 1 == len(code) - 1:
+        return None
+    col = lambda t: t.start[1]  # noqa: E731 (one physical line: columns are offsets)
+    indent = re.match(r"\s*", line)[0]
+    head = line[:col(code[opened]) + 1] + (f"  {comment}" if comment else "")
+    inner = line[col(code[opened + 1]):col(code[-1])].rstrip().rstrip(",")
+    tail = indent + line[col(code[-1]):end]
+    if len(indent) + 4 + len(inner) <= MAX_LINE:
+        return [head, f"{indent}    {inner}", tail]
+    bounds = [opened] + [c for c in commas if c < len(code) - 2] + [len(code) - 1]
+    args = [line[col(code[a + 1]):col(code[b])].strip().rstrip(",") for a, b in zip(bounds, bounds[1:])]
+    return [head, *[f"{indent}    {a}," for a in args if a], tail]
+
+
+def wrap(line: str) -> list[str]:
+    """`line`, or the lines it is broken into when it is longer than MAX_LINE."""
+    if len(line) <= MAX_LINE:
+        return [line]
+    return _signature(line) or _split(line) or [line]

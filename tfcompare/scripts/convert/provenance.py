@@ -1,0 +1,81 @@
+"""Where the written model code came from, said once per block.
+
+The translation names the TF1 line of every statement it writes (`... # TF1 line 35: layer_1 = ...`): exact,
+but a reviewer reads a trailer on every line, and the lines run past 500 characters. Here a run of consecutive
+statements at one indentation gets one comment above it (`# TF1 lines 35-37`), the trailers go, and a line
+still too long is broken inside its brackets (`line_width`). Only comments tokenize finds are touched (never
+text inside a string), and only in the code tfcompare generated: the script's own carried code is never passed
+here.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+
+from tfcompare.scripts.convert.line_width import wrap
+
+__all__ = ["per_block"]
+
+_TRAILER = re.compile(r"# TF1 lines? (\d+)(?:-(\d+))?(?::|$)")
+
+
+_KEPT = ("TODO(tfcompare)", "not ", "TF1's ")  # a mark, a reason it is written op by op, the weights a layer holds
+
+
+def _kept(comment: str) -> str:
+    """What of a trailer stays on its line: every part after the TF1 excerpt that is a TODO mark (the console's
+    list is the file's marks, one for one), a reason, or the TF1 weights a layer stands for."""
+    parts = comment.lstrip("# ").split("; ")[1:]
+    return "; ".join(p for p in parts if p.startswith(_KEPT))
+
+
+def _trailers(text: str) -> dict[int, tuple[int, list[int], str]]:
+    """Line index -> (column where its trailing TF1 comment starts, the TF1 line numbers it names, what of it
+    stays on the line)."""
+    found = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type != tokenize.COMMENT or not tok.line[:tok.start[1]].strip():
+                continue  # a comment line of its own stays as it is
+            m = _TRAILER.match(tok.string)
+            if m:
+                first, last = int(m[1]), int(m[2] or m[1])
+                found[tok.start[0] - 1] = (tok.start[1], list(range(first, last + 1)), _kept(tok.string))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return {}
+    return found
+
+
+def _ranges(numbers: list[int]) -> str:
+    numbers = sorted(set(numbers))
+    parts, start = [], None
+    for i, n in enumerate(numbers):
+        start = n if start is None else start
+        if i + 1 == len(numbers) or numbers[i + 1] != n + 1:
+            parts.append(f"{start}" if start == n else f"{start}-{n}")
+            start = None
+    return ("TF1 line " if len(numbers) == 1 else "TF1 lines ") + ", ".join(parts)
+
+
+def per_block(lines: list[str]) -> list[str]:
+    """The generated model code with one provenance comment per block of consecutive statements."""
+    text = "\n".join(lines) + "\n"
+    trailers = _trailers(text)
+    source = text.split("\n")[:-1]  # an element may hold several lines (a docstring)
+    out, i = [], 0
+    while i < len(source):
+        if i not in trailers:
+            out.append(source[i])
+            i += 1
+            continue
+        indent = re.match(r"\s*", source[i])[0]
+        block, numbers = [], []
+        while i in trailers and re.match(r"\s*", source[i])[0] == indent:
+            column, named, kept = trailers[i]
+            block.append(source[i][:column].rstrip() + (f"  # {kept}" if kept else ""))
+            numbers += named
+            i += 1
+        out += [f"{indent}# {_ranges(numbers)}", *block]
+    return [piece for line in out for piece in wrap(line)]  # within MAX_LINE where brackets allow
