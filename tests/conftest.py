@@ -100,7 +100,8 @@ def unwrapped(text: str) -> str:
         if m:
             end = next((j for j in range(i + 1, len(lines)) if re.fullmatch(m[1] + r"[)\]}].*", lines[j])), None)
             if end is not None and all(line.startswith(m[1] + "    ") for line in lines[i + 1:end]):
-                inner = " ".join(line.strip() for line in lines[i + 1:end]).rstrip(",")
+                nested = unwrapped("\n".join(lines[i + 1:end])).split("\n")  # an argument broken again
+                inner = " ".join(line.strip() for line in nested).rstrip(",")
                 out.append(f"{m[1]}{m[2]}{inner}{lines[end].strip()}" + (f"  {m[4]}" if m[4] else ""))
                 i = end + 1
                 continue

@@ -90,13 +90,16 @@ def _timing(estimate, low, high, retraces=0):
     (AGREE, _timing(1.0, 0.9, 1.1), _timing(0.5, 0.4, 0.6), False, "not faster beyond both intervals"),
     (DIFFER, _timing(1.0, 0.9, 1.1), _timing(3.0, 2.5, 3.5), False,
      "pair says differ with it (the rewrite without it agrees): it changes what the step computes"),
+    ("failed", _timing(1.0, 0.9, 1.1), {}, False,
+     "pair could not compare the rewrite with it (the TF2 script failed before its first training step: X)"),
     (AGREE, _timing(1.0, 0.9, 1.1), _timing(3.0, 2.5, 3.5, retraces=2), False,
      "the step retraced 2 time(s) while timed with it"),
     (AGREE, _timing(1.0, 0.9, 1.1), {"timed": False, "why": "a side stopped before its turn"}, False,
      "not timed (a side stopped before its turn): a lever is written only when it is measured faster"),
 ])
 def test_a_lever_is_kept_only_when_it_agrees_and_its_interval_is_wholly_faster(status, plain, lever, kept, why):
-    trial = judge(LeverTrial("jit_compile", "x"), status, plain, lever, AGREE)
+    trial = judge(LeverTrial("jit_compile", "x"), status, plain, lever, AGREE, "failed",
+                  "the TF2 script failed before its first training step: X")
     assert trial.kept is kept
     assert why in trial.why
     assert trial.line().startswith(f"lever jit_compile: {'WRITTEN' if kept else 'not written'}: ")

@@ -2,7 +2,7 @@
 run of statements, what a trailer says beyond the TF1 excerpt (a TODO mark, a reason, the TF1 weights) stays on
 its line, text inside strings is never touched, and a long input_signature is one spec per line."""
 
-from tfcompare.scripts.convert.line_width import MAX_LINE
+from tfcompare.scripts.convert.line_width import MAX_LINE, wrap
 from tfcompare.scripts.convert.provenance import per_block
 
 WRITTEN = '''class Model(tf.Module):
@@ -54,3 +54,17 @@ def test_provenance_is_one_comment_per_block_and_what_matters_stays_on_its_line(
 def test_code_that_does_not_tokenize_is_left_as_it_is():
     broken = ["x = (1,  # TF1 line 3: x = (1,"]
     assert per_block(broken) == broken
+
+
+def test_an_argument_too_long_for_its_line_is_broken_again():
+    line = ("optimizer = Momentum(learning_rate=tf.keras.optimizers.schedules.ExponentialDecay(0.2, decay_steps=2.0, "
+            "decay_rate=0.5, staircase=True), momentum=0.9)")
+    assert wrap(line) == [
+        "optimizer = Momentum(",
+        "    learning_rate=tf.keras.optimizers.schedules.ExponentialDecay(",
+        "        0.2, decay_steps=2.0, decay_rate=0.5, staircase=True",
+        "    ),",
+        "    momentum=0.9,",
+        ")",
+    ]
+    assert wrap("x = f(a).y") == ["x = f(a).y"]  # short lines are as they were

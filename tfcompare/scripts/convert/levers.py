@@ -127,13 +127,17 @@ def _ratio(r: dict | None) -> str:
     return f"{r['estimate']:.2f}x (95% CI {r['low']:.2f}-{r['high']:.2f})" if r else "not measured"
 
 
-def judge(trial: LeverTrial, pair_status: str, plain_timing: dict, lever_timing: dict, agree: str) -> LeverTrial:
+def judge(trial: LeverTrial, pair_status: str, plain_timing: dict, lever_timing: dict, agree: str,
+          failed: str = "failed", error: str = "") -> LeverTrial:
     """Keep the lever only if the pair with it agrees (`agree` is pair's word for it), it did not retrace while
-    timed, and its speed-up interval lies wholly above the plain rewrite's."""
+    timed, and its speed-up interval lies wholly above the plain rewrite's. `failed` is pair's word for could
+    not compare (`error` its message): not a difference in what the step computes."""
     trial.pair_status = pair_status
     trial.plain_speedup = (plain_timing or {}).get("speedup")
     trial.speedup = (lever_timing or {}).get("speedup")
-    if pair_status != agree:
+    if pair_status == failed:
+        trial.why = f"pair could not compare the rewrite with it ({error[:200] or 'no message'})"
+    elif pair_status != agree:
         trial.why = f"pair says {pair_status} with it (the rewrite without it agrees): it changes what the step computes"
     elif not trial.plain_speedup or not trial.speedup:
         trial.why = (f"not timed ({(lever_timing or {}).get('why') or (plain_timing or {}).get('why') or 'no interval'})"

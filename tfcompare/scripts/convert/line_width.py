@@ -46,6 +46,8 @@ def _split(line: str) -> list[str] | None:
     comment = tokens[-1].string if tokens[-1].type == tokenize.COMMENT else ""
     code = tokens[:-1] if comment else tokens
     end = code[-1].end[1] if code else 0
+    if len(code) > 1 and code[-1].string == ",":
+        code = code[:-1]  # an argument line of an outer break: its comma stays after the bracket
     while len(code) > 2 and code[-1].type == tokenize.NAME and code[-2].string == ".":
         code = code[:-2]  # `f(...).y`: the attribute stays after the closing bracket
     if not code or code[-1].string not in _CLOSE:
@@ -80,4 +82,7 @@ def wrap(line: str) -> list[str]:
     """`line`, or the lines it is broken into when it is longer than MAX_LINE."""
     if len(line) <= MAX_LINE:
         return [line]
-    return _signature(line) or _split(line) or [line]
+    pieces = _signature(line) or _split(line)
+    if not pieces:
+        return [line]
+    return [p for piece in pieces for p in wrap(piece)]  # each piece is shorter: an argument too long breaks again
