@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from tfcompare.cli import cli
 from tfcompare.scripts.convert import LEVERS, WRITTEN_AGREES, ConvertOptions, Lever, convert_script
 from tfcompare.scripts.convert.levers import JIT_COMPILE, LeverTrial, judge, with_lever_note
-from tfcompare.scripts.pair import AGREE, DIFFER
+from tfcompare.scripts.pair import AGREE, DIFFER, FAILED
 
 DATA = Path(__file__).parent / "data" / "convert"
 
@@ -90,7 +90,7 @@ def _timing(estimate, low, high, retraces=0):
     (AGREE, _timing(1.0, 0.9, 1.1), _timing(0.5, 0.4, 0.6), False, "not faster beyond both intervals"),
     (DIFFER, _timing(1.0, 0.9, 1.1), _timing(3.0, 2.5, 3.5), False,
      "pair says differ with it (the rewrite without it agrees): it changes what the step computes"),
-    ("failed", _timing(1.0, 0.9, 1.1), {}, False,
+    (FAILED, _timing(1.0, 0.9, 1.1), {}, False,
      "pair could not compare the rewrite with it (the TF2 script failed before its first training step: X)"),
     (AGREE, _timing(1.0, 0.9, 1.1), _timing(3.0, 2.5, 3.5, retraces=2), False,
      "the step retraced 2 time(s) while timed with it"),
@@ -98,7 +98,7 @@ def _timing(estimate, low, high, retraces=0):
      "not timed (a side stopped before its turn): a lever is written only when it is measured faster"),
 ])
 def test_a_lever_is_kept_only_when_it_agrees_and_its_interval_is_wholly_faster(status, plain, lever, kept, why):
-    trial = judge(LeverTrial("jit_compile", "x"), status, plain, lever, AGREE, "failed",
+    trial = judge(LeverTrial("jit_compile", "x"), status, plain, lever,
                   "the TF2 script failed before its first training step: X")
     assert trial.kept is kept
     assert why in trial.why
@@ -106,7 +106,7 @@ def test_a_lever_is_kept_only_when_it_agrees_and_its_interval_is_wholly_faster(s
 
 
 def test_the_note_says_what_was_measured_above_the_step():
-    trial = judge(LeverTrial("jit_compile", "x"), AGREE, _timing(1.0, 0.9, 1.1), _timing(2.0, 1.5, 2.5), AGREE)
+    trial = judge(LeverTrial("jit_compile", "x"), AGREE, _timing(1.0, 0.9, 1.1), _timing(2.0, 1.5, 2.5))
     text = with_lever_note(_STEP.format("(jit_compile=True)"), trial, "2 CPU cores, load 0.5")
     assert text.splitlines()[:3] == [
         "# jit_compile: written by tfcompare convert, measured faster (2 CPU cores, load 0.5), pair agreeing:",

@@ -258,7 +258,7 @@ def _try_levers(old: Path, new: Path, plain: str, options: ConvertOptions, proof
             tried = pair_scripts(old, Path(hidden), proof)
         finally:
             Path(hidden).unlink(missing_ok=True)
-        _levers.judge(trial, tried.status, best.timing, tried.timing, AGREE, PAIR_FAILED, tried.error)
+        _levers.judge(trial, tried.status, best.timing, tried.timing, tried.error)
         if trial.kept:
             text, best = _levers.with_lever_note(variant, trial, _machine(tried.timing)), tried
             best.tf2_script = result.tf2_script  # the file it proves is NEW.py as now written

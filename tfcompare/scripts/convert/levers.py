@@ -19,6 +19,8 @@ import dataclasses
 import re
 from typing import Callable
 
+from tfcompare.scripts.pair import AGREE, FAILED
+
 __all__ = ["Lever", "LeverTrial", "LEVERS", "JIT_COMPILE", "judge", "with_lever_note", "NOT_WRITTEN"]
 
 NOT_WRITTEN = ("several steps per tf.function call: not tried (the script's loop calls the step once per batch and "
@@ -38,19 +40,22 @@ class Lever:
             raise ValueError(f"a lever's name is a lowercase identifier (it names a file), got {self.name!r}")
 
 
+def _top(tree: ast.Module, kind: type, name: str) -> ast.AST | None:
+    """The one module-level `kind` (def or class) called `name`, or None (none, or several)."""
+    found = [n for n in tree.body if isinstance(n, kind) and n.name == name]
+    return found[0] if len(found) == 1 else None
+
+
 def _step_decorator(tree: ast.Module) -> ast.expr | None:
     """train_step's `tf.function` decorator (the one step the rewrite has), or None."""
-    steps = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "train_step"]
-    if len(steps) != 1:
-        return None
-    found = [d for d in steps[0].decorator_list if _is_tf_function(d)]
+    step = _top(tree, ast.FunctionDef, "train_step")
+    found = [d for d in step.decorator_list if _is_tf_function(d)] if step else []
     return found[0] if len(found) == 1 else None
 
 
 def _called_methods(tree: ast.Module) -> list[ast.FunctionDef]:
     """The Model's methods train_step reaches (`model.loss(...)`, then `self.m(...)` / `self(...)` inside them)."""
-    step = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "train_step"), None)
-    model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
+    step, model = _top(tree, ast.FunctionDef, "train_step"), _top(tree, ast.ClassDef, "Model")
     if step is None or model is None:
         return []
     methods = {n.name: n for n in model.body if isinstance(n, ast.FunctionDef)}
@@ -127,17 +132,16 @@ def _ratio(r: dict | None) -> str:
     return f"{r['estimate']:.2f}x (95% CI {r['low']:.2f}-{r['high']:.2f})" if r else "not measured"
 
 
-def judge(trial: LeverTrial, pair_status: str, plain_timing: dict, lever_timing: dict, agree: str,
-          failed: str = "failed", error: str = "") -> LeverTrial:
-    """Keep the lever only if the pair with it agrees (`agree` is pair's word for it), it did not retrace while
-    timed, and its speed-up interval lies wholly above the plain rewrite's. `failed` is pair's word for could
-    not compare (`error` its message): not a difference in what the step computes."""
+def judge(trial: LeverTrial, pair_status: str, plain_timing: dict, lever_timing: dict, error: str = "") -> LeverTrial:
+    """Keep the lever only if the pair with it agrees, it did not retrace while timed, and its speed-up interval
+    lies wholly above the plain rewrite's. A pair that could not compare (`error` its message) is said as such:
+    not a difference in what the step computes."""
     trial.pair_status = pair_status
     trial.plain_speedup = (plain_timing or {}).get("speedup")
     trial.speedup = (lever_timing or {}).get("speedup")
-    if pair_status == failed:
+    if pair_status == FAILED:
         trial.why = f"pair could not compare the rewrite with it ({error[:200] or 'no message'})"
-    elif pair_status != agree:
+    elif pair_status != AGREE:
         trial.why = f"pair says {pair_status} with it (the rewrite without it agrees): it changes what the step computes"
     elif not trial.plain_speedup or not trial.speedup:
         trial.why = (f"not timed ({(lever_timing or {}).get('why') or (plain_timing or {}).get('why') or 'no interval'})"

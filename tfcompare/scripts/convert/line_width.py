@@ -2,9 +2,9 @@
 
 Only where tokenize says the brackets are (never inside a string), and only the code tfcompare generated. A long
 `input_signature` decorator is written one spec per line. Any other long line is split at its outermost call
-(or list) that closes at the line's end (an attribute after it, `f(...).y`, stays after it): the arguments on the next line if they fit, else one per line, the
-closing bracket on a line of its own. A line that still does not fit (one argument longer than the width) is
-left as it is.
+(or list) that closes at the line's end (an attribute after it, `f(...).y`, stays after it): the arguments on
+the next line if they fit, else one per line, the closing bracket on a line of its own; an argument still too
+long is broken the same way. A line with no bracket to break at is left as it is.
 """
 
 from __future__ import annotations

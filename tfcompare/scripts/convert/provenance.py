@@ -19,8 +19,6 @@ from tfcompare.scripts.convert.line_width import wrap
 __all__ = ["per_block"]
 
 _TRAILER = re.compile(r"# TF1 lines? (\d+)(?:-(\d+))?(?::|$)")
-
-
 _KEPT = ("TODO(tfcompare)", "not ", "TF1's ")  # a mark, a reason it is written op by op, the weights a layer holds
 
 
