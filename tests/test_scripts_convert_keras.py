@@ -24,6 +24,7 @@ from conftest import provenance, run_written_scripts, unwrapped, written_model_c
 from tfcompare.cli import cli
 from tfcompare.scripts.convert import WRITTEN_AGREES, ConvertOptions, convert_script, keras_layers
 from tfcompare.scripts.convert.calls import Group, _inside
+from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.ops import Translator
 
 DATA = Path(__file__).parent / "data" / "convert"
@@ -51,10 +52,10 @@ def test_cli_keras_style_writes_a_keras_model_pair_agrees_with(converted):
     assert "AGREE: losses, gradients and weights within the noise for every step" in cli_run.output
     text = (out / f"{CLI_SCRIPT}_tf2.py").read_text()
     assert "class Model(keras.Model):" in text
-    assert ('        # TF1 line 23: pred = tf.nn.softmax(tf.matmul(x, W) + b); TF1\'s W, b\n'
-            '        self.dense1 = keras.layers.Dense(\n'
-            '            3, activation="softmax", kernel_initializer="zeros", bias_initializer="zeros", name="dense1")\n'
-            '        self.dense1.build((None, 20))') in text
+    assert ("        # TF1 line 23: pred = tf.nn.softmax(tf.matmul(x, W) + b); TF1's W, b\n"
+            "        self.dense1 = keras.layers.Dense(\n") in text and "self.dense1.build((None, 20))" in text
+    assert _assignment(text, "self.dense1") == ("self.dense1 = keras.layers.Dense(3, activation='softmax', "
+                                                "kernel_initializer='zeros', bias_initializer='zeros', name='dense1')")
     assert "        pred = self.dense1(x)\n" in text and 23 in provenance(text, "pred = self.dense1(x)")
 
 
@@ -79,27 +80,42 @@ def test_keras_script_uses_keras_layers_and_pair_agrees(converted, name):
                      "cnn_dropout": {"Reshape", "Conv2D", "MaxPooling2D", "Flatten", "Dense"}}[name]
 
 
+def _assignment(text: str, target: str) -> str:
+    """The statement assigning `target` in a written script, as ast.unparse writes it: whatever its line breaks."""
+    found = [ast.unparse(n) for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Assign)
+             and ast.unparse(n.targets[0]) == target]
+    assert len(found) == 1, found
+    return found[0]
+
+
 def test_keras_layers_carry_tf1_shapes_initializers_and_fallbacks(converted):
     out, _, _ = converted
     text = {name: (out / f"{name}_tf2.py").read_text() for name in SCRIPTS}
     cnn = unwrapped(text["cnn_dropout"])
-    assert ('        # TF1 lines 25-27: x = tf.nn.conv2d(x, W, strides=[1, strides, strides, 1], ...; TF1\'s '
-            'weights_wc1, biases_bc1\n'
-            '        self.conv1 = keras.layers.Conv2D(\n'
-            '            8, (3, 3), padding="same", activation="relu",\n'
-            '            kernel_initializer=keras.initializers.RandomNormal(stddev=0.1), bias_initializer="zeros", '
-            'name="conv1")\n') in cnn
+    assert ('        # TF1 lines 25-27: x = tf.nn.conv2d(x, W, strides=[1, strides, strides, 1], ...\n'
+            "        # TF1's weights_wc1, biases_bc1\n"
+            '        self.conv1 = keras.layers.Conv2D(\n') in cnn
+    assert _assignment(cnn, "self.conv1") == (
+        "self.conv1 = keras.layers.Conv2D(8, (3, 3), padding='same', activation='relu', "
+        "kernel_initializer=keras.initializers.RandomNormal(stddev=0.1), bias_initializer='zeros', name='conv1')")
     assert "self.conv1.build((None, 12, 12, 1))" in cnn
-    assert ('self.pool1 = keras.layers.MaxPooling2D(pool_size=(2, 2), strides=(2, 2), padding="same", name="pool1")'
-            in cnn)
+    assert _assignment(cnn, "self.pool1") == ("self.pool1 = keras.layers.MaxPooling2D(pool_size=(2, 2), "
+                                              "strides=(2, 2), padding='same', name='pool1')")
     assert 'self.flatten1 = keras.layers.Flatten(name="flatten1")' in cnn
     assert "self.dense1.build((None, 288))" in cnn
     # keep_prob is fed: tf.nn.dropout stays, and the line says why it is no keras Dropout
-    assert ("drop1 = tf.nn.dropout(dense1, rate=1 - keep_prob)  # not keras.layers.Dropout: keep_prob is fed on "
-            "each run") in cnn and 53 in provenance(cnn, "drop1 = ")
+    assert ("        # not keras.layers.Dropout: keep_prob is fed each run (a Dropout layer's rate is fixed)\n"
+            "        drop1 = tf.nn.dropout(dense1, rate=1 - keep_prob)\n") in cnn
+    assert 53 in provenance(cnn, "drop1 = ")
     autoencoder = text["autoencoder_rmsprop"]
-    assert ('32, activation="sigmoid", kernel_initializer=keras.initializers.RandomNormal(stddev=1.0),\n'
-            '            bias_initializer=keras.initializers.RandomNormal(stddev=1.0), name="dense1")') in autoencoder
+    assert _assignment(autoencoder, "self.dense1") == (
+        "self.dense1 = keras.layers.Dense(32, activation='sigmoid', "
+        "kernel_initializer=keras.initializers.RandomNormal(stddev=1.0), "
+        "bias_initializer=keras.initializers.RandomNormal(stddev=1.0), name='dense1')")
+    # the code tfcompare wrote, comments too, within 100 columns
+    for written in text.values():
+        model = written.split("class Model(keras.Model):")[1].split("def train_step(")[0]
+        assert [line for line in model.splitlines() if len(line) > MAX_LINE] == []
     assert "def loss_fn(self, X):" in autoencoder  # `loss` is keras.Model's: the method must not hide it
     assert "    l = train_step(batch_x).numpy()\n" in autoencoder
     assert 'initializer="ones"' in text["autoencoder_rmsprop"]  # TF1's RMSProp slot, written out as in module style

@@ -28,7 +28,7 @@ _ACTIVATIONS = {"Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax":
                 "Softplus": "softplus", "Selu": "selu", "Relu6": "relu6"}
 _FUSED_BATCH_NORM = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
 FALLBACKS = {  # why a part is written op by op rather than as the Keras layer it resembles
-    "dropout": "not keras.layers.Dropout: keep_prob is fed on each run, a Keras Dropout's rate is fixed when built",
+    "dropout": "not keras.layers.Dropout: keep_prob is fed each run (a Dropout layer's rate is fixed)",
     "batch_norm": "not keras.layers.BatchNormalization: Keras normalises with separate moments ops, not TF1's "
                   "fused kernel (float32 results differ by ~5e-7)",
     "lstm": "not keras.layers.LSTM: Keras keeps kernel and recurrent_kernel apart and orders the gates i, f, c, o "

@@ -1,7 +1,8 @@
 """The written model code within MAX_LINE columns: a statement too long for a line is broken inside its brackets.
 
 Only where tokenize says the brackets are (never inside a string), and only the code tfcompare generated. A long
-`input_signature` decorator is written one spec per line. Any other long line is split at its outermost call
+`input_signature` decorator is written one spec per line. A trailing comment that makes the line too long goes on
+a line of its own above it. Any other long line is split at its outermost call
 (or list) that closes at the line's end (an attribute after it, `f(...).y`, stays after it): the arguments on
 the next line if they fit, else one per line, the closing bracket on a line of its own; an argument still too
 long is broken the same way. A line with no bracket to break at is left as it is.
@@ -82,6 +83,10 @@ def wrap(line: str) -> list[str]:
     """`line`, or the lines it is broken into when it is longer than MAX_LINE."""
     if len(line) <= MAX_LINE:
         return [line]
+    tokens = _tokens(line)
+    if tokens and tokens[-1].type == tokenize.COMMENT and len(tokens) > 1:
+        code, indent = line[:tokens[-1].start[1]].rstrip(), re.match(r"\s*", line)[0]
+        return [indent + tokens[-1].string, *wrap(code)]  # the comment on a line of its own, above
     pieces = _signature(line) or _split(line)
     if not pieces:
         return [line]

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import ast
 import functools
+import textwrap
 
 import numpy as np
 
 from tfcompare.scripts.child import initialisation
 from tfcompare.scripts.convert import keras_layers
+from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.ops import Translator, number, source_line
 
@@ -86,18 +88,35 @@ def _initializer(v, sess, attr: str, tr: Translator) -> str:
     return f"tf.zeros({shape}{dt})  # TODO(tfcompare): initializer {v.initial_value.op.type} from {where}"
 
 
+def _comment_lines(comment: str) -> list[str]:
+    """`# comment` above a statement, its "; "-separated parts packed into lines within MAX_LINE."""
+    indent, lines, line = INDENT * 2, [], ""
+    for part in comment.split("; "):
+        joined = f"{line}; {part}" if line else part
+        if line and len(f"{indent}# {joined}") > MAX_LINE:
+            lines.append(line)
+            joined = part
+        line = joined
+    lines.append(line)
+    return [piece for text in lines
+            for piece in textwrap.wrap(text, MAX_LINE - len(indent) - 2, initial_indent=f"{indent}# ",
+                                       subsequent_indent=f"{indent}#   ", break_long_words=False,
+                                       break_on_hyphens=False)]
+
+
 def _wrapped(head: str, args: list[str], comment: str) -> list[str]:
-    """`head(args)  # comment`; when long, the comment on a line of its own above and the arguments packed."""
+    """`head(args)  # comment` within MAX_LINE; when long, the comment on lines of its own above and the
+    arguments packed, each line within MAX_LINE."""
     one = f"{INDENT * 2}{head}({', '.join(args)})"
-    if len(one) + len(comment) + 4 <= 120:
+    if len(one) + (len(comment) + 4 if comment else 0) <= MAX_LINE:
         return [one + (f"  # {comment}" if comment else "")]
-    out = [f"{INDENT * 2}# {comment}"] if comment else []
-    if len(one) <= 116:
+    out = _comment_lines(comment) if comment else []
+    if len(one) <= MAX_LINE:
         return out + [one]
     out, line = out + [f"{INDENT * 2}{head}("], ""
     for i, arg in enumerate(args):
         piece = arg + (")" if i == len(args) - 1 else ",")
-        if line and len(INDENT * 3 + line + " " + piece) > 116:
+        if line and len(INDENT * 3 + line + " " + piece) > MAX_LINE:
             out.append(INDENT * 3 + line)
             line = ""
         line = f"{line} {piece}" if line else piece

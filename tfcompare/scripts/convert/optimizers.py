@@ -16,9 +16,10 @@ __all__ = ["decay_schedule", "keras_optimizer", "optimizer_values"]
 _OPTIMIZER_CLASSES = {
     "momentum": '''
 class Momentum(tf.keras.optimizers.Optimizer):
-    """TF1's MomentumOptimizer as a Keras optimizer: accumulation = momentum * accumulation + gradient;
-    variable -= lr * accumulation (Keras's SGD folds the learning rate into the velocity, which differs once
-    the learning rate changes)."""
+    """TF1's MomentumOptimizer as a Keras optimizer:
+        accumulation = momentum * accumulation + gradient; variable -= lr * accumulation
+    (Keras's SGD folds the learning rate into the velocity, which differs once the learning rate
+    changes)."""
 
     def __init__(self, learning_rate, momentum, use_nesterov=False, name="Momentum", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
@@ -44,12 +45,13 @@ class Momentum(tf.keras.optimizers.Optimizer):
 ''',
     "rmsprop": '''
 class RMSProp(tf.keras.optimizers.Optimizer):
-    """TF1's RMSPropOptimizer as a Keras optimizer: the mean-square slot starts at 1.0 and epsilon is added
-    inside the root (Keras's RMSprop starts it at 0 and adds epsilon outside the root); centered, the mean
-    gradient (from 0) is subtracted inside the root too: rsqrt(ms - mg**2 + epsilon)."""
+    """TF1's RMSPropOptimizer as a Keras optimizer: the mean-square slot starts at 1.0 and epsilon
+    is added inside the root (Keras's RMSprop starts it at 0 and adds epsilon outside the root);
+    centered, the mean gradient (from 0) is subtracted inside the root too:
+    rsqrt(ms - mg**2 + epsilon)."""
 
-    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, centered=False, name="RMSProp",
-                 **kwargs):
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, centered=False,
+                 name="RMSProp", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.decay, self.momentum, self.epsilon, self.centered = decay, momentum, epsilon, centered
 
@@ -57,14 +59,15 @@ class RMSProp(tf.keras.optimizers.Optimizer):
         if self.built:
             return
         super().build(variables)
-        self.mean_squares = [self.add_variable_from_reference(v, "rms", initializer="ones") for v in variables]
+        self.mean_squares = [self.add_variable_from_reference(v, "rms", initializer="ones")
+                             for v in variables]
         self.moments = [self.add_variable_from_reference(v, "momentum") for v in variables]
         if self.centered:
             self.mean_gradients = [self.add_variable_from_reference(v, "mg") for v in variables]
 
     def get_config(self):
-        return {**super().get_config(), "rho": self.decay, "momentum": self.momentum, "epsilon": self.epsilon,
-                "centered": self.centered}
+        return {**super().get_config(), "rho": self.decay, "momentum": self.momentum,
+                "epsilon": self.epsilon, "centered": self.centered}
 
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
@@ -74,15 +77,16 @@ class RMSProp(tf.keras.optimizers.Optimizer):
         if self.centered:
             mg = self.mean_gradients[i]
             mg.assign_add((gradient - mg) * (1 - self.decay))
-            moment.assign(moment * self.momentum + gradient * lr / tf.sqrt(ms - tf.square(mg) + self.epsilon))
+            root = tf.sqrt(ms - tf.square(mg) + self.epsilon)
+            moment.assign(moment * self.momentum + gradient * lr / root)
         else:
             moment.assign(moment * self.momentum + lr * gradient * tf.math.rsqrt(ms + self.epsilon))
         variable.assign_sub(moment)
 ''',
     "adagrad": '''
 class Adagrad(tf.keras.optimizers.Optimizer):
-    """TF1's AdagradOptimizer as a Keras optimizer: the accumulator starts at initial_accumulator_value, no epsilon
-    (Keras's Adagrad adds one)."""
+    """TF1's AdagradOptimizer as a Keras optimizer: the accumulator starts at
+    initial_accumulator_value, no epsilon (Keras's Adagrad adds one)."""
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1, name="Adagrad", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
@@ -93,7 +97,8 @@ class Adagrad(tf.keras.optimizers.Optimizer):
             return
         super().build(variables)
         init = tf.keras.initializers.Constant(self.initial_accumulator_value)
-        self.accumulators = [self.add_variable_from_reference(v, "accumulator", initializer=init) for v in variables]
+        self.accumulators = [self.add_variable_from_reference(v, "accumulator", initializer=init)
+                             for v in variables]
 
     def get_config(self):
         return {**super().get_config(), "initial_accumulator_value": self.initial_accumulator_value}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import textwrap
 from pathlib import Path
 
 from tfcompare.core.generated_code import in_docstring
@@ -20,6 +21,7 @@ from tfcompare.scripts.convert import source as carried
 from tfcompare.scripts.convert import summaries as summary_ops
 from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER
 from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
+from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, variable_line
 from tfcompare.scripts.convert.moving import moving_average_updates
@@ -49,6 +51,12 @@ _MODULE_CALL_DOC = ["The model is a tf.Module with the TF1 variables (same shape
                     "block naming the TF1 lines it came from. Training runs in a"]
 _KERAS_DOC = ["The model is a Keras Model: Keras layers where TF1's ops are exactly one (same weights, shapes and",
               "initializers), op by op elsewhere, each block naming the TF1 lines it came from. Training runs in a"]
+
+
+def _paragraph(indent: str, text: str) -> list[str]:
+    """`text` as lines within MAX_LINE (a docstring tfcompare writes: its names may be long)."""
+    return textwrap.wrap(text, MAX_LINE, initial_indent=indent, subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False)
 
 
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
@@ -159,11 +167,11 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     kept = carried.rewrite(text, plan, first_step_line)
 
     name = in_docstring(Path(script).name)  # a file name is data: quotes and newlines escaped, never code
-    out = [f'"""TF2 rewrite of {name}, written by `tfcompare convert` from the graph the TF1 script '
-           'built.',
-           "",
-           *((_MODULE_CALL_DOC if forward_code else _MODULE_DOC) if style == "module" else _KERAS_DOC),
-           '@tf.function step with a Keras optimizer carrying TF1\'s settings."""', ""]
+    doc = (_MODULE_CALL_DOC if forward_code else _MODULE_DOC) if style == "module" else _KERAS_DOC
+    out = [*_paragraph("", f'"""TF2 rewrite of {name}, written by `tfcompare convert` from the graph the TF1 '
+                           'script built.'), "",
+           *_paragraph("", " ".join(doc) + ' @tf.function step with a Keras optimizer carrying TF1\'s settings."""'),
+           ""]
     imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
     if style == "keras" and "import keras" not in imports:
         imports.insert(imports.index("import tensorflow as tf") + 1, "import keras")
@@ -191,12 +199,13 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     if style == "keras":  # keras.models.load_model finds the class by this name, and rebuilds it with its config
         model_part.append("@keras.saving.register_keras_serializable()")
     model_part += ["class Model(tf.Module):" if style == "module" else "class Model(keras.Model):",
-            f'{INDENT}"""The TF1 graph of {name}: its trained variables, {"its forward pass, " if forward_code else ""}'
-            f'and\n{INDENT}one method per tensor the script fetches."""' if style == "module" else
-            f'{INDENT}"""The TF1 graph of {name}: Keras layers where a group of TF1 ops is exactly one, '
-            f'the other\n{INDENT}trained variables as weights of the model; one method per tensor the script '
-            f'fetches, op by op\n{INDENT}around the layers (the loss and what no Keras layer computes the same '
-            'way)."""', "",
+            *_paragraph(INDENT, f'"""The TF1 graph of {name}: its trained variables, '
+                                f'{"its forward pass, " if forward_code else ""}and one method per tensor the '
+                                'script fetches."""' if style == "module" else
+                        f'"""The TF1 graph of {name}: Keras layers where a group of TF1 ops is exactly one, the '
+                        'other trained variables as weights of the model; one method per tensor the script '
+                        'fetches, op by op around the layers (the loss and what no Keras layer computes the same '
+                        'way)."""'), "",
             *([f"{INDENT}def __init__(self):", f"{INDENT * 2}super().__init__(name=\"model\")"] if style == "module"
               else [f"{INDENT}def __init__(self, name=\"model\", **kwargs):",
                     f"{INDENT * 2}super().__init__(name=name, **kwargs)"]), *init_lines, "",

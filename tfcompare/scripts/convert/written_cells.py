@@ -13,13 +13,17 @@ __all__ = ["LSTM_HELPER", "GRU_HELPER", "HELPER_SOURCE", "LOADER"]
 
 LSTM_HELPER = '''
 def basic_lstm(inputs, kernel, bias, forget_bias=1.0):
-    """TF1's BasicLSTMCell unrolled over `inputs` as static_rnn did, from a zero state: gates i, j, f, o =
-    split([x, h] @ kernel + bias, 4); c = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j); h = tanh(c) *
-    sigmoid(o). Returns (outputs, (c, h))."""
+    """TF1's BasicLSTMCell unrolled over `inputs` (one tensor per time step, as TF1's static_rnn and
+    dynamic_rnn ran it) from a zero state:
+        i, j, f, o = split([x, h] @ kernel + bias, 4)
+        c = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)
+        h = tanh(c) * sigmoid(o)
+    Returns (outputs, (c, h))."""
     c = h = tf.zeros([tf.shape(inputs[0])[0], kernel.shape[1] // 4], dtype=kernel.dtype)
     outputs = []
     for x in inputs:
-        i, j, f, o = tf.split(tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), kernel), bias), 4, axis=1)
+        gates = tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), kernel), bias)
+        i, j, f, o = tf.split(gates, 4, axis=1)
         c = c * tf.sigmoid(f + forget_bias) + tf.sigmoid(i) * tf.tanh(j)
         h = tf.tanh(c) * tf.sigmoid(o)
         outputs.append(h)
@@ -28,15 +32,19 @@ def basic_lstm(inputs, kernel, bias, forget_bias=1.0):
 
 GRU_HELPER = '''
 def gru(inputs, gate_kernel, gate_bias, candidate_kernel, candidate_bias):
-    """TF1's GRUCell unrolled over `inputs` as static_rnn / dynamic_rnn did, from a zero state: r, u =
-    split(sigmoid([x, h] @ gate_kernel + gate_bias), 2); c = tanh([x, r * h] @ candidate_kernel + candidate_bias);
-    h = u * h + (1 - u) * c. Returns (outputs, h)."""
+    """TF1's GRUCell unrolled over `inputs` (one tensor per time step, as TF1's static_rnn and
+    dynamic_rnn ran it) from a zero state:
+        r, u = split(sigmoid([x, h] @ gate_kernel + gate_bias), 2)
+        c = tanh([x, r * h] @ candidate_kernel + candidate_bias)
+        h = u * h + (1 - u) * c
+    Returns (outputs, h)."""
     h = tf.zeros([tf.shape(inputs[0])[0], candidate_kernel.shape[1]], dtype=candidate_kernel.dtype)
     outputs = []
     for x in inputs:
         gates = tf.sigmoid(tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), gate_kernel), gate_bias))
         r, u = tf.split(gates, 2, axis=1)
-        c = tf.tanh(tf.nn.bias_add(tf.matmul(tf.concat([x, r * h], 1), candidate_kernel), candidate_bias))
+        candidate = tf.matmul(tf.concat([x, r * h], 1), candidate_kernel)
+        c = tf.tanh(tf.nn.bias_add(candidate, candidate_bias))
         h = u * h + (1 - u) * c
         outputs.append(h)
     return outputs, h
