@@ -116,7 +116,7 @@ class SessionRuns(RewriteState):
         return ast.parse(code, mode="eval").body
 
     def _calls(self, stmt):
-        """Rewrite the Session.run / eval calls inside `stmt`; returns (stmt, ok, had_any)."""
+        """Rewrite the Session.run / eval calls inside `stmt`; returns (the statements it becomes, ok, had_any)."""
         state = {"ok": True, "any": False}
         rewriter = self
 
@@ -147,20 +147,66 @@ class SessionRuns(RewriteState):
                     return node
                 return ast.copy_location(new, node)
 
-        stmt = _unpacked(Calls().visit(stmt))
-        return stmt, state["ok"], state["any"]
+        return _unpacked(Calls().visit(stmt)), state["ok"], state["any"]
 
 
-def _unpacked(stmt):
+def _unpacked(stmt) -> list:
     """`_, c = (None, train_step(x).numpy())` (a train op's place in TF1's fetch list) as `c = ...`: the `_`
-    that took the train op's None and the None itself go; other assignments are as they were."""
+    that took the train op's None and the None itself go; `loss, acc = [loss_of(x), accuracy(x)]` (TF1's fetch
+    list) as one assignment per name, in TF1's order, when no value reads a name assigned before it;
+    `_, l, acc = (lambda value_0, loss_value: (None, loss_value, value_0))(accuracy(x), train_step(x).numpy())`
+    (a step fetched with other tensors) as one assignment per name in the order TF1 computed them. Other
+    statements are as they were."""
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Lambda):
+        return _in_order(stmt) or [stmt]
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
-            and isinstance(stmt.value, ast.Tuple) and len(stmt.targets[0].elts) == len(stmt.value.elts)):
-        return stmt
+            and isinstance(stmt.value, (ast.Tuple, ast.List)) and len(stmt.targets[0].elts) == len(stmt.value.elts)
+            and not any(isinstance(t, ast.Starred) for t in stmt.targets[0].elts)):
+        return [stmt]
     kept = [(t, v) for t, v in zip(stmt.targets[0].elts, stmt.value.elts)
             if not (isinstance(t, ast.Name) and t.id == "_" and isinstance(v, ast.Constant) and v.value is None)]
-    if not kept or len(kept) == len(stmt.value.elts):
-        return stmt
-    target = kept[0][0] if len(kept) == 1 else ast.Tuple([t for t, _ in kept], ast.Store())
-    value = kept[0][1] if len(kept) == 1 else ast.Tuple([v for _, v in kept], ast.Load())
-    return ast.copy_location(ast.Assign([target], value), stmt)
+    if not kept:
+        return [stmt]
+    stored = {n.id for t, _ in kept for n in ast.walk(t) if isinstance(n, ast.Name)}
+    read = {n.id for _, v in kept for n in ast.walk(v) if isinstance(n, ast.Name)}
+    if all(isinstance(t, ast.Name) for t, _ in kept) and not stored & read:
+        return [ast.copy_location(ast.Assign([t], v), stmt) for t, v in kept]
+    if len(kept) == len(stmt.value.elts):
+        return [stmt]
+    return [ast.copy_location(ast.Assign([ast.Tuple([t for t, _ in kept], ast.Store())],
+                                         ast.Tuple([v for _, v in kept], ast.Load())), stmt)]
+
+
+def _in_order(stmt) -> list | None:
+    """The immediately-called lambda `_run` writes for a step fetched with other tensors, as one statement per
+    value in the lambda's argument order (the order TF1 computed them); None where a value is not a bare
+    argument or None, or a name assigned is read by a value."""
+    call, targets = stmt.value, stmt.targets[0]
+    lam = call.func
+    params = [a.arg for a in lam.args.args]
+    if not (len(stmt.targets) == 1 and isinstance(targets, ast.Tuple) and isinstance(lam.body, ast.Tuple)
+            and len(targets.elts) == len(lam.body.elts) and len(params) == len(call.args) and not call.keywords
+            and all(isinstance(t, ast.Name) for t in targets.elts)):
+        return None
+    taken: dict[str, list] = {}
+    for t, v in zip(targets.elts, lam.body.elts):
+        if isinstance(v, ast.Name) and v.id in params:
+            taken.setdefault(v.id, []).append(t)
+        elif not (isinstance(v, ast.Constant) and v.value is None):
+            return None
+    names = [t.id for t in targets.elts if t.id != "_"]
+    read = {n.id for a in call.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+    if len(set(names)) != len(names) or set(names) & read or any(len(ts) > 1 for ts in taken.values()):
+        return None
+    out = []
+    for param, value in zip(params, call.args):
+        target = taken.get(param, [None])[0]
+        if target is None or target.id == "_":  # its value is not kept: the call runs for what it does
+            unused = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                value.func.attr == "numpy" and not value.args
+            out.append(ast.Expr(value.func.value if unused else value))
+        else:
+            out.append(ast.Assign([target], value))
+    out += [ast.Assign([t], ast.Constant(None)) for t, v in zip(targets.elts, lam.body.elts)
+            if t.id != "_" and isinstance(v, ast.Constant)]
+    return [ast.copy_location(s, stmt) for s in out]

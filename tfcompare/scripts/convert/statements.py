@@ -173,11 +173,11 @@ class Rewriter(SessionRuns, SaversAndWriters):
                 if not ok:
                     self.tainted |= stores
                     return [self._todo(s, "a Session.run whose fetches or feed_dict tfcompare cannot map")]
-                if self._loads(new) & (self.tainted | self.sessions):
+                if self._loads(ast.Module(new, [])) & (self.tainted | self.sessions):
                     self.tainted |= stores
                     return [self._todo(s, "TF1 graph values")]
                 self.tainted -= stores
-                return [new]
+                return new
         if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and self._is_tf_seed(s.value):
             s.value.func = ast.parse("tf.random.set_seed", mode="eval").body
             return [s]
@@ -196,7 +196,7 @@ class Rewriter(SessionRuns, SaversAndWriters):
             return [self._todo(s, "TF1 code with no TF2 translation" if s.lineno < self.first_step_line else
                                "TF1 graph code run after the first training step")]
         new, _, _ = self._calls(s)  # input_data.read_data_sets -> read_data_sets
-        return [new]
+        return new
 
     def _is_tf_seed(self, call) -> bool:
         f = call.func
