@@ -87,9 +87,11 @@ def test_converted_script_is_tf2_and_pair_agrees(converted, name):
 def test_written_optimizers_carry_tf1_settings(converted):
     out, _ = converted
     text = {name: unwrapped((out / f"{name}_tf2.py").read_text()) for name in SCRIPTS}
-    assert "tf.keras.optimizers.SGD(learning_rate=0.5)" in text["logreg_gd"]
-    assert "tf.keras.optimizers.Adam(learning_rate=0.01, beta_1=0.9, beta_2=0.999, epsilon=1e-08)" in text["mlp_adam"]
-    assert "RMSProp(learning_rate=0.01, decay=0.9, momentum=0.0, epsilon=1e-10)" in text["autoencoder_rmsprop"]
+    # the script's own `learning_rate = ...` names the setting; what it left to TF1's defaults is written out
+    assert "tf.keras.optimizers.SGD(learning_rate=learning_rate)" in text["logreg_gd"]
+    assert ("tf.keras.optimizers.Adam(learning_rate=learning_rate, beta_1=0.9, beta_2=0.999, epsilon=1e-08)"
+            in text["mlp_adam"])
+    assert "RMSProp(learning_rate=learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10)" in text["autoencoder_rmsprop"]
     assert 'initializer="ones"' in text["autoencoder_rmsprop"]  # TF1's mean-square slot starts at 1
     assert ("Momentum(learning_rate=tf.keras.optimizers.schedules.ExponentialDecay(0.2, decay_steps=2.0, "
             "decay_rate=0.5, staircase=True), momentum=0.9)") in text["decay_momentum"]

@@ -119,7 +119,8 @@ def test_keras_layers_carry_tf1_shapes_initializers_and_fallbacks(converted):
     assert "def loss_fn(self, X):" in autoencoder  # `loss` is keras.Model's: the method must not hide it
     assert "    l = train_step(batch_x).numpy()\n" in autoencoder
     assert 'initializer="ones"' in text["autoencoder_rmsprop"]  # TF1's RMSProp slot, written out as in module style
-    assert "tf.keras.optimizers.Adam(learning_rate=0.01, beta_1=0.9, beta_2=0.999, epsilon=1e-08)" in text["mlp_adam"]
+    assert ("tf.keras.optimizers.Adam(learning_rate=learning_rate, beta_1=0.9, beta_2=0.999, epsilon=1e-08)"
+            in unwrapped(text["mlp_adam"]))
 
 
 def test_keras_scripts_run_on_their_own(converted):

@@ -11,7 +11,18 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.scripts.convert.ops import number
 
-__all__ = ["decay_schedule", "keras_optimizer", "optimizer_values"]
+__all__ = ["decay_schedule", "keras_optimizer", "optimizer_values", "script_constants"]
+
+# TF1 optimizer constructors' positional parameters, as tfcompare's settings name them
+_POSITIONAL = {
+    "GradientDescentOptimizer": ("learning_rate",),
+    "AdamOptimizer": ("learning_rate", "beta1", "beta2", "epsilon"),
+    "MomentumOptimizer": ("learning_rate", "momentum"),
+    "RMSPropOptimizer": ("learning_rate", "decay", "momentum", "epsilon"),
+    "AdagradOptimizer": ("learning_rate", "initial_accumulator"),
+}
+_KEYWORDS = {"initial_accumulator_value": "initial_accumulator"}
+_WRITTEN = {"model", "optimizer", "train_step", "Model", "tf", "np", "keras"}
 
 _OPTIMIZER_CLASSES = {
     "momentum": '''
@@ -126,15 +137,57 @@ def decay_schedule(graph, train_op, decays: dict) -> tuple[str, set[str]] | None
     return None
 
 
+def script_constants(tree, module_dict: dict, first_step_line: int) -> dict[str, str]:
+    """{setting: the script's own name for it}: where the script's one TF1 optimizer constructor takes a setting
+    as a module-level name bound once, to a number, before the first training step (`learning_rate = 0.01`
+    ... `GradientDescentOptimizer(learning_rate)`), the rewrite's optimizer takes the same name. keras_optimizer
+    uses a name only where its value is the setting the graph holds."""
+    import ast
+
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _constructor(n.func) in _POSITIONAL]
+    if len(calls) != 1:
+        return {}
+    call = calls[0]
+    given = dict(zip(_POSITIONAL[_constructor(call.func)], call.args))
+    given.update({_KEYWORDS.get(k.arg, k.arg): k.value for k in call.keywords if k.arg})
+    stores = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]
+    numbers = {t.id for n in tree.body if isinstance(n, ast.Assign) and n.lineno < first_step_line
+               and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) and _is_number(n.value)}
+    return {setting: node.id for setting, node in given.items()
+            if isinstance(node, ast.Name) and node.id in numbers and stores.count(node.id) == 1
+            and node.id not in _WRITTEN and isinstance(module_dict.get(node.id), (int, float))
+            and not isinstance(module_dict.get(node.id), bool)}
+
+
+def _constructor(func) -> str:
+    return getattr(func, "attr", None) or getattr(func, "id", "")
+
+
+def _is_number(node) -> bool:
+    import ast
+
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
 def keras_optimizer(graph, sess, decays: dict, schedule, notes: list, todos: list,
-                    line: str) -> tuple[str, str]:
-    """(class source or "", the expression that makes the optimizer)."""
+                    line: str, own: dict | None = None, module_dict: dict | None = None) -> tuple[str, str]:
+    """(class source or "", the expression that makes the optimizer); `own` (script_constants) names the
+    settings the script gave by name, written as those names where the graph holds their values."""
     side = tf1_optimizer(graph, sess)
     if side is None:
         todos.append("the optimizer (no TF1 Apply op tfcompare knows)")
         return "", "tf.keras.optimizers.SGD()  # TODO(tfcompare): the TF1 optimizer is not one tfcompare knows"
     s = side.settings
-    lr = number(np.float32(s["learning_rate"]))
+
+    def value(key: str) -> str:
+        name = (own or {}).get(key)
+        if name is not None and np.float32((module_dict or {}).get(name)) == np.float32(s[key]):
+            return name
+        return number(np.float32(s[key]))
+
+    lr = value("learning_rate")
     if schedule is not None:
         decay = decays[schedule[0]]
         lr = (f"tf.keras.optimizers.schedules.ExponentialDecay({number(np.float32(decay['learning_rate']))}, "
@@ -145,19 +198,18 @@ def keras_optimizer(graph, sess, decays: dict, schedule, notes: list, todos: lis
     if side.kind == "sgd":
         return "", f"tf.keras.optimizers.SGD(learning_rate={lr})"
     if side.kind == "adam":
-        return "", (f"tf.keras.optimizers.Adam(learning_rate={lr}, beta_1={number(np.float32(s['beta1']))}, "
-                    f"beta_2={number(np.float32(s['beta2']))}, epsilon={number(np.float32(s['epsilon']))})")
+        return "", (f"tf.keras.optimizers.Adam(learning_rate={lr}, beta_1={value('beta1')}, "
+                    f"beta_2={value('beta2')}, epsilon={value('epsilon')})")
     if side.kind == "momentum":
         nesterov = ", use_nesterov=True" if s.get("nesterov") else ""
-        return _OPTIMIZER_CLASSES["momentum"], \
-            f"Momentum(learning_rate={lr}, momentum={number(np.float32(s['momentum']))}{nesterov})"
+        return _OPTIMIZER_CLASSES["momentum"], f"Momentum(learning_rate={lr}, momentum={value('momentum')}{nesterov})"
     if side.kind == "rmsprop":
         centered = ", centered=True" if s.get("centered") else ""
-        return _OPTIMIZER_CLASSES["rmsprop"], (f"RMSProp(learning_rate={lr}, decay={number(np.float32(s['decay']))}, "
-                                               f"momentum={number(np.float32(s['momentum']))}, "
-                                               f"epsilon={number(np.float32(s['epsilon']))}{centered})")
+        return _OPTIMIZER_CLASSES["rmsprop"], (f"RMSProp(learning_rate={lr}, decay={value('decay')}, "
+                                               f"momentum={value('momentum')}, "
+                                               f"epsilon={value('epsilon')}{centered})")
     return _OPTIMIZER_CLASSES["adagrad"], (f"Adagrad(learning_rate={lr}, initial_accumulator_value="
-                                           f"{number(np.float32(s['initial_accumulator']))})")
+                                           f"{value('initial_accumulator')})")
 
 
 def optimizer_values(module_dict: dict, schedule, tf) -> dict[str, str]:

@@ -27,7 +27,7 @@ from tfcompare.scripts.convert.model_init import keras_init_lines, variable_line
 from tfcompare.scripts.convert.moving import moving_average_updates
 from tfcompare.scripts.convert.naming import INDENT, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
-from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values
+from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
 from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_method
 from tfcompare.scripts.convert.provenance import per_block
@@ -119,7 +119,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     opt_line = source_line(train_op, script, lines)
     opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
     schedule = decay_schedule(graph, train_op, decays)
-    opt_class, opt_expr = keras_optimizer(graph, sess, decays, schedule, notes, tr.todos, opt_where)
+    opt_class, opt_expr = keras_optimizer(graph, sess, decays, schedule, notes, tr.todos, opt_where,
+                                          script_constants(tree, module_dict, first_step_line), module_dict)
     values = {name: f"model.{variables[op]}.numpy()" for op, name in var_globals.items() if op in variables}
     values.update(optimizer_values(module_dict, schedule, tf))
     layers: list = []
