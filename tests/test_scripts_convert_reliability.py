@@ -15,6 +15,7 @@ import io
 import json
 import math
 import os
+import re
 import threading
 import tokenize
 from pathlib import Path
@@ -25,6 +26,7 @@ from click.testing import CliRunner
 
 import tfcompare.scripts.convert as convert_module
 from tfcompare.cli import cli
+from tfcompare.scripts.convert.line_width import MAX_LINE
 
 from conftest import provenance
 
@@ -105,8 +107,11 @@ def test_a_hostile_file_name_is_data_in_the_rewrite_and_no_code_runs(hostile):
         assert text.splitlines()[0].startswith('"""TF2 rewrite of x\\"\\"\\"+str(__import__(\\"os\\")')  # one line
     text = (folder / "module_tf2.py").read_text(encoding="utf-8")
     assert 22 in provenance(text, "self.W = tf.Variable(") and '"""+{}' not in text.split("class Model")[1].split("model = Model()")[0]
+    # a TODO's text past 100 columns goes on `#     ` lines below its mark: joined, it reads as the TF1 line did
+    joined = re.sub(r"\n[ \t]*#     ", " ", text)
     assert ('pass  # TODO(tfcompare): TF1 graph code run after the first training step from TF1 line 38: graph_def = '
-            'sess.graph.as_graph_def()  # """+str(__import__("os").system("touch PWN\n') in text
+            'sess.graph.as_graph_def()  # """+str(__import__("os").system("touch PWN\n') in joined
+    assert [line for line in text.splitlines() if "TODO(tfcompare)" in line and len(line) > MAX_LINE] == []
 
 
 def test_a_latin1_script_converts_and_its_rewrite_is_utf8(hostile):

@@ -59,6 +59,19 @@ def _paragraph(indent: str, text: str) -> list[str]:
                          break_on_hyphens=False)
 
 
+def _todo_lines(match) -> str:
+    """A TODO mark as `pass  # TODO(tfcompare): ...`, its text continued on `#` lines within MAX_LINE."""
+    indent, text = match.group(1), match.group(3)
+    first = f"{indent}pass  # TODO(tfcompare): "
+    if len(first) + len(text) <= MAX_LINE:
+        return first + text
+    more = f"{indent}#     "
+    parts = textwrap.wrap(text, MAX_LINE - len(first), break_on_hyphens=False)
+    head, rest = parts[0], " ".join(parts[1:])
+    return "\n".join([first + head, *textwrap.wrap(rest, MAX_LINE, initial_indent=more, subsequent_indent=more,
+                                                   break_on_hyphens=False)])
+
+
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
           first_step_line: int, style: str = "module", late: set | None = None) -> Written:
     """The TF2 script for the TF1 `script`, stopped at its first training step; `style` "module" (a tf.Module)
@@ -223,7 +236,6 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         out += [summary_ops.HELPER.strip("\n"), "", ""]
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
     body = "\n".join(out).rstrip() + "\n"
-    body = re.sub(r"^(\s*)(['\"])" + carried.TODO_MARK + r"(.*)\2$", r"\1pass  # TODO(tfcompare): \3", body,
-                  flags=re.M)
+    body = re.sub(r"^(\s*)(['\"])" + carried.TODO_MARK + r"(.*)\2$", _todo_lines, body, flags=re.M)
     body = re.sub(r"^(\s*)(['\"])" + carried.NOTE_MARK + r"(.*)\2$", r"\1# NOTE(tfcompare): \3", body, flags=re.M)
     return Written(body, all_todos, notes)
