@@ -65,8 +65,8 @@ def test_dropout_off_does_not_hide_a_planted_learning_rate_in_text_json_and_tens
     out, _ = converted
     text = out.read_text()
     planted = tmp_path / "cnn_tf2_lr.py"
-    assert text.count("learning_rate=0.001") == 1
-    planted.write_text(text.replace("learning_rate=0.001", "learning_rate=0.002"))
+    assert text.count("learning_rate=learning_rate") == 1  # the script's own constant, on the optimizer only
+    planted.write_text(text.replace("learning_rate=learning_rate", "learning_rate=2 * learning_rate"))
     monkeypatch.chdir(tmp_path)
     ran = CliRunner().invoke(cli, ["pair", os.path.relpath(CNN), planted.name, "--steps", "2", "--dropout", "off",
                                    "--json"])
