@@ -137,11 +137,13 @@ def decay_schedule(graph, train_op, decays: dict) -> tuple[str, set[str]] | None
     return None
 
 
-def script_constants(tree, module_dict: dict, first_step_line: int) -> dict[str, str]:
+def script_constants(tree, module_dict: dict, before_line: int) -> dict[str, str]:
     """{setting: the script's own name for it}: where the script's one TF1 optimizer constructor takes a setting
-    as a module-level name bound once, to a number, before the first training step (`learning_rate = 0.01`
-    ... `GradientDescentOptimizer(learning_rate)`), the rewrite's optimizer takes the same name. keras_optimizer
-    uses a name only where its value is the setting the graph holds."""
+    as a module-level name bound once, to a number, above `before_line` (`learning_rate = 0.01` ...
+    `GradientDescentOptimizer(learning_rate)`), the rewrite's optimizer takes the same name. `before_line` is the
+    script's first line that built graph ops: the rewrite's model and optimizer go where its graph began, so a
+    name bound below it would be read before it is bound. keras_optimizer uses a name only where its value is the
+    setting the graph holds."""
     import ast
 
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _constructor(n.func) in _POSITIONAL]
@@ -151,7 +153,7 @@ def script_constants(tree, module_dict: dict, first_step_line: int) -> dict[str,
     given = dict(zip(_POSITIONAL[_constructor(call.func)], call.args))
     given.update({_KEYWORDS.get(k.arg, k.arg): k.value for k in call.keywords if k.arg})
     stores = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]
-    numbers = {t.id for n in tree.body if isinstance(n, ast.Assign) and n.lineno < first_step_line
+    numbers = {t.id for n in tree.body if isinstance(n, ast.Assign) and n.lineno < before_line
                and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) and _is_number(n.value)}
     return {setting: node.id for setting, node in given.items()
             if isinstance(node, ast.Name) and node.id in numbers and stores.count(node.id) == 1

@@ -132,8 +132,11 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     opt_line = source_line(train_op, script, lines)
     opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
     schedule = decay_schedule(graph, train_op, decays)
+    graph_line = min((f.lineno for op in graph.get_operations() for f in (op.traceback or []) if f.filename == script),
+                     default=first_step_line)  # the model and optimizer are written where the graph began
     opt_class, opt_expr = keras_optimizer(graph, sess, decays, schedule, notes, tr.todos, opt_where,
-                                          script_constants(tree, module_dict, first_step_line), module_dict)
+                                          script_constants(tree, module_dict, min(graph_line, first_step_line)),
+                                          module_dict)
     values = {name: f"model.{variables[op]}.numpy()" for op, name in var_globals.items() if op in variables}
     values.update(optimizer_values(module_dict, schedule, tf))
     layers: list = []
