@@ -43,7 +43,7 @@ class AfterSteps:
                 pass
         if rec.gradient_transform["kind"] == "none" and self.applied is not None:
             rec.gradient_transform = self.applied  # clipped by hand between the tape and apply_gradients
-        if rec.steps and self.step_fn is None and self.fit_model is None:
+        if rec.steps and self.step_fn is None and self.fit_model is None and not self.calls:
             rec.substitution.append("TF2's step inputs were not replaced: its gradient is taken outside a function "
                                     "(inline in a loop), so both scripts must read the same data")
         if not rec.steps:
@@ -79,6 +79,9 @@ class AfterSteps:
             out = np.concatenate([np.asarray(leaf)] * 2)
             return out if isinstance(leaf, np.ndarray) else tf.constant(out)
 
+        if not any(_is_batch(leaf) for leaf in tf.nest.flatten(args)):
+            rec.reduction_note = "no batch in the step's arguments (one example of rank-0 values)"
+            return
         try:
             once = self._probe("loss", args)
             twice = self._probe("loss", tf.nest.map_structure(doubled, args))

@@ -15,11 +15,33 @@ from tfcompare.scripts.child import batches
 from tfcompare.scripts.child.probe_tf1 import Stop
 from tfcompare.scripts.child.tf2_tape import _Probe
 
-__all__ = ["InputSubstitution", "SubstitutionError"]
+__all__ = ["InputSubstitution", "SubstitutionError", "example_feeds"]
 
 
 def _is_batch(leaf) -> bool:
     return isinstance(leaf, (np.ndarray, tf.Tensor)) and len(leaf.shape) >= 1
+
+
+def _is_example(leaf) -> bool:
+    """A rank-0 number (NumPy scalar, 0-d array or tensor): one example, where TF1 feeds one value per step."""
+    if isinstance(leaf, np.generic):
+        return np.issubdtype(leaf.dtype, np.number)
+    if isinstance(leaf, (np.ndarray, tf.Tensor)) and len(leaf.shape) == 0:
+        return np.issubdtype(np.dtype(getattr(leaf.dtype, "as_numpy_dtype", leaf.dtype)), np.number)
+    return False
+
+
+def example_feeds(feeds: list[dict], values: list[dict]) -> list[str]:
+    """TF1's feeds that are its data one value at a time (`for x, y in zip(X, Y): feed_dict={X: x, Y: y}`): only
+    when every feed of the step is a number of rank 0 that changes from step to step (a fed keep_prob or learning
+    rate stays the same), and at least two steps were recorded to tell them apart."""
+    if len(values) < 2 or not feeds or any(f["kind"] != "scalar" or f["dtype"] == "bool" for f in feeds):
+        return []
+    names = [f["name"] for f in feeds]
+    if any(n not in v for n in names for v in values):
+        return []
+    varying = [n for n in names if len({float(np.asarray(v[n])) for v in values}) > 1]
+    return names if varying == names else []
 
 
 class SubstitutionError(Exception):
@@ -33,10 +55,41 @@ class InputSubstitution:
         values = self.tf1.batch(step)
         return [(f, values[f["name"]]) for f in self.tf1.feeds if f["kind"] != "scalar" and f["name"] in values]
 
+    def _tf1_examples(self, step: int) -> list[tuple[dict, np.ndarray]]:
+        """TF1's feeds of `step` when they are one example of rank-0 values (`example_feeds`), else []."""
+        if not hasattr(self, "_example_names"):
+            values = [self.tf1.batch(k) for k in range(self.tf1.steps)]
+            self._example_names = example_feeds(self.tf1.feeds, values)
+        values = self.tf1.batch(step)
+        return [(f, values[f["name"]]) for f in self.tf1.feeds if f["name"] in self._example_names]
+
+    def _convert_examples(self, leaves: list, step: int, notes, specs) -> list | None:
+        """TF1's rank-0 feeds of `step` in place of the step's rank-0 leaves, in order, when there are as many of
+        each; None when they do not correspond (then the leaves are not TF1's batch)."""
+        feeds = self._tf1_examples(step)
+        mine = [i for i, leaf in enumerate(leaves) if _is_example(leaf)]
+        if not feeds or len(mine) != len(feeds) or any(_is_batch(leaf) for leaf in leaves):
+            return None
+        out = [None] * len(leaves)
+        for i, (feed, value) in zip(mine, feeds):
+            leaf = leaves[i]
+            dtype = np.dtype(getattr(leaf.dtype, "as_numpy_dtype", leaf.dtype))
+            found = np.asarray(value).astype(dtype)
+            out[i] = found[()] if isinstance(leaf, np.generic) else (
+                found if isinstance(leaf, np.ndarray) else tf.constant(found))
+            if specs is not None:
+                specs.append({"feed": feed["name"], "convert": "same", "shape": [], "dtype": dtype.name})
+        _add(notes, f"TF1 feeds one example per step as rank-0 values ({', '.join(f['name'] for f, _ in feeds)}); "
+                    "TF2's rank-0 arguments took them in order")
+        return out
+
     def _convert(self, leaves: list, step: int, notes: list[str] | None = None, batch: int | None = None,
                  specs: list | None = None) -> list:
         """TF1's batch of `step` in the format of each TF2 leaf (shape, dtype, label format); None where unmatched.
         `specs` gets, per leaf, the TF1 feed it came from and how it was converted (for a generated case)."""
+        examples = self._convert_examples(leaves, step, notes, specs)
+        if examples is not None:
+            return examples
         feeds = self._tf1_batch(step)
         used, out = set(), []
         for leaf in leaves:
@@ -137,7 +190,7 @@ class InputSubstitution:
     def _own(self, leaves: list) -> None:
         """TF2's own first batch, before TF1's replaces it (compared by `inputs`)."""
         for i, leaf in enumerate(leaves):
-            if _is_batch(leaf):
+            if _is_batch(leaf) or _is_example(leaf):
                 self.record.arrays[f"own/{i}"] = np.asarray(leaf)
 
 

@@ -84,7 +84,7 @@ class StepWrapper:
 
 def _unmatched(leaves: list, converted: list) -> str:
     """The first batch argument (its leading dimension the batch's) that took no TF1 feed; "" when none."""
-    sizes = [leaf.shape[0] for leaf, c in zip(leaves, converted) if c is not None]
+    sizes = [leaf.shape[0] for leaf, c in zip(leaves, converted) if c is not None and _is_batch(leaf)]
     if not sizes:
         return ""
     for i, (leaf, c) in enumerate(zip(leaves, converted)):

@@ -314,6 +314,12 @@ def _inputs(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
         own = tf2.arrays.get(f"own/{spec['leaf']}")
         if own is None or spec["feed"] not in first:
             continue
+        if np.ndim(own) == 0:  # one example per step as a rank-0 value: nothing to take statistics of
+            a, b = float(np.asarray(first[spec["feed"]])), float(own)
+            if not np.isclose(a, b, rtol=1e-6, atol=0):
+                out.append(Finding("inputs", f"inputs ({spec['feed']} in TF1, the step's argument #{spec['leaf']} in "
+                                             f"TF2): the first example differs (TF1 {a:.6g}, TF2 {b:.6g})", False))
+            continue
         for issue in inputs.compare_batches(first[spec["feed"]], kinds.get(spec["feed"], "features"), own, spec):
             text = f"inputs: {issue.text}" if issue.text.startswith("batch size") else \
                 f"inputs ({spec['feed']} in TF1, the step's argument #{spec['leaf']} in TF2): {issue.text}"
