@@ -88,6 +88,23 @@ def provenance(text: str, code: str) -> set[int]:
     return set()
 
 
+def _open_brackets(line: str) -> int:
+    """Brackets `line` opens and leaves open (strings and comments left out)."""
+    import io
+    import tokenize
+
+    depth = 0
+    try:
+        for t in tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline):
+            if t.type == tokenize.OP and t.string in "([{":
+                depth += 1
+            elif t.type == tokenize.OP and t.string in ")]}":
+                depth -= 1
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the statement goes on below: the brackets counted so far are the ones left open
+    return depth
+
+
 def unwrapped(text: str) -> str:
     """A written script with the breaks `convert.line_width` made joined again (a head ending in an open bracket,
     its argument lines, the closing bracket alone), the head's comment at the end: as the statement read before
@@ -104,6 +121,15 @@ def unwrapped(text: str) -> str:
                 inner = " ".join(line.strip() for line in nested).rstrip(",")
                 out.append(f"{m[1]}{m[2]}{inner}{lines[end].strip()}" + (f"  {m[4]}" if m[4] else ""))
                 i = end + 1
+                continue
+        depth = _open_brackets(lines[i])
+        if depth > 0 and not lines[i].rstrip().endswith(("(", "[", "{")):  # arguments filled after the bracket
+            joined, j = lines[i], i + 1
+            while depth > 0 and j < len(lines):
+                joined, depth, j = joined + " " + lines[j].strip(), depth + _open_brackets(lines[j]), j + 1
+            if depth == 0:
+                out.append(joined)
+                i = j
                 continue
         out.append(lines[i])
         i += 1

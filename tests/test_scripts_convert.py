@@ -38,7 +38,7 @@ SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
     "logreg_gd": (), "mlp_adam": (), "cnn_dropout": ("--dropout", "1.0"), "autoencoder_rmsprop": (),
     "decay_momentum": (), "lstm_static_rnn": (), "mlp_batch_norm": (), "mlp_batch_norm_updates": (),
     "lstm_dynamic_rnn": (), "gru_centered_rmsprop": (), "softmax_interactive": (), "linreg_step_fetch": (),
-    "mlp_graph_summary_saver": (),
+    "mlp_graph_summary_saver": (), "linreg_examples": (),
 }
 
 # `python -c _AS_TF1 + _RUN_SCRIPT SCRIPT ARGS`: a TF1 script run as it is, its `import tensorflow` being compat.v1
@@ -213,13 +213,49 @@ def test_late_graph_code_is_defined_only_when_plain_and_never_from_a_stale_name(
     assert scope["top"].graph is graph and "again" not in scope and "after" not in scope
 
 
+def test_a_tensor_built_inside_a_fetch_after_training_is_a_method_and_line_numbers_stay():
+    """`sess.run(tf.reduce_sum(...) / (2 * test_X.shape[0]), feed_dict=...)` after the loop, over a test set the
+    script writes out after training: the expression is defined in the graph under its assignment's name (the
+    array bound first, read for its shape), and the source read with that name in its place keeps every line."""
+    from tfcompare.scripts.convert.late import define_inline_fetches, with_inline_fetches
+    source = textwrap.dedent("""\
+        import numpy
+        import tensorflow as tf
+        sess.run(train, feed_dict={x: 1.0})
+        test_X = numpy.asarray([2.0, 4.5, 6.1, 8.0])
+        cost = sess.run(tf.reduce_sum(x * w) /
+                        (2 * test_X.shape[0]), feed_dict={x: test_X})
+        print(sess.run(tf.argmax(x), feed_dict={x: test_X}), sess.run(tf.reduce_max(x), {x: test_X}))
+        other = sess.run(tf.reduce_sum(x) * len(test_X))
+        for i in range(3):
+            late = sess.run(tf.reduce_min(x))
+        after = sess.run(tf.reduce_min(x))
+    """)
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32)
+        w = v1.constant(3.0)
+        scope = {"tf": v1, "numpy": np, "x": x, "w": w, "sess": v1.Session(graph=graph)}
+        inline = define_inline_fetches("<script>", source, scope, 3, graph)
+        # the array only for its shape; `len(test_X)` is read as data: left as it was
+        # nothing inside the loop or after it (a name there may hold another value at each pass)
+        assert inline == {(5, 16, 6, 37): "cost", (7, 15, 7, 27): "argmax", (7, 62, 7, 78): "reduce_max"}
+        assert scope["sess"].run(scope["cost"], {x: [1.0, 2.0]}) == pytest.approx(9.0 / 8)
+    rewritten = with_inline_fetches(source, inline)
+    assert rewritten.count("\n") == source.count("\n")
+    assert "cost = sess.run(cost, feed_dict={x: test_X})\n\n" in rewritten and "print(sess.run(argmax, feed_dict" in rewritten
+    assert "sess.run(reduce_max, {x: test_X})" in rewritten
+    ast.parse(rewritten)
+
+
 def test_tutorial_scripts_print_what_the_tf1_scripts_print(converted, tmp_path):
     """Run as they are, over 60 steps: the TF1 script (as tensorflow.compat.v1) and its conversion print the same
     lines, digit for digit (accuracies, losses, the global step, the learning rate, the final weights)."""
     out, _ = converted
     tf1 = _AS_TF1 + _RUN_SCRIPT
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "2"}
-    for name in ("softmax_interactive", "linreg_step_fetch"):
+    for name in ("softmax_interactive", "linreg_step_fetch", "linreg_examples"):
         printed = []
         for argv in (["-c", tf1, str(DATA / f"{name}.py")], [str(out / f"{name}_tf2.py")]):
             proc = subprocess.run([sys.executable, *argv, "--steps", "60"], capture_output=True, text=True,
@@ -254,7 +290,7 @@ def test_summaries_and_checkpoint_are_tf1s(converted, tmp_path):
     tf.train.Checkpoint's, said in a comment; and TF1's own checkpoint loads into the rewrite (`_tf1_checkpoint_loads`)."""
     out, results = converted
     assert results["mlp_graph_summary_saver"].todos == []
-    text = (out / "mlp_graph_summary_saver_tf2.py").read_text()
+    text = unwrapped((out / "mlp_graph_summary_saver_tf2.py").read_text())
     assert "tf.Graph" not in text and "graph.as_default" not in text and "session.graph" not in text
     assert "writer = tf.summary.create_file_writer(args.logdir)" in text
     assert "    add_summary(writer, summary, step)\n" in text

@@ -68,3 +68,27 @@ def test_an_argument_too_long_for_its_line_is_broken_again():
         ")",
     ]
     assert wrap("x = f(a).y") == ["x = f(a).y"]  # short lines are as they were
+
+
+def test_a_rewritten_statement_of_the_scripts_own_code_is_filled_within_the_line_where_it_stands():
+    """A carried statement that convert rewrote (a `sess.run` in a print) is unparsed on one line; it is broken as
+    a person breaks it, its arguments filled after the bracket, at the depth of the block it stands in."""
+    from tfcompare.scripts.convert.source import _wrapped
+
+    code = ("print('Epoch:', '%04d' % (epoch + 1), 'cost=', '{:.9f}'.format(c), 'W=', model.W.numpy(), 'b=', "
+            "model.b.numpy())")
+    written = _wrapped(code, 2)
+    assert written.split("\n") == [
+        "print('Epoch:', '%04d' % (epoch + 1), 'cost=', '{:.9f}'.format(c), 'W=', model.W.numpy(),",
+        "      'b=', model.b.numpy())",
+    ]
+    assert all(len("        " + line) <= MAX_LINE for line in written.split("\n"))
+    compile("if 1:\n    if 1:\n" + "\n".join("        " + line for line in written.split("\n")), "w.py", "exec")
+    assert _wrapped(code, 0) == code[:MAX_LINE - 1].rsplit(",", 1)[0] + ",\n      " + \
+        code[len(code[:MAX_LINE - 1].rsplit(",", 1)[0]) + 2:]  # filled to the width at column 0 too
+    # a bracket far to the right: one argument per line, as generated code is wrapped
+    far = "result_of_the_evaluation_of_the_whole_model = model.evaluate_everything_on(" + ", ".join(
+        f"argument_{i}" for i in range(8)) + ")"
+    assert _wrapped(far, 0).split("\n")[0] == "result_of_the_evaluation_of_the_whole_model = model.evaluate_everything_on("
+    docstring = 'def f():\n    """' + "x(a, b)" * 20 + '\n    """\n    return 1'
+    assert _wrapped(docstring, 0) == docstring  # a line inside a string is never broken

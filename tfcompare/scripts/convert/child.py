@@ -43,7 +43,7 @@ def main(argv: list[str]) -> int:
         from tfcompare.scripts.child.dropout import fed_rates
         from tfcompare.scripts.child.processes import ended_text
         from tfcompare.scripts.convert import calls
-        from tfcompare.scripts.convert.late import define_late_tensors
+        from tfcompare.scripts.convert.late import define_inline_fetches, define_late_tensors
         from tfcompare.scripts.convert.writer import write
         from tfcompare.scripts.child.loaders import install as install_loaders
         from tfcompare.scripts.child.probe_tf1 import Stop, op_site, optimizer_patches, runs
@@ -68,11 +68,12 @@ def main(argv: list[str]) -> int:
             first_line = frames[-1].lineno if frames else 10**9
             try:
                 late = define_late_tensors(script, read_script(script), module.__dict__, first_line, self.graph)
-                if late:
+                inline = define_inline_fetches(script, read_script(script), module.__dict__, first_line, self.graph)
+                if late or inline:
                     report["notes"].append(f"graph code after the first training step defined ahead of it, to be "
-                                           f"translated too: {', '.join(sorted(late))}")
+                                           f"translated too: {', '.join(sorted(late | set(inline.values())))}")
                 written = write(script, dict(module.__dict__), self, found, groups, decays, dict(feed_dict or {}),
-                                first_line, style, late)
+                                first_line, style, late, inline)
             except Exception as exc:  # tfcompare's own failure, said as such
                 report["status"] = "failed"
                 report["error"] = f"tfcompare convert failed while writing the TF2 script: {type(exc).__name__}: {exc}"

@@ -12,7 +12,9 @@ from __future__ import annotations
 import ast
 import types
 
-__all__ = ["define_late_tensors"]
+import numpy as np
+
+__all__ = ["define_late_tensors", "define_inline_fetches", "with_inline_fetches"]
 
 
 def _statements(body: list, after: int):
@@ -51,6 +53,105 @@ def _plain(stmt, module_dict: dict, tf_names: set, is_graph) -> bool:
             if value is _MISSING or not (is_graph(value) or isinstance(value, (int, float, str, bool))):
                 return False
     return True
+
+
+def _literal_array(stmt, module_dict: dict) -> bool:
+    """`test_X = numpy.asarray([6.83, 4.668, ...])`: NumPy data written out in the script, after its training."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call) and not stmt.value.keywords and len(stmt.value.args) == 1):
+        return False
+    root = module_dict.get(_root(stmt.value.func))
+    if not (isinstance(root, types.ModuleType) and root.__name__.split(".")[0] == "numpy"):
+        return False
+    try:
+        ast.literal_eval(stmt.value.args[0])
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return getattr(stmt.value.func, "attr", "") in ("asarray", "array")
+
+
+def _inline_runs(stmt, sessions: set) -> list:
+    """The `sess.run(EXPR, ...)` calls in `stmt` whose fetch is an expression, not a name or a list of names."""
+    found = []
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "run" and \
+                isinstance(node.func.value, ast.Name) and node.func.value.id in sessions and node.args and \
+                not isinstance(node.args[0], (ast.Name, ast.List, ast.Tuple, ast.Dict, ast.Constant)):
+            found.append(node)
+    return found
+
+
+def define_inline_fetches(script: str, source: str, module_dict: dict, first_step_line: int, graph) -> dict:
+    """Each TensorFlow expression the script builds inside a `sess.run(...)` after its first training step
+    (`testing_cost = sess.run(tf.reduce_sum(tf.pow(pred - Y, 2)) / (2 * test_X.shape[0]), feed_dict=...)`),
+    defined now in the script's graph under a global name (the assignment's target, else the TF function called,
+    `argmax`, else `value_line<N>`), so it is translated like a named tensor. NumPy arrays the script writes out
+    after training (`test_X = numpy.asarray([...])`) are bound first, for such an expression to read their shape.
+    Returns {(line, col, end line, end col) of the expression: its name}, for `with_inline_fetches`."""
+    import tensorflow as tf
+
+    tree = ast.parse(source)
+    tf_names = {k for k, v in module_dict.items()
+                if isinstance(v, types.ModuleType) and v.__name__.startswith("tensorflow")}
+    sessions = {k for k, v in module_dict.items() if isinstance(v, tf.compat.v1.Session)}
+
+    def is_graph(value) -> bool:
+        return isinstance(value, (tf.Tensor, tf.Variable))
+
+    def plain(expr) -> bool:
+        """A TensorFlow expression over the script's tensors and numbers, NumPy arrays read for their shape."""
+        probe = ast.Assign([ast.Name("_", ast.Store())], expr)
+        arrays = {k: v for k, v in module_dict.items() if isinstance(v, np.ndarray)}
+        seen = {k: (0 if isinstance(v, np.ndarray) else v) for k, v in module_dict.items()}  # arrays read as data
+        return _plain(probe, seen, tf_names, is_graph) and not any(
+            isinstance(n, ast.Name) and n.id in arrays and not _shape_read(expr, n) for n in ast.walk(expr))
+
+    inline: dict = {}
+    stale: set[str] = set()  # names a statement not run here rebinds: an expression reading one is left alone
+    for stmt in _statements(tree.body, first_step_line):
+        if _literal_array(stmt, module_dict) and stmt.targets[0].id not in module_dict:
+            exec(compile(ast.Module([stmt], []), script, "exec"), module_dict)
+            continue
+        if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.FunctionDef, ast.ClassDef, ast.Try)):
+            break  # what follows may depend on it; inside it, a name may hold another value each time
+        for call in _inline_runs(stmt, sessions):
+            expr = call.args[0]
+            if {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} & stale or not plain(expr):
+                continue
+            try:
+                with graph.as_default():
+                    value = eval(compile(ast.Expression(expr), script, "eval"), module_dict)
+            except Exception:
+                continue
+            if not is_graph(value):
+                continue
+            target = stmt.targets[0].id if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name) and stmt.value is call else ""
+            called = expr.func.attr if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) else ""
+            name = target if target and target not in module_dict else called or f"value_line{expr.lineno}"
+            while name in module_dict:
+                name += "_"
+            module_dict[name] = value
+            inline[(expr.lineno, expr.col_offset, expr.end_lineno, expr.end_col_offset)] = name
+        stale |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} - \
+            set(inline.values())
+    return inline
+
+
+def _shape_read(expr, name: ast.Name) -> bool:
+    """`name` is read only for its shape (`test_X.shape[0]`): a number fixed when the line ran."""
+    return any(isinstance(n, ast.Attribute) and n.value is name and n.attr in ("shape", "size", "ndim")
+               for n in ast.walk(expr))
+
+
+def with_inline_fetches(source: str, inline: dict) -> str:
+    """`source` with each inline fetch expression (`define_inline_fetches`) replaced by its name, the line breaks
+    inside it kept (so every line number stays the script's)."""
+    lines = [line.encode() for line in source.split("\n")]  # ast columns are UTF-8 byte offsets
+    for (line, col, end_line, end_col), name in sorted(inline.items(), reverse=True):
+        head, tail = lines[line - 1][:col], lines[end_line - 1][end_col:]
+        lines[line - 1:end_line] = [head + name.encode() + tail] + [b""] * (end_line - line)
+    return "\n".join(line.decode() for line in lines)
 
 
 def define_late_tensors(script: str, source: str, module_dict: dict, first_step_line: int, graph) -> set[str]:

@@ -14,7 +14,7 @@ import io
 import re
 import tokenize
 
-__all__ = ["MAX_LINE", "wrap"]
+__all__ = ["MAX_LINE", "fill", "wrap"]
 
 MAX_LINE = 100
 _SIGNATURE = re.compile(r"^(?P<indent>\s*)@tf\.function\((?P<head>[^\[]*)input_signature=\[(?P<specs>.*)\]\)$")
@@ -40,7 +40,9 @@ def _tokens(line: str):
         return None
 
 
-def _split(line: str) -> list[str] | None:
+def _bracket(line: str):
+    """The outermost bracket that closes at the end of `line`'s code: (tokens, index of its opening, commas
+    directly inside it, its comment, where the code ends), or None."""
     tokens = _tokens(line)
     if not tokens:
         return None
@@ -67,6 +69,14 @@ def _split(line: str) -> list[str] | None:
             commas.append(i)
     if opened is None or opened + 1 == len(code) - 1:
         return None
+    return code, opened, commas, comment, end
+
+
+def _split(line: str) -> list[str] | None:
+    found = _bracket(line)
+    if found is None:
+        return None
+    code, opened, commas, comment, end = found
     col = lambda t: t.start[1]  # noqa: E731 (one physical line: columns are offsets)
     indent = re.match(r"\s*", line)[0]
     head = line[:col(code[opened]) + 1] + (f"  {comment}" if comment else "")
@@ -91,3 +101,31 @@ def wrap(line: str) -> list[str]:
     if not pieces:
         return [line]
     return [p for piece in pieces for p in wrap(piece)]  # each piece is shorter: an argument too long breaks again
+
+
+def fill(line: str) -> list[str]:
+    """`line` within MAX_LINE columns as a person breaks a call of the script's own code: the arguments filled
+    onto lines aligned after the opening bracket (`print('a', x,\n      'b', y)`); `wrap`'s one argument per line
+    where that bracket stands too far right or an argument does not fit."""
+    if len(line) <= MAX_LINE:
+        return [line]
+    found = _bracket(line)
+    if found is None or (found[3] and len(line[:_tokens(line)[-1].start[1]].rstrip()) <= MAX_LINE):
+        return wrap(line)
+    code, opened, commas, comment, end = found
+    col = code[opened].start[1] + 1
+    bounds = [opened] + [c for c in commas if c < len(code) - 2] + [len(code) - 1]
+    args = [line[code[a + 1].start[1]:code[b].start[1]].strip().rstrip(",") for a, b in zip(bounds, bounds[1:])]
+    args = [a for a in args if a]
+    closing = line[code[-1].start[1]:end]
+    if col > MAX_LINE // 2 or comment or not args:
+        return wrap(line)
+    out, current = [], line[:col] + args[0]
+    for arg in args[1:]:
+        if len(current) + 2 + len(arg) + (len(closing) if arg is args[-1] else 1) <= MAX_LINE:
+            current += ", " + arg
+        else:
+            out.append(current + ",")
+            current = " " * col + arg
+    out.append(current + closing)
+    return out if all(len(x) <= MAX_LINE for x in out) else wrap(line)

@@ -14,6 +14,7 @@ import io
 import textwrap
 import tokenize
 
+from tfcompare.scripts.convert.line_width import fill
 from tfcompare.scripts.convert.plan import GENERATED, NOTE_MARK, TODO_MARK, Carried, Plan
 from tfcompare.scripts.convert.statements import Rewriter
 
@@ -48,6 +49,28 @@ def spaces_for_tabs(source: str) -> str:
     return source
 
 
+def _string_lines(code: str) -> set[int]:
+    """The lines (from 1) of `code` that continue a string begun on an earlier line: never broken."""
+    inside: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                inside.update(range(tok.start[0], tok.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return set(range(1, code.count("\n") + 2))
+    return inside
+
+
+def _wrapped(code: str, depth: int) -> str:
+    """Unparsed `code` (one logical line per line) within MAX_LINE columns where it will stand, `depth` blocks in."""
+    indent = "    " * depth
+    inside = _string_lines(code)
+    out = []
+    for n, line in enumerate(code.split("\n"), 1):
+        out.extend([line] if n in inside else [p[len(indent):] for p in fill(indent + line)])
+    return "\n".join(out)
+
+
 def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
     """Carry the script's statements over; the generated model goes where its graph code was. A statement that
     comes through unchanged keeps its own text (comments inside it, line breaks); a rewritten one is unparsed."""
@@ -69,7 +92,8 @@ def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
                if isinstance(n, (ast.For, ast.While, ast.If))}
     iters = {id(n): ast.dump(n.iter) for n in ast.walk(tree) if isinstance(n, ast.For)}
 
-    def text(node) -> str:
+    def text(node, depth: int = 0) -> str:
+        """`node`'s code at column 0; `depth`: the blocks it is written in (a rewritten line is wrapped there)."""
         line = getattr(node, "lineno", 0)  # 0: a statement this rewrite made
         gap = "\n" if line >= 2 and not lines[line - 2].strip() else ""
         if id(node) in original and ast.dump(node) == original[id(node)]:
@@ -81,9 +105,9 @@ def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
                 (not isinstance(node, ast.For) or iters[id(node)] == ast.dump(node.iter)):
             header = textwrap.dedent("\n".join(" " * node.col_offset + lines[i].lstrip() if i == node.lineno - 1
                                                else lines[i] for i in range(node.lineno - 1, starts[id(node)] - 1)))
-            inner = "\n".join(text(child) for child in node.body)
+            inner = "\n".join(text(child, depth + 1) for child in node.body)
             return gap + header + "\n" + textwrap.indent(inner, "    ")
-        return gap + ast.unparse(node)
+        return gap + _wrapped(ast.unparse(node), depth)
 
     for s in body:
         before = s.lineno <= first_step_line and not (s.lineno <= first_step_line <= s.end_lineno)

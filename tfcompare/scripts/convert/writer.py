@@ -21,6 +21,7 @@ from tfcompare.scripts.convert import source as carried
 from tfcompare.scripts.convert import summaries as summary_ops
 from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER
 from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
+from tfcompare.scripts.convert.late import with_inline_fetches
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, variable_line
@@ -73,7 +74,8 @@ def _todo_lines(match) -> str:
 
 
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
-          first_step_line: int, style: str = "module", late: set | None = None) -> Written:
+          first_step_line: int, style: str = "module", late: set | None = None,
+          inline: dict | None = None) -> Written:
     """The TF2 script for the TF1 `script`, stopped at its first training step; `style` "module" (a tf.Module)
     or "keras" (a keras.Model of Keras layers where a group of TF1 ops is exactly one)."""
     import ast
@@ -83,6 +85,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
 
     text = read_script(script)  # as Python read it: its coding line honoured
     lines = text.split("\n")  # Python's lines: a form feed or U+2028 inside one does not end it
+    text = with_inline_fetches(text, inline or {})  # sess.run(tf.reduce_sum(...)) read as sess.run(its name)
     graph, loss, train_op = sess.graph, found["loss"], found["train_op"]
     trained = sorted((v for _, v in found["grads_and_vars"]), key=lambda v: v.op._id)
     notes: list[str] = []
