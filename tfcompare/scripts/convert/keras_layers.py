@@ -18,6 +18,7 @@ import dataclasses
 import numpy as np
 
 from tfcompare.scripts.child import initialisation
+from tfcompare.scripts.convert.initializers import named
 from tfcompare.scripts.convert.ops import number
 
 __all__ = ["Layer", "find", "keras_initializer", "FALLBACKS"]
@@ -68,6 +69,9 @@ def keras_initializer(v, sess) -> str | None:
     """TF1's initializer of `v` as a Keras initializer (written), or None when its scheme cannot be read."""
     scheme = initialisation.tf1_scheme(v, sess)
     kind = (scheme or {}).get("scheme")
+    keras_name = named(scheme, list(v.shape.as_list()))
+    if keras_name:
+        return f"keras.initializers.{keras_name}()"
 
     def f(x):
         return number(np.float32(x))

@@ -13,6 +13,7 @@ import numpy as np
 
 from tfcompare.scripts.child import initialisation
 from tfcompare.scripts.convert import keras_layers
+from tfcompare.scripts.convert.initializers import named
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.ops import Translator, number, source_line
@@ -68,6 +69,9 @@ def _initializer(v, sess, attr: str, tr: Translator) -> str:
         return f"tf.constant({python}, dtype=tf.{dtype.name})"
     scheme = initialisation.tf1_scheme(v, sess)
     kind = (scheme or {}).get("scheme")
+    keras_name = named(scheme, shape)
+    if keras_name:
+        return f"tf.keras.initializers.{keras_name}()({shape}{dt})"
     if kind in ("normal", "truncated_normal"):
         fn = "tf.random.normal" if kind == "normal" else "tf.random.truncated_normal"
         mean = f", mean={number(np.float32(scheme['mean']))}" if scheme["mean"] else ""

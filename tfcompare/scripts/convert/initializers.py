@@ -1,0 +1,49 @@
+"""TF1's initial-value schemes named as the Keras initializers that draw the same distribution.
+
+`tf.layers.dense`, `tf.get_variable` and `contrib.layers.xavier_initializer()` draw Glorot-uniform weights by
+default; read back from the graph they are `uniform(-0.0753, 0.0753)` for a [784, 256] kernel, a number a reader
+cannot check. Where the scheme's parameters are exactly a variance-scaling initializer's for the variable's
+shape (the fans computed as TF1 and Keras both compute them), the rewrite names it (`GlorotUniform()`), else it
+writes the distribution as read.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["named"]
+
+_TRUNCATED = 0.87962566103423978  # the stddev of a unit normal truncated at two stddevs (Keras and TF1 divide by it)
+# Keras class -> (scale, fan mode, distribution) of its VarianceScaling
+_KNOWN = {
+    "GlorotUniform": (1.0, "fan_avg", "uniform"), "GlorotNormal": (1.0, "fan_avg", "truncated_normal"),
+    "HeUniform": (2.0, "fan_in", "uniform"), "HeNormal": (2.0, "fan_in", "truncated_normal"),
+    "LecunUniform": (1.0, "fan_in", "uniform"), "LecunNormal": (1.0, "fan_in", "truncated_normal"),
+}
+
+
+def _fans(shape: list[int]) -> tuple[float, float]:
+    if len(shape) < 1:
+        return 1.0, 1.0
+    if len(shape) == 1:
+        return float(shape[0]), float(shape[0])
+    receptive = math.prod(shape[:-2]) if len(shape) > 2 else 1
+    return float(shape[-2] * receptive), float(shape[-1] * receptive)
+
+
+def named(scheme: dict | None, shape: list[int]) -> str | None:
+    """The Keras initializer class whose draws have `scheme`'s distribution for `shape`, or None."""
+    if not scheme or any(not isinstance(d, int) or d <= 0 for d in shape) or not shape:
+        return None
+    fan_in, fan_out = _fans(shape)
+    for name, (scale, mode, distribution) in _KNOWN.items():
+        n = {"fan_in": fan_in, "fan_avg": (fan_in + fan_out) / 2}[mode]
+        if distribution == "uniform" and scheme.get("scheme") == "uniform":
+            limit = math.sqrt(3.0 * scale / n)
+            if math.isclose(scheme["high"], limit, rel_tol=1e-5) and math.isclose(scheme["low"], -limit, rel_tol=1e-5):
+                return name
+        if distribution == "truncated_normal" and scheme.get("scheme") == "truncated_normal" and \
+                not scheme.get("mean"):
+            if math.isclose(scheme["stddev"], math.sqrt(scale / n) / _TRUNCATED, rel_tol=1e-5):
+                return name
+    return None
