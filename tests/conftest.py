@@ -53,13 +53,17 @@ def full_run(tmp_path_factory):
 
 
 def written_model_class(text: str):
-    """A written TF2 script's `Model` class (and the script's tree): its imports, module-level functions and the
-    class run in a fresh namespace, without the script's training."""
+    """A written TF2 script's `Model` class (and the script's tree): its imports, module-level functions, the
+    module-level names the class reads (`rng = numpy.random`, bound by a plain assignment above it) and the class
+    run in a fresh namespace, without the script's training."""
     import ast
 
     tree = ast.parse(text)
-    keep = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef))
-            or (isinstance(n, ast.ClassDef) and n.name == "Model")]
+    model = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model")
+    read = {n.id for n in ast.walk(model) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    keep = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef)) or n is model
+            or (isinstance(n, ast.Assign) and n.lineno < model.lineno and "parse_args" not in ast.unparse(n)
+                and {t.id for t in n.targets if isinstance(t, ast.Name)} & read)]
     scope: dict = {}
     exec(compile(ast.Module(keep, []), "<written>", "exec"), scope)
     return scope["Model"], tree

@@ -213,6 +213,31 @@ def test_late_graph_code_is_defined_only_when_plain_and_never_from_a_stale_name(
     assert scope["top"].graph is graph and "again" not in scope and "after" not in scope
 
 
+def test_a_second_model_after_the_first_ones_training_is_never_defined_over_the_first():
+    """The cookbook's gates: after the first gate's loop, `ops.reset_default_graph()` and a second model reusing
+    the names `a`, `x_data`, `loss`. Nothing of it is defined in the first graph (it would rebind the first model's
+    names), nor a number the script rebinds (`x_val = 5.`)."""
+    from tfcompare.scripts.convert.late import define_late_tensors
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        sess.run(train)
+        doubled = loss * 2.0
+        x_val = 5.
+        a = tf.Variable(tf.constant(1.))
+        extra = tf.reduce_sum(x)
+    """)
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32)
+        a = v1.Variable(2.0)
+        scope = {"tf": v1, "x": x, "a": a, "loss": a * x, "x_val": 5.0}
+    assert define_late_tensors("<script>", source, scope, 2, graph) == {"doubled"}
+    assert scope["a"] is a and "extra" not in scope
+    reset = "import tensorflow as tf\nsess.run(train)\ntf.reset_default_graph()\nfresh = tf.reduce_sum(x)\n"
+    assert define_late_tensors("<script>", reset, scope, 2, graph) == set() and "fresh" not in scope
+
+
 def test_a_tensor_built_inside_a_fetch_after_training_is_a_method_and_line_numbers_stay():
     """`sess.run(tf.reduce_sum(...) / (2 * test_X.shape[0]), feed_dict=...)` after the loop, over a test set the
     script writes out after training: the expression is defined in the graph under its assignment's name (the
@@ -335,6 +360,52 @@ def test_summaries_and_checkpoint_are_tf1s(converted, tmp_path):
         assert tf1_n == tf2_n == 48 * 32
         np.testing.assert_allclose([tf2_min, tf2_max], [tf1_min, tf1_max], rtol=0.1, err_msg=str(key))
     _tf1_checkpoint_loads(out / "mlp_graph_summary_saver_tf2.py", tmp_path, printed[0], env)
+    _tf1_checkpoint_converts(out / "mlp_graph_summary_saver_tf2.py", tmp_path)
+
+
+def _tf1_checkpoint_converts(written: Path, tmp_path: Path) -> None:
+    """`tfcompare convert-checkpoint NEW.py TF1_CKPT -o PREFIX`, from another folder with relative paths: a TF2
+    checkpoint of the rewrite's model whose variables, read into a fresh model, are TF1's bit for bit; what it
+    leaves listed; an existing output refused; a rewrite whose restore scales the weights DIFFERS with nothing
+    written; bad paths exit 2 before any code runs."""
+    import os
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    here = os.getcwd()
+    os.chdir(elsewhere)
+    try:
+        new, ckpt = os.path.relpath(written), os.path.relpath(tmp_path / "tf1" / "ckpt")  # TF1's folder
+        result = CliRunner().invoke(cli, ["convert-checkpoint", new, ckpt, "-o", "tf2/model"])
+        assert result.exit_code == 0, result.output
+        assert "CONVERTED: 4 variable(s) read back from tf2/model into a fresh model equal TF1's bit for bit" in \
+            result.output
+        assert "loaded 4 TF1 variable(s) by name: Variable, Variable_1, Variable_2, Variable_3" in result.output
+        reader = tf.train.load_checkpoint(str(tmp_path / "tf1" / "ckpt" / "model.ckpt"))
+        model = written_model_class(written.read_text())[0]()
+        tf.train.Checkpoint(model=model).read("tf2/model").assert_existing_objects_matched()
+        for name, attr in (("Variable", "weights_1"), ("Variable_1", "biases_1"), ("Variable_2", "weights_2"),
+                           ("Variable_3", "biases_2")):
+            assert np.array_equal(getattr(model, attr).numpy(), reader.get_tensor(name)), name
+        left = {line.split(":")[0].strip() for line in result.output.splitlines() if line.startswith("  ")}
+        assert left == set(reader.get_variable_to_shape_map()) - {"Variable", "Variable_1", "Variable_2",
+                                                                    "Variable_3"}
+        again = CliRunner().invoke(cli, ["convert-checkpoint", new, ckpt, "-o", "tf2/model"])
+        assert again.exit_code == 2 and "tf2/model.index exists" in again.output and "Traceback" not in again.output
+        planted = elsewhere / "scaled_tf2.py"
+        planted.write_text(written.read_text().replace("variable.assign(values[name])",
+                                                       "variable.assign(values[name] * 2)"))
+        scaled = CliRunner().invoke(cli, ["convert-checkpoint", "scaled_tf2.py", ckpt, "-o", "tf2/scaled"])
+        assert scaled.exit_code == 1 and "DIFFERS: 4 of 4 read back unlike TF1's; nothing written" in scaled.output
+        assert sorted(p.name for p in (elsewhere / "tf2").iterdir()) == ["model.data-00000-of-00001",
+                                                                         "model.index"]
+        for argv, says in ((["convert-checkpoint", new, "nowhere", "-o", "x"], "nowhere is not a TF1 checkpoint"),
+                           (["convert-checkpoint", str(DATA / "logreg_gd.py"), ckpt, "-o", "x"],
+                            "has no Model.restore_tf1_checkpoint")):
+            bad = CliRunner().invoke(cli, argv)
+            assert bad.exit_code == 2 and says in bad.output and "Traceback" not in bad.output, bad.output
+    finally:
+        os.chdir(here)
 
 
 _RESTORE = """import json, runpy, sys

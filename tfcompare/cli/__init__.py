@@ -11,8 +11,8 @@ import sys
 
 import click
 
-from tfcompare.cli import (_process, audit, claims, convert, debug, export, inspect, list_, migrate, pair, pitfalls,
-                           run, tensorboard)
+from tfcompare.cli import (_process, audit, claims, convert, convert_checkpoint, debug, export, inspect, list_,
+                           migrate, pair, pitfalls, run, tensorboard)
 
 __all__ = ["main", "cli"]
 
@@ -23,9 +23,9 @@ def cli():
     """Compare one model written for TensorFlow 1.x and 2.x: equivalence, cost, graphs, TensorBoard."""
 
 
-for _command in (list_.list_, run.run, pair.pair, convert.convert, pair.run_tf1, migrate.migrate, debug.debug, audit.audit,
-                 inspect.inspect, inspect.autograph, export.export, claims.claims, pitfalls.pitfalls,
-                 tensorboard.tensorboard):
+for _command in (list_.list_, run.run, pair.pair, convert.convert, convert_checkpoint.convert_checkpoint,
+                 pair.run_tf1, migrate.migrate, debug.debug, audit.audit, inspect.inspect, inspect.autograph,
+                 export.export, claims.claims, pitfalls.pitfalls, tensorboard.tensorboard):
     cli.add_command(_command)
 del _command
 

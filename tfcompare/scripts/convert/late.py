@@ -4,7 +4,10 @@ defined now, in the script's graph, so it is translated like what came before it
 The child stops the script at its first training step, so such tensors never exist when the TF2 script is
 written. Only plain assignments of TensorFlow expressions over the script's tensors are run (`tf.*` calls,
 tensors, literals): nothing that reads files, runs a session or calls the script's own functions, so defining
-them has no effect outside the graph. The first statement that is anything else, or fails, ends the search.
+them has no effect outside the graph. The first statement that is anything else, or fails, ends the search, as
+does one that rebinds a name the script had bound before its step (a second model after `reset_default_graph()`
+reuses `a`, `x_data`, `loss`: defining it would change what the first model's code reads). Only names bound to
+graph tensors are the model's; a number assigned there stays the script's statement.
 """
 
 from __future__ import annotations
@@ -109,6 +112,8 @@ def define_inline_fetches(script: str, source: str, module_dict: dict, first_ste
     inline: dict = {}
     stale: set[str] = set()  # names a statement not run here rebinds: an expression reading one is left alone
     for stmt in _statements(tree.body, first_step_line):
+        if _new_graph(stmt):
+            break
         if _literal_array(stmt, module_dict) and stmt.targets[0].id not in module_dict:
             exec(compile(ast.Module([stmt], []), script, "exec"), module_dict)
             continue
@@ -171,8 +176,11 @@ def define_late_tensors(script: str, source: str, module_dict: dict, first_step_
     stale: set[str] = set()  # names a skipped statement rebinds: what reads them would read the old value
     for stmt in _statements(tree.body, first_step_line):
         loads = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        if loads & stale:
+        if loads & stale or _new_graph(stmt):
             break
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in module_dict
+                                                for t in stmt.targets):
+            break  # it rebinds a name the code before the step used (a second model, `x_val = 5.`): not ours to move
         if not _plain(stmt, module_dict, tf_names, is_graph):
             if isinstance(stmt, (ast.Assign, ast.Expr)):  # e.g. a print or a sess.run: the rewrite carries it
                 stale |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -183,5 +191,11 @@ def define_late_tensors(script: str, source: str, module_dict: dict, first_step_
                 exec(compile(ast.Module([stmt], []), script, "exec"), module_dict)
         except Exception:
             break
-        bound |= {t.id for t in stmt.targets}
+        bound |= {t.id for t in stmt.targets if is_graph(module_dict.get(t.id))}  # a number stays in the script
     return bound
+
+
+def _new_graph(stmt) -> bool:
+    """`tf.reset_default_graph()` / `ops.reset_default_graph()`, `with tf.Graph().as_default():`: what follows
+    builds another model, in another graph."""
+    return any(isinstance(n, ast.Attribute) and n.attr in ("reset_default_graph", "Graph") for n in ast.walk(stmt))
