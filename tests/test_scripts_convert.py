@@ -322,7 +322,10 @@ def test_summaries_and_checkpoint_are_tf1s(converted, tmp_path):
     assert ("save_path = tf.train.Checkpoint(model=model, optimizer=optimizer).write(os.path.join(args.ckpt_dir, "
             "'model.ckpt'))") in text
     assert "tf.train.Checkpoint(model=model, optimizer=optimizer).read(save_path)" in text
-    assert text.count("# NOTE(tfcompare): TF1's Saver.") == 2 and "the format differs" in text
+    notes = re.sub(r"\n\s*#     ", " ", text)  # a NOTE's text continued on `#` lines, within the width
+    assert notes.count("# NOTE(tfcompare): TF1's Saver.") == 2 and "the format differs" in notes
+    assert all(len(line) <= MAX_LINE for line in (out / "mlp_graph_summary_saver_tf2.py").read_text().splitlines()
+               if "#" in line and "NOTE" in line or line.lstrip().startswith("#     "))
     # both sides draw their initial weights, in the same order, from one numpy generator
     same_draws = ("import numpy as np\nrng = np.random.RandomState(0)\n"
                   "def drawn(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None):\n"

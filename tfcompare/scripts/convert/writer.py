@@ -60,10 +60,19 @@ def _paragraph(indent: str, text: str) -> list[str]:
                          break_on_hyphens=False)
 
 
+def _note_lines(match) -> str:
+    """A NOTE mark as `# NOTE(tfcompare): ...`, its text continued on `#` lines within MAX_LINE."""
+    return _mark_lines(match, "# NOTE(tfcompare): ")
+
+
 def _todo_lines(match) -> str:
     """A TODO mark as `pass  # TODO(tfcompare): ...`, its text continued on `#` lines within MAX_LINE."""
+    return _mark_lines(match, "pass  # TODO(tfcompare): ")
+
+
+def _mark_lines(match, lead: str) -> str:
     indent, text = match.group(1), match.group(3)
-    first = f"{indent}pass  # TODO(tfcompare): "
+    first = f"{indent}{lead}"
     if len(first) + len(text) <= MAX_LINE:
         return first + text
     more = f"{indent}#     "
@@ -243,5 +252,5 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
     body = "\n".join(out).rstrip() + "\n"
     body = re.sub(r"^(\s*)(['\"])" + carried.TODO_MARK + r"(.*)\2$", _todo_lines, body, flags=re.M)
-    body = re.sub(r"^(\s*)(['\"])" + carried.NOTE_MARK + r"(.*)\2$", r"\1# NOTE(tfcompare): \3", body, flags=re.M)
+    body = re.sub(r"^(\s*)(['\"])" + carried.NOTE_MARK + r"(.*)\2$", _note_lines, body, flags=re.M)
     return Written(body, all_todos, notes)
