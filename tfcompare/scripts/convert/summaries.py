@@ -17,8 +17,9 @@ _MERGE = "MergeSummary"
 
 HELPER = '''
 def add_summary(writer, summary, step):
-    """TF1's FileWriter.add_summary of a fetched summary: each summary op it collected (tag -> (tf.summary.scalar or
-    tf.summary.histogram, the value TF1's op summarised in that step)) written with the same tag at the same step."""
+    """TF1's FileWriter.add_summary of a fetched summary: each summary op it collected (tag ->
+    (tf.summary.scalar or tf.summary.histogram, the value TF1's op summarised in that step)) written
+    with the same tag at the same step."""
     with writer.as_default():
         for tag, (write, value) in summary.items():
             write(tag, value, step=step)
