@@ -84,8 +84,10 @@ def test_a_rewritten_statement_of_the_scripts_own_code_is_filled_within_the_line
     ]
     assert all(len("        " + line) <= MAX_LINE for line in written.split("\n"))
     compile("if 1:\n    if 1:\n" + "\n".join("        " + line for line in written.split("\n")), "w.py", "exec")
-    assert _wrapped(code, 0) == code[:MAX_LINE - 1].rsplit(",", 1)[0] + ",\n      " + \
-        code[len(code[:MAX_LINE - 1].rsplit(",", 1)[0]) + 2:]  # filled to the width at column 0 too
+    assert _wrapped(code, 0).split("\n") == [  # filled to the width at column 0 too
+        "print('Epoch:', '%04d' % (epoch + 1), 'cost=', '{:.9f}'.format(c), 'W=', model.W.numpy(), 'b=',",
+        "      model.b.numpy())",
+    ]
     # a bracket far to the right: one argument per line, as generated code is wrapped
     far = "result_of_the_evaluation_of_the_whole_model = model.evaluate_everything_on(" + ", ".join(
         f"argument_{i}" for i in range(8)) + ")"

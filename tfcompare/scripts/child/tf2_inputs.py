@@ -66,9 +66,11 @@ class InputSubstitution:
     def _convert_examples(self, leaves: list, step: int, notes, specs) -> list | None:
         """TF1's rank-0 feeds of `step` in place of the step's rank-0 leaves, in order, when there are as many of
         each; None when they do not correspond (then the leaves are not TF1's batch)."""
-        feeds = self._tf1_examples(step)
         mine = [i for i, leaf in enumerate(leaves) if _is_example(leaf)]
-        if not feeds or len(mine) != len(feeds) or any(_is_batch(leaf) for leaf in leaves):
+        if not mine or any(_is_batch(leaf) for leaf in leaves):
+            return None
+        feeds = self._tf1_examples(step)
+        if len(mine) != len(feeds):
             return None
         out = [None] * len(leaves)
         for i, (feed, value) in zip(mine, feeds):

@@ -67,8 +67,9 @@ def main(argv: list[str]) -> int:
             frames = [f for f in traceback.extract_stack() if f.filename == script]
             first_line = frames[-1].lineno if frames else 10**9
             try:
-                late = define_late_tensors(script, read_script(script), module.__dict__, first_line, self.graph)
-                inline = define_inline_fetches(script, read_script(script), module.__dict__, first_line, self.graph)
+                source = read_script(script)
+                late = define_late_tensors(script, source, module.__dict__, first_line, self.graph)
+                inline = define_inline_fetches(script, source, module.__dict__, first_line, self.graph)
                 if late or inline:
                     report["notes"].append(f"graph code after the first training step defined ahead of it, to be "
                                            f"translated too: {', '.join(sorted(late | set(inline.values())))}")

@@ -23,8 +23,7 @@ _KNOWN = {
 
 
 def _fans(shape: list[int]) -> tuple[float, float]:
-    if len(shape) < 1:
-        return 1.0, 1.0
+    """(fan_in, fan_out) of a non-empty shape, as TF1's and Keras's variance scaling compute them."""
     if len(shape) == 1:
         return float(shape[0]), float(shape[0])
     receptive = math.prod(shape[:-2]) if len(shape) > 2 else 1
@@ -33,7 +32,7 @@ def _fans(shape: list[int]) -> tuple[float, float]:
 
 def named(scheme: dict | None, shape: list[int]) -> str | None:
     """The Keras initializer class whose draws have `scheme`'s distribution for `shape`, or None."""
-    if not scheme or any(not isinstance(d, int) or d <= 0 for d in shape) or not shape:
+    if not scheme or not shape or any(not isinstance(d, int) or d <= 0 for d in shape):
         return None
     fan_in, fan_out = _fans(shape)
     for name, (scale, mode, distribution) in _KNOWN.items():

@@ -58,6 +58,18 @@ def _plain(stmt, module_dict: dict, tf_names: set, is_graph) -> bool:
     return True
 
 
+def _tf_names(module_dict: dict) -> set[str]:
+    """The script's names for TensorFlow modules (`tf`, `tensorflow`, `ops`)."""
+    return {k for k, v in module_dict.items()
+            if isinstance(v, types.ModuleType) and v.__name__.startswith("tensorflow")}
+
+
+def _is_graph(value) -> bool:
+    import tensorflow as tf
+
+    return isinstance(value, (tf.Tensor, tf.Variable))
+
+
 def _literal_array(stmt, module_dict: dict) -> bool:
     """`test_X = numpy.asarray([6.83, 4.668, ...])`: NumPy data written out in the script, after its training."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
@@ -94,12 +106,9 @@ def define_inline_fetches(script: str, source: str, module_dict: dict, first_ste
     import tensorflow as tf
 
     tree = ast.parse(source)
-    tf_names = {k for k, v in module_dict.items()
-                if isinstance(v, types.ModuleType) and v.__name__.startswith("tensorflow")}
+    tf_names = _tf_names(module_dict)
     sessions = {k for k, v in module_dict.items() if isinstance(v, tf.compat.v1.Session)}
-
-    def is_graph(value) -> bool:
-        return isinstance(value, (tf.Tensor, tf.Variable))
+    is_graph = _is_graph
 
     def plain(expr) -> bool:
         """A TensorFlow expression over the script's tensors and numbers, NumPy arrays read for their shape."""
@@ -163,15 +172,8 @@ def define_late_tensors(script: str, source: str, module_dict: dict, first_step_
     """Run the script's plain graph-building assignments that come after its first training step, in its graph and
     its globals (compiled as the script's own lines, so each op names the line that made it); returns the names
     they bound."""
-    import tensorflow as tf
-
     tree = ast.parse(source)
-    tf_names = {k for k, v in module_dict.items()
-                if isinstance(v, types.ModuleType) and v.__name__.startswith("tensorflow")}
-
-    def is_graph(value) -> bool:
-        return isinstance(value, (tf.Tensor, tf.Variable))
-
+    tf_names, is_graph = _tf_names(module_dict), _is_graph
     bound: set[str] = set()
     stale: set[str] = set()  # names a skipped statement rebinds: what reads them would read the old value
     for stmt in _statements(tree.body, first_step_line):

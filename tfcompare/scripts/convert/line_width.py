@@ -110,15 +110,15 @@ def fill(line: str) -> list[str]:
     if len(line) <= MAX_LINE:
         return [line]
     found = _bracket(line)
-    if found is None or (found[3] and len(line[:_tokens(line)[-1].start[1]].rstrip()) <= MAX_LINE):
+    if found is None or found[3]:  # a trailing comment goes above the line: `wrap` does that
         return wrap(line)
-    code, opened, commas, comment, end = found
+    code, opened, commas, _, end = found
     col = code[opened].start[1] + 1
     bounds = [opened] + [c for c in commas if c < len(code) - 2] + [len(code) - 1]
     args = [line[code[a + 1].start[1]:code[b].start[1]].strip().rstrip(",") for a, b in zip(bounds, bounds[1:])]
     args = [a for a in args if a]
     closing = line[code[-1].start[1]:end]
-    if col > MAX_LINE // 2 or comment or not args:
+    if col > MAX_LINE // 2 or not args:
         return wrap(line)
     out, current = [], line[:col] + args[0]
     for arg in args[1:]:

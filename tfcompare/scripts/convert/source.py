@@ -27,13 +27,10 @@ def spaces_for_tabs(source: str) -> str:
     block of tab-indented lines carried into it would be invalid Python. Line numbers are unchanged."""
     if "\t" not in source:
         return source
-    inside: set[int] = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
-                inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
-    except (tokenize.TokenError, SyntaxError):
+    spans = _string_spans(source)
+    if spans is None:
         return source
+    inside = {n for start, end in spans for n in range(start + 1, end + 1)}
     for width in (4, 8):  # 4 columns a tab reads as the script was laid out; 8 is how Python reads it
         lines = source.split("\n")
         for n, line in enumerate(lines, 1):
@@ -49,22 +46,22 @@ def spaces_for_tabs(source: str) -> str:
     return source
 
 
-def _string_lines(code: str) -> set[int]:
-    """The lines (from 1) of `code` that continue a string begun on an earlier line: never broken."""
-    inside: set[int] = set()
+def _string_spans(code: str) -> list[tuple[int, int]] | None:
+    """(first line, last line) of each string in `code` that spans lines; None when `code` does not tokenize."""
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
-                inside.update(range(tok.start[0], tok.end[0] + 1))
+        return [(tok.start[0], tok.end[0]) for tok in tokenize.generate_tokens(io.StringIO(code).readline)
+                if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]]
     except (tokenize.TokenError, SyntaxError):
-        return set(range(1, code.count("\n") + 2))
-    return inside
+        return None
 
 
 def _wrapped(code: str, depth: int) -> str:
-    """Unparsed `code` (one logical line per line) within MAX_LINE columns where it will stand, `depth` blocks in."""
+    """Unparsed `code` (one logical line per line) within MAX_LINE columns where it will stand, `depth` blocks in;
+    a line a string spans is never broken (nor any line, when the code does not tokenize)."""
     indent = "    " * depth
-    inside = _string_lines(code)
+    spans = _string_spans(code)
+    inside = {n for start, end in spans for n in range(start, end + 1)} if spans is not None else \
+        set(range(1, code.count("\n") + 2))
     out = []
     for n, line in enumerate(code.split("\n"), 1):
         out.extend([line] if n in inside else [p[len(indent):] for p in fill(indent + line)])
