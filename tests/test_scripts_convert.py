@@ -38,12 +38,14 @@ SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
     "logreg_gd": (), "mlp_adam": (), "cnn_dropout": ("--dropout", "1.0"), "autoencoder_rmsprop": (),
     "decay_momentum": (), "lstm_static_rnn": (), "mlp_batch_norm": (), "mlp_batch_norm_updates": (),
     "lstm_dynamic_rnn": (), "gru_centered_rmsprop": (), "softmax_interactive": (), "linreg_step_fetch": (),
-    "mlp_graph_summary_saver": (), "linreg_examples": (),
+    "mlp_graph_summary_saver": (), "linreg_examples": (), "mlp_streaming_accuracy": (),
 }
 
 # `python -c _AS_TF1 + _RUN_SCRIPT SCRIPT ARGS`: a TF1 script run as it is, its `import tensorflow` being compat.v1
 _AS_TF1 = ("import runpy, sys\nimport tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n"
            "sys.modules['tensorflow'] = tf\n")
+# tf.layers, as TF 1.x served it: tfcompare's legacy runtime (Keras 3 has no tf.layers)
+_WITH_LAYERS = "from tfcompare.scripts.legacy import runtime\nruntime.install()\n"
 _RUN_SCRIPT = "script = sys.argv[1]\nsys.argv = sys.argv[1:]\nrunpy.run_path(script, run_name='__main__')\n"
 
 
@@ -276,11 +278,13 @@ def test_a_tensor_built_inside_a_fetch_after_training_is_a_method_and_line_numbe
 
 def test_tutorial_scripts_print_what_the_tf1_scripts_print(converted, tmp_path):
     """Run as they are, over 60 steps: the TF1 script (as tensorflow.compat.v1) and its conversion print the same
-    lines, digit for digit (accuracies, losses, the global step, the learning rate, the final weights)."""
+    lines, digit for digit (accuracies, losses, the global step, the learning rate, the final weights; the
+    streaming tf.metrics.accuracy's running value and a second one's, read after training, as Keras Accuracy)."""
     out, _ = converted
-    tf1 = _AS_TF1 + _RUN_SCRIPT
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "2"}
-    for name in ("softmax_interactive", "linreg_step_fetch", "linreg_examples"):
+    tf1 = _AS_TF1 + _WITH_LAYERS + _RUN_SCRIPT
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "2",
+           "PYTHONPATH": str(Path(__file__).parent.parent)}
+    for name in ("softmax_interactive", "linreg_step_fetch", "linreg_examples", "mlp_streaming_accuracy"):
         printed = []
         for argv in (["-c", tf1, str(DATA / f"{name}.py")], [str(out / f"{name}_tf2.py")]):
             proc = subprocess.run([sys.executable, *argv, "--steps", "60"], capture_output=True, text=True,
@@ -288,6 +292,9 @@ def test_tutorial_scripts_print_what_the_tf1_scripts_print(converted, tmp_path):
             assert proc.returncode == 0, proc.stderr[-2000:]
             printed.append(proc.stdout)
         assert printed[0] == printed[1] and printed[0].count("\n") >= 3, printed
+    text = (out / "mlp_streaming_accuracy_tf2.py").read_text()
+    assert text.count("= tf.keras.metrics.Accuracy()") == 2 and "None" not in text.split("for step in")[1], text
+    assert "tf.keras.initializers.Constant(np.random.randn(2, 8) * 0.5)([2, 8])" in text  # the script's own draws
 
 
 def _events(folder: Path) -> dict:

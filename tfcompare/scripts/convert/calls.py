@@ -1,6 +1,7 @@
 """TF1 calls that build many ops for one idea, recorded as the script makes them so each is written back as one
 TF2 call: dropout (keep_prob -> rate), the cross-entropies, exponential learning-rate decay, static_rnn /
-dynamic_rnn with a plain LSTM or GRU cell (one call of a helper written into the script).
+dynamic_rnn with a plain LSTM or GRU cell (one call of a helper written into the script), and the streaming
+`tf.metrics.accuracy` (a `tf.keras.metrics.Accuracy` the model holds: the same running total and count).
 
 The ops such a call makes (dropout's random mask, the decay's `Pow`) are read as a group: the translator stops
 at the group's inputs and writes the group's TF2 call instead of the ops inside it.
@@ -22,7 +23,7 @@ _XENT = {"softmax_xent": "softmax_cross_entropy_with_logits", "sparse_xent": "sp
 
 @dataclasses.dataclass
 class Group:
-    kind: str  # dropout | softmax_xent | sparse_xent | sigmoid_xent | lstm | gru
+    kind: str  # dropout | softmax_xent | sparse_xent | sigmoid_xent | lstm | gru | accuracy
     op: object  # the output op: its TF1 line is the group's
     inputs: list  # the tensors the TF2 call reads
     outputs_ops: set
@@ -30,11 +31,19 @@ class Group:
 
     @property
     def stem(self) -> str:
-        return {"dropout": "drop", "lstm": "lstm", "gru": "gru"}.get(self.kind, "xent")
+        return {"dropout": "drop", "lstm": "lstm", "gru": "gru", "accuracy": "acc"}.get(self.kind, "xent")
 
     def translate(self, tr, t) -> str:
         if self.kind in _HELPERS:
             return self._rnn(tr, t)
+        if self.kind == "accuracy":  # the update op: update, then the running value; the value op: read it
+            metric = tr.metric(self.op, self.params["scope"], "tf.keras.metrics.Accuracy()")
+            if t.name != self.params["update"]:
+                return f"{metric}.result()"
+            # Keras needs a known rank (tf.squeeze of a [None] placeholder has none): as a vector, the same mean
+            labels, predictions = (tr.value(x) if x.shape.rank is not None else f"tf.reshape({tr.value(x)}, [-1])"
+                                   for x in self.inputs)
+            return f"{metric}({labels}, {predictions})"
         if self.kind == "dropout":
             x, keep = self.inputs
             keep_text = tr._rhs(keep)
@@ -93,6 +102,7 @@ def install(groups: dict, decays: dict) -> None:
         _wrap(v1.train, "exponential_decay", functools.partial(_decay, decays))
         _wrap(v1.nn, "static_rnn", functools.partial(_static_rnn, groups))
         _wrap(v1.nn, "dynamic_rnn", functools.partial(_dynamic_rnn, groups))
+        _wrap(v1.metrics, "accuracy", functools.partial(_accuracy, groups))
     from tfcompare.scripts.legacy import rnn
 
     _wrap(rnn, "static_rnn", functools.partial(_static_rnn, groups))  # what tf.contrib.rnn.static_rnn serves
@@ -163,6 +173,20 @@ def _losses(groups, kind, out, original, labels, logits, weights=1.0, *rest, **k
         return
     labels, logits = _tensor(labels), _tensor(logits)
     groups[out.name] = Group(kind, out.op, [labels, logits], _inside(out, [labels, logits]), {"mean": True})
+
+
+def _accuracy(groups, out, original, labels, predictions, weights=None, metrics_collections=None,
+              updates_collections=None, name=None):
+    """tf.metrics.accuracy without weights: (value, update_op) over a total and a count of local variables that
+    only the update op moves, which is what keras.metrics.Accuracy's update_state / result do."""
+    if weights is not None:
+        return
+    value, update = out
+    labels, predictions = _tensor(labels), _tensor(predictions)
+    inside = _inside(update, [labels, predictions]) | _inside(value, [labels, predictions])
+    scope = update.op.name.rsplit("/", 1)[0]
+    group = Group("accuracy", update.op, [labels, predictions], inside, {"update": update.name, "scope": scope})
+    groups[value.name] = groups[update.name] = group
 
 
 def _decay(decays, out, original, learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None):

@@ -116,7 +116,7 @@ def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict) -> list
     args = "".join(f", {arguments[t.op.name]}" for t in fed)
     lines = []
     if style == "module":
-        if fed and all(t.op.type in ("Placeholder", "PlaceholderWithDefault") for t in fed):
+        if fed:  # a fed tensor's static shape: TF1 refused a feed that did not fit it
             lines.append(f"{INDENT}@tf.function({input_signature(fed)})")
         lines.append(f"{INDENT}def __call__(self{args}):")
     else:

@@ -20,6 +20,7 @@ import numpy as np
 from tfcompare.scripts.child import initialisation
 from tfcompare.scripts.convert.initializers import named
 from tfcompare.scripts.convert.ops import number
+from tfcompare.scripts.convert.script_numbers import script_constant
 
 __all__ = ["Layer", "find", "keras_initializer", "FALLBACKS"]
 
@@ -65,8 +66,12 @@ class Layer:
         return [*self.args, 'name="' + self.attr + '"']
 
 
-def keras_initializer(v, sess) -> str | None:
-    """TF1's initializer of `v` as a Keras initializer (written), or None when its scheme cannot be read."""
+def keras_initializer(v, sess, tr=None) -> str | None:
+    """TF1's initializer of `v` as a Keras initializer (written), or None when its scheme cannot be read; with
+    the translator `tr`, the script's own `tf.constant_initializer(expression)` is Keras's Constant of it."""
+    python = script_constant(v, tr) if tr is not None else None
+    if python is not None:
+        return f"keras.initializers.Constant({python})"
     scheme = initialisation.tf1_scheme(v, sess)
     kind = (scheme or {}).get("scheme")
     keras_name = named(scheme, list(v.shape.as_list()))
@@ -176,7 +181,7 @@ class _Finder:
         for role, v in (("kernel", kernel), ("bias", bias)):
             if v is None:
                 continue
-            init = keras_initializer(v, self.sess)
+            init = keras_initializer(v, self.sess, self.g.tr)
             if init is not None:
                 args.append(f"{role}_initializer={init}")
             else:

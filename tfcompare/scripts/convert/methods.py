@@ -44,7 +44,7 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
         if target is loss:
             updated = set(tr.updated)
         flag = ", update_moving_averages=False" if tr.updated else ""
-        if args and not flag and all(t.op.type in ("Placeholder", "PlaceholderWithDefault") for t in fed):
+        if args and not flag:
             # called outside the step too (`model.accuracy(test_x, test_y)`): cast as TF1's placeholders did
             method_code.append(f"{INDENT}@tf.function({input_signature(fed)})")
         method_code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}{flag}):")

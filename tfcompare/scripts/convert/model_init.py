@@ -17,8 +17,9 @@ from tfcompare.scripts.convert.initializers import named
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.ops import Translator, number, source_line
+from tfcompare.scripts.convert.script_numbers import script_constant
 
-__all__ = ["keras_init_lines", "variable_line"]
+__all__ = ["keras_init_lines", "variable_line", "metric_lines"]
 
 
 @functools.lru_cache(maxsize=4)
@@ -67,6 +68,9 @@ def _initializer(v, sess, attr: str, tr: Translator) -> str:
     python = _python_initial(v, tr)
     if python is not None:
         return f"tf.constant({python}, dtype=tf.{dtype.name})"
+    python = script_constant(v, tr)
+    if python is not None:  # Keras's Constant broadcasts a number as TF1's did, and takes an array of the shape
+        return f"tf.keras.initializers.Constant({python})({shape}{dt})"
     scheme = initialisation.tf1_scheme(v, sess)
     kind = (scheme or {}).get("scheme")
     keras_name = named(scheme, shape)
@@ -134,7 +138,7 @@ def keras_init_lines(layers: list, loose: dict, tf1_names: dict, sess, tr: Trans
     for attr, v in loose.items():
         line = source_line(v.op, tr.script, tr.source)
         comment = (f"TF1 line {line[0]}: {line[1][:60]}" if line else "") + "; not in a Keras layer"
-        init = keras_layers.keras_initializer(v, sess)
+        init = keras_layers.keras_initializer(v, sess, tr)
         if init is None:
             init = '"zeros"'
             comment += f"; TODO(tfcompare): initializer {v.initial_value.op.type}"
@@ -173,3 +177,13 @@ def variable_line(attr: str, v, sess, tr: Translator, trainable: bool = True) ->
                 f"  #{init.split('  #', 1)[1]}")
     return f"{INDENT * 2}self.{attr} = tf.Variable({init}{flag}, name={attr!r}){comment}"
 
+
+
+def metric_lines(attr: str, constructor: str, op, tr: Translator, style: str) -> list[str]:
+    """`self.attr = tf.keras.metrics.X()`: the state a TF1 streaming metric kept in local variables. A tf.Module
+    (nor does TensorFlow's SavedModel into a keras.Model's): its variables are also held in a list, so
+    `tf.saved_model.save` reaches the total and count the methods update."""
+    line = source_line(op, tr.script, tr.source)
+    comment = f"  # TF1 line {line[0]}: {line[1][:60]}" if line else ""
+    return [f"{INDENT * 2}self.{attr} = {constructor}{comment}",
+            f"{INDENT * 2}self.{attr}_state = self.{attr}.variables  # saved with the model"]

@@ -16,6 +16,7 @@ import re
 import numpy as np
 
 from tfcompare.scripts.convert import tensor_ops
+from tfcompare.scripts.convert.naming import identifier
 
 from tfcompare.core.generated_code import literal
 
@@ -97,11 +98,13 @@ class Translator:
         self.updates: dict[str, list] = {}  # batch norm op name -> its MovingAverage updates the train op ran
         self.todos: list[str] = []
         self.helpers: set[str] = set()  # functions the written code calls (basic_lstm)
+        self.metrics: dict[str, tuple[str, object]] = {}  # model attribute -> (its constructor, the TF1 op)
         self.remarks: dict[str, str] = {}  # op name -> a note for the comment of the line it is written on
         # the script's global NumPy arrays bound once (name, value): a large constant TF1 made of one is that name
         self.arrays: list[tuple[str, np.ndarray]] = []
         # tensor name -> the call that computes it in every function but its own (the model's forward pass, `forward`)
         self.shared: dict[str, str] = {}
+        self.script_numbers = None  # script_numbers.ScriptNumbers: the script's expressions for its constants
         self._sharing = True
         self._reset()
 
@@ -129,7 +132,7 @@ class Translator:
             if op.name in seen:
                 continue
             seen.add(op.name)
-            if op.type in _VARIABLE_OPS or op.type == "Placeholder" or self._shares(op):
+            if op.type in _VARIABLE_OPS or op.type == "Placeholder" or op.name in self.arguments or self._shares(op):
                 continue
             inputs = self._inputs(op)
             for t in inputs:
@@ -158,7 +161,7 @@ class Translator:
             result = (f"self.{attr}" if attr else self._todo(op, "a variable the optimizer does not train"), False)
             self._memo[t.name] = result
             return result
-        if op.type in ("Placeholder", "PlaceholderWithDefault") and op.name in self.arguments:
+        if op.name in self.arguments:  # a placeholder, or any tensor the script feeds (`placeholder(...) / 255.`)
             result = (self.arguments[op.name], False)
             self._memo[t.name] = result
             return result
@@ -221,10 +224,21 @@ class Translator:
             return self.constant(op.inputs[0])
         return None
 
+    def _script_number(self, t, value) -> str | None:
+        """The script's own expression for the constant `t` (`7 * 7 * 32`, `2 * n_samples`), or None."""
+        op = t.op
+        while op.type in _PASS and op.inputs:
+            op = op.inputs[0].op
+        line = source_line(op, self.script, self.source) if self.script_numbers is not None else None
+        return self.script_numbers.expression(line[0], value) if line else None
+
     def _const_text(self, t) -> str:
         value = self.constant(t)
         if value is None:
             return self.value(t)
+        own = self._script_number(t, value)
+        if own is not None:
+            return own
         if value.ndim == 0:
             return number(value)
         if value.size <= 16:
@@ -237,6 +251,17 @@ class Translator:
             if array.shape == value.shape and np.array_equal(np.asarray(array, value.dtype), value):
                 return name if array.dtype == value.dtype else f"tf.constant({name}, dtype=tf.{value.dtype.name})"
         return self._todo(t.op, f"a constant of {value.size} values")
+
+    def metric(self, op, scope: str, constructor: str) -> str:
+        """`self.<attr>`: the Keras metric object the model holds for a TF1 streaming metric (one per TF1 metric,
+        whichever function reads it), created in the model's `__init__`."""
+        for attr, (_, known) in self.metrics.items():
+            if known is op:
+                return f"self.{attr}"
+        stem = re.sub(r"\W", "_", scope.rsplit("/", 1)[-1]).strip("_") or "metric"
+        attr = identifier(f"{stem}_metric", set(self.variables.values()) | set(self.metrics))
+        self.metrics[attr] = (constructor, op)
+        return f"self.{attr}"
 
     def _todo(self, op, what: str) -> str:
         line = source_line(op, self.script, self.source)
@@ -401,6 +426,9 @@ class Translator:
     def _rhs(self, t, level: int = 3, right: bool = False) -> str:
         value = self.constant(t)
         if value is not None and value.ndim == 0:
+            own = self._script_number(t, value)
+            if own is not None:
+                return own if own.isidentifier() or not level else f"({own})"
             text = number(value)
             return f"({text})" if text.startswith("-") and level else text
         return self.operand(t, level, right)

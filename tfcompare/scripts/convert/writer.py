@@ -24,7 +24,8 @@ from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_outp
 from tfcompare.scripts.convert.late import with_inline_fetches
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
-from tfcompare.scripts.convert.model_init import keras_init_lines, variable_line
+from tfcompare.scripts.convert.script_numbers import ScriptNumbers
+from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines, variable_line
 from tfcompare.scripts.convert.moving import moving_average_updates
 from tfcompare.scripts.convert.naming import INDENT, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
@@ -119,8 +120,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     arg_taken = set(variables.values()) | {n for n in names.values() if n not in own_names}
     arguments = {t.op.name: identifier(names.get(t.name, t.op.name), arg_taken) for t in feed_tensors}
     placeholder_global = {arguments[t.op.name]: names.get(t.name) for t in feed_tensors}
-    by_argument = {arguments[t.op.name]: t for t in feed_tensors if t.op.type in ("Placeholder",
-                                                                                 "PlaceholderWithDefault")}
+    by_argument = {arguments[t.op.name]: t for t in feed_tensors}  # a placeholder, or a tensor fed in its place
 
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
     tr.updates, unwritten = moving_average_updates(graph, train_op, loss, script, lines)
@@ -135,6 +135,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
              for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)]
     tr.arrays = [(k, v) for k, v in module_dict.items() if isinstance(v, np.ndarray) and v.size > 16 and
                  bound.count(k) == 1 and k.isidentifier() and not k.startswith("_")]
+    tr.script_numbers = ScriptNumbers(text, module_dict, first_step_line)
     targets = [loss]
     for name in sorted(fetched_names(tree)):
         value = module_dict.get(name)
@@ -179,6 +180,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                       if any(u.variable is v for bn in updated for u in tr.updates[bn])}
     init_lines += [variable_line(attr, moving[name][1], sess, tr, trainable=False)
                    for name, attr in written_moving.items()]
+    init_lines += [line for attr, (constructor, op) in tr.metrics.items()
+                   for line in metric_lines(attr, constructor, op, tr, style)]
     restore_lines = restore_method({**{v.op.name: variables[v.op.name] for v in trained}, **written_moving})
     unwritten += [graph.get_operation_by_name(bn) for bn in tr.updates if bn not in updated]  # not on the loss path
 

@@ -1,0 +1,42 @@
+"""The script's own expressions for the numbers TF1 folded into its graph (`7*7*32`, `2 * n_samples`): found
+only where exactly one part of the statement computes the constant from literals and names bound once above."""
+
+import numpy as np
+import pytest
+
+from tfcompare.scripts.convert.script_numbers import ScriptNumbers
+
+SOURCE = """n_samples = train_X.shape[0]
+LR = 0.01
+k = 2
+k2 = 3
+k2 = 4
+flat = tf.reshape(pool2, [-1, 7*7*32])
+cost = tf.reduce_sum(tf.pow(pred - Y, 2)) / (2 * n_samples)
+scaled = x / 255.
+axis_and_k = tf.reduce_sum(x, 1) * (k - 1)
+rebound = x * k2
+late = 5
+uses_late = x * (late + 1)
+plain = tf.reshape(x, [-1, 784])
+third = x * (1 / 3)
+"""
+GLOBALS = {"n_samples": 17, "LR": 0.01, "k": 2, "k2": 4, "late": 5, "train_X": np.zeros((17, 1))}
+
+
+@pytest.mark.parametrize("line, value, expected", [
+    (6, np.array([-1, 1568], np.int32), "[-1, 7 * 7 * 32]"),  # the shape list, not its folded number
+    (7, np.float32(34.0), "2 * n_samples"),  # an int expression for a float constant
+    (7, np.float32(2.0), None),  # the literal 2 twice (pow's exponent and the product's): ambiguous
+    (8, np.float32(255.0), None),  # a literal alone gains nothing
+    (9, np.int32(1), None),  # the axis 1 and `k - 1` both compute 1: ambiguous
+    (10, np.float32(4.0), None),  # k2 is bound twice: the value the model reads could be another
+    (12, np.float32(6.0), None),  # `late` is bound below the graph's first step (line 11)
+    (13, np.array([-1, 784], np.int32), None),  # literals only
+    (14, np.float32(1 / 3), "1 / 3"),  # compared in float32, the constant's dtype
+    (14, np.int32(0), None),  # an integer constant only from ints
+])
+def test_an_expression_is_the_scripts_only_where_it_is_the_one(line, value, expected):
+    numbers = ScriptNumbers(SOURCE, GLOBALS, before_line=11)
+    assert numbers.expression(line, np.asarray(value)) == expected
+    assert set(numbers.numbers) == {"n_samples", "LR", "k"}
