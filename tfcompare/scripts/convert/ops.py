@@ -351,7 +351,7 @@ class Translator:
                                    f"axis={self._const_text(ins[0])})", "parts")
             return f"{base}[{t.value_index}]", False
         if kind == "StridedSlice":
-            return self._slice(t), False
+            return tensor_ops.subscript(self, t), False
         if kind == "Transpose":
             return f"tf.transpose({self.value(ins[0])}, {self._const_text(ins[1])})", False
         if kind == "Squeeze":
@@ -397,31 +397,6 @@ class Translator:
                                        f"{number(np.float32(update.factor))})",
                                        f"1 - decay; {update.where}" if update.where else "1 - decay"))
         return f"{bn}.y"
-
-    def _slice(self, t) -> str:
-        """`x[:, -1, :]`: TF1's StridedSlice (what `x[...]` on a tensor makes) with constant bounds, as Python's
-        subscript; bounds computed at run time are a TODO."""
-        op, ins = t.op, list(t.op.inputs)
-        bounds = [self.constant(x) for x in ins[1:]]
-        if any(b is None for b in bounds):
-            return self._todo(op, "a slice with bounds computed at run time")
-        begin, end, strides = (np.atleast_1d(b).tolist() for b in bounds)
-        mask = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
-                                             "shrink_axis_mask")}
-        parts = []
-        for i, (b, e, s) in enumerate(zip(begin, end, strides)):
-            bit = 1 << i
-            if mask["ellipsis_mask"] & bit:
-                parts.append("...")
-            elif mask["new_axis_mask"] & bit:
-                parts.append("tf.newaxis")
-            elif mask["shrink_axis_mask"] & bit:
-                parts.append(str(b))
-            else:
-                lo = "" if mask["begin_mask"] & bit else str(b)
-                hi = "" if mask["end_mask"] & bit else str(e)
-                parts.append(f"{lo}:{hi}" + ("" if s == 1 else f":{s}"))
-        return f"{self.operand(ins[0], 4)}[{', '.join(parts)}]"
 
     def _rhs(self, t, level: int = 3, right: bool = False) -> str:
         value = self.constant(t)

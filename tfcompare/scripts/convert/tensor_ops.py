@@ -6,7 +6,9 @@ the same kernel, so the rewrite computes what TF1 did, bit for bit (`Translator.
 
 from __future__ import annotations
 
-__all__ = ["translate"]
+import numpy as np
+
+__all__ = ["translate", "subscript"]
 
 _UNARY = {"Sign": "tf.sign", "Round": "tf.round", "Sin": "tf.sin", "Cos": "tf.cos", "Ceil": "tf.math.ceil",
           "Erf": "tf.math.erf", "ZerosLike": "tf.zeros_like", "OnesLike": "tf.ones_like", "Rint": "tf.math.rint",
@@ -87,3 +89,29 @@ def translate(tr, t) -> tuple[str, bool | int] | None:
                                                                  ("alpha", "alpha"), ("beta", "beta")))
         return f"tf.nn.local_response_normalization({v(ins[0])}, {args})", False
     return None
+
+
+def subscript(tr, t) -> str:
+    """`x[:, -1, :]`: TF1's StridedSlice (what `x[...]` on a tensor makes) with constant bounds, as Python's
+    subscript; bounds computed at run time are a TODO."""
+    op, ins = t.op, list(t.op.inputs)
+    bounds = [tr.constant(x) for x in ins[1:]]
+    if any(b is None for b in bounds):
+        return tr._todo(op, "a slice with bounds computed at run time")
+    begin, end, strides = (np.atleast_1d(b).tolist() for b in bounds)
+    mask = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                         "shrink_axis_mask")}
+    parts = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides)):
+        bit = 1 << i
+        if mask["ellipsis_mask"] & bit:
+            parts.append("...")
+        elif mask["new_axis_mask"] & bit:
+            parts.append("tf.newaxis")
+        elif mask["shrink_axis_mask"] & bit:
+            parts.append(str(b))
+        else:
+            lo = "" if mask["begin_mask"] & bit else str(b)
+            hi = "" if mask["end_mask"] & bit else str(e)
+            parts.append(f"{lo}:{hi}" + ("" if s == 1 else f":{s}"))
+    return f"{tr.operand(ins[0], 4)}[{', '.join(parts)}]"
