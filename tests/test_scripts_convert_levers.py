@@ -68,6 +68,17 @@ def test_the_jit_lever_inlines_the_model_methods_the_step_calls_and_no_others():
     compile(written, "written.py", "exec")
 
 
+@pytest.mark.parametrize("outside, applies", [
+    ("prediction = model(test_x).numpy()", False),  # __call__, inlined into the step, read after the loop
+    ("print(model.loss(test_x, test_y))", False),
+    ("print(model.accuracy(test_x).numpy())", True),  # accuracy keeps its decorator: nothing it casts is lost
+])
+def test_the_jit_lever_does_not_strip_a_method_the_script_also_calls_outside_the_step(outside, applies):
+    """Outside the step a method's tf.function casts the inputs (float64 NumPy data) as TF1's feed did: stripped,
+    MorvanZhou's prediction after the loop failed on its own (a kept lever, found on the corpus)."""
+    assert (JIT_COMPILE.apply(_MODEL + "\n\n" + outside + "\n") is not None) == applies
+
+
 @pytest.mark.parametrize("text", [
     _STEP.format("(jit_compile=False)"),  # the script's own choice stays
     "def train_step(x):\n    return x\n",  # no decorator to change

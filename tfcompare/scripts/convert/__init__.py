@@ -249,7 +249,8 @@ def _try_levers(old: Path, new: Path, plain: str, options: ConvertOptions, proof
         result.levers.append(trial)
         variant = lever.apply(text)
         if variant is None:
-            trial.why = "does not apply to this rewrite (no single train_step decorator to change, or already on)"
+            trial.why = ("does not apply to this rewrite (no single train_step decorator to change, already on, or a "
+                         "model method the step would inline is also called outside it, where it casts the inputs)")
             continue
         fd, hidden = tempfile.mkstemp(prefix=f".tfcompare-lever-{lever.name}-", suffix=".py", dir=new.parent)
         try:
@@ -270,12 +271,23 @@ def _try_levers(old: Path, new: Path, plain: str, options: ConvertOptions, proof
                         "is left as it is, without the levers")
         return
     write_atomic(new, text, file_only=True)
+    plain_pair, plain_alone = result.pair, result.alone
     result.pair = best
     result.alone = run_alone(new, old.parent, options.steps, options.args, options.timeout_s, limit)
-    if result.alone["ended"] == "failed":
-        result.status = FAILED
-        result.error = (f"{result.tf2_script} with its levers trains as the TF1 script does under pair, but fails when "
-                        f"run on its own: {alone_line(result.alone)}")
+    if result.alone["ended"] != "failed":
+        return
+    if _still_written(new, text):  # the plain rewrite ran on its own: it is what NEW.py holds again
+        write_atomic(new, plain, file_only=True)
+        for trial in result.levers:
+            if trial.kept:
+                trial.kept = False
+                trial.why = f"agreed and was faster under pair, but the script failed on its own with it: " \
+                            f"{alone_line(result.alone)}"
+        result.pair, result.alone = plain_pair, plain_alone
+        return
+    result.status = FAILED
+    result.error = (f"{result.tf2_script} with its levers trains as the TF1 script does under pair, but fails when "
+                    f"run on its own: {alone_line(result.alone)}")
 
 
 def _machine(timing: dict) -> str:

@@ -76,6 +76,21 @@ def _called_methods(tree: ast.Module) -> list[ast.FunctionDef]:
     return [methods[name] for name in sorted(seen)]
 
 
+def _called_outside(tree: ast.Module, names: set[str]) -> bool:
+    """Whether the script calls one of the Model's methods `names` (`model(x)` for `__call__` / `call`) outside
+    the Model and train_step: a prediction after the loop."""
+    inside = {id(n) for top in (_top(tree, ast.FunctionDef, "train_step"), _top(tree, ast.ClassDef, "Model"))
+              if top is not None for n in ast.walk(top)}
+    for call in (c for c in ast.walk(tree) if isinstance(c, ast.Call) and id(c) not in inside):
+        f = call.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "model" and \
+                f.attr in names:
+            return True
+        if isinstance(f, ast.Name) and f.id == "model" and names & {"__call__", "call"}:
+            return True
+    return False
+
+
 def _is_tf_function(decorator: ast.expr) -> bool:
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     return ast.unparse(target) == "tf.function"
@@ -100,8 +115,10 @@ def _jit(text: str) -> str | None:
         lines[step.lineno - 1] = first[:opened] + "jit_compile=True" + more + first[opened:]
     else:
         lines[step.lineno - 1] = first.replace("tf.function", "tf.function(jit_compile=True)", 1)
-    drop = sorted((d.lineno, d.end_lineno) for m in _called_methods(tree) for d in m.decorator_list
-                  if _is_tf_function(d))
+    inlined = _called_methods(tree)
+    if _called_outside(tree, {m.name for m in inlined}):
+        return None  # there its tf.function casts the inputs (float64 NumPy data) as TF1's feed did: kept
+    drop = sorted((d.lineno, d.end_lineno) for m in inlined for d in m.decorator_list if _is_tf_function(d))
     for start, end in reversed(drop):
         del lines[start - 1:end]
     return "".join(lines)
