@@ -1,6 +1,8 @@
 """The script's own expressions for the numbers TF1 folded into its graph (`7*7*32`, `2 * n_samples`): found
 only where exactly one part of the statement computes the constant from literals and names bound once above."""
 
+import ast
+
 import numpy as np
 import pytest
 
@@ -37,6 +39,6 @@ GLOBALS = {"n_samples": 17, "LR": 0.01, "k": 2, "k2": 4, "late": 5, "train_X": n
     (14, np.int32(0), None),  # an integer constant only from ints
 ])
 def test_an_expression_is_the_scripts_only_where_it_is_the_one(line, value, expected):
-    numbers = ScriptNumbers(SOURCE, GLOBALS, before_line=11)
+    numbers = ScriptNumbers(ast.parse(SOURCE), GLOBALS, before_line=11)
     assert numbers.expression(line, np.asarray(value)) == expected
     assert set(numbers.numbers) == {"n_samples", "LR", "k"}

@@ -10,6 +10,7 @@ import numpy as np
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.scripts.convert.ops import number
+from tfcompare.scripts.convert.script_numbers import bound_once
 
 __all__ = ["decay_schedule", "keras_optimizer", "optimizer_values", "script_constants"]
 
@@ -152,13 +153,9 @@ def script_constants(tree, module_dict: dict, before_line: int) -> dict[str, str
     call = calls[0]
     given = dict(zip(_POSITIONAL[_constructor(call.func)], call.args))
     given.update({_KEYWORDS.get(k.arg, k.arg): k.value for k in call.keywords if k.arg})
-    stores = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]
-    numbers = {t.id for n in tree.body if isinstance(n, ast.Assign) and n.lineno < before_line
-               and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) and _is_number(n.value)}
+    numbers = {name for name, n in bound_once(tree, module_dict, before_line).items() if _is_number(n.value)}
     return {setting: node.id for setting, node in given.items()
-            if isinstance(node, ast.Name) and node.id in numbers and stores.count(node.id) == 1
-            and node.id not in _WRITTEN and isinstance(module_dict.get(node.id), (int, float))
-            and not isinstance(module_dict.get(node.id), bool)}
+            if isinstance(node, ast.Name) and node.id in numbers and node.id not in _WRITTEN}
 
 
 def _constructor(func) -> str:

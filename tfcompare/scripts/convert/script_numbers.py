@@ -15,27 +15,28 @@ import numpy as np
 
 from tfcompare.scripts.convert.ops import source_line
 
-__all__ = ["ScriptNumbers", "script_constant"]
+__all__ = ["ScriptNumbers", "bound_once", "script_constant"]
 
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
         ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow, ast.Mod: operator.mod}
 
 
+def bound_once(tree: ast.Module, module_dict: dict, before_line: int) -> dict[str, ast.Assign]:
+    """{name: its assignment} of the module-level names bound once in the whole script (`name = ...`), above
+    `before_line`, to a number (not a bool): the value the rewrite reads under that name is the run's."""
+    stores = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]
+    return {t.id: n for n in tree.body
+            if isinstance(n, ast.Assign) and n.lineno < before_line and len(n.targets) == 1
+            and isinstance(t := n.targets[0], ast.Name) and stores.count(t.id) == 1
+            and isinstance(module_dict.get(t.id), (int, float)) and not isinstance(module_dict.get(t.id), bool)}
+
+
 class ScriptNumbers:
     """The script's statements and its module-level numbers; `expression(line, value)` gives the source text."""
 
-    def __init__(self, source: str, module_dict: dict, before_line: int):
-        try:
-            self._tree = ast.parse(source)
-        except SyntaxError:
-            self._tree = ast.Module([], [])
-        stores = [n.id for n in ast.walk(self._tree) if isinstance(n, ast.Name)
-                  and isinstance(n.ctx, (ast.Store, ast.Del))]
-        self.numbers = {t.id: module_dict[t.id] for n in self._tree.body
-                        if isinstance(n, ast.Assign) and n.lineno < before_line and len(n.targets) == 1
-                        and isinstance(t := n.targets[0], ast.Name) and stores.count(t.id) == 1
-                        and isinstance(module_dict.get(t.id), (int, float))
-                        and not isinstance(module_dict.get(t.id), bool)}
+    def __init__(self, tree: ast.Module, module_dict: dict, before_line: int):
+        self._tree = tree
+        self.numbers = {name: module_dict[name] for name in bound_once(tree, module_dict, before_line)}
         self._parts: dict[int, list[tuple[ast.expr, object]]] = {}
 
     def expression(self, line: int, value: np.ndarray) -> str | None:
@@ -56,16 +57,9 @@ class ScriptNumbers:
         if not statements:
             return []
         statement = min(statements, key=lambda s: (s.end_lineno or s.lineno) - s.lineno)
-        out = []
-        for node in ast.walk(statement):
-            if isinstance(node, ast.expr) and not isinstance(node, ast.Constant):
-                v = self._value(node)
-                if v is not None:
-                    out.append((node, v))
-            elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
-                    not isinstance(node.value, bool):
-                out.append((node, node.value))  # a literal counts: the same value twice is ambiguous
-        return out
+        # every part with a value, literals included: the same value twice is ambiguous
+        return [(node, v) for node in ast.walk(statement) if isinstance(node, ast.expr)
+                and (v := self._value(node)) is not None]
 
     def _value(self, node):
         if isinstance(node, ast.Constant):

@@ -24,13 +24,13 @@ from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_outp
 from tfcompare.scripts.convert.late import with_inline_fetches
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
-from tfcompare.scripts.convert.script_numbers import ScriptNumbers
 from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines, variable_line
 from tfcompare.scripts.convert.moving import moving_average_updates
 from tfcompare.scripts.convert.naming import INDENT, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
+from tfcompare.scripts.convert.script_numbers import ScriptNumbers
 from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_method
 from tfcompare.scripts.convert.provenance import per_block
 from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
@@ -135,7 +135,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
              for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)]
     tr.arrays = [(k, v) for k, v in module_dict.items() if isinstance(v, np.ndarray) and v.size > 16 and
                  bound.count(k) == 1 and k.isidentifier() and not k.startswith("_")]
-    tr.script_numbers = ScriptNumbers(text, module_dict, first_step_line)
+    tr.script_numbers = ScriptNumbers(tree, module_dict, first_step_line)
     targets = [loss]
     for name in sorted(fetched_names(tree)):
         value = module_dict.get(name)
