@@ -68,6 +68,8 @@ def test_a_keras_fit_rewrite_agrees_within_float32_tolerance(keras_variants):
     assert pairs["h2/w"] == "sequential/dense_1/kernel" and pairs["h3/b"] == "sequential/dense_2/bias"
     assert result.sides["tf2"]["step_function"] == "keras.Model.fit"
     assert result.findings == []
+    # Adam's moments of every paired variable, compared after every step (test_scripts_pair_slots.py)
+    assert result.slots == [{"slot": "m", "variables": 8}, {"slot": "v", "variables": 8}]
 
 
 def test_an_emitted_keras_fit_case_runs_both_scripts_as_a_case(keras_variants, tmp_path):
@@ -134,6 +136,7 @@ def test_kerass_default_epsilon_is_named_and_replayed(keras_variants):
     assert kinds["setting"].startswith("epsilon: 1e-08 in TF1, 1e-07 in TF2 (both adam)")
     assert "epsilon (1e-08 in TF1, 1e-07 in TF2) accounts for it: with TF1's value the difference is" in kinds["replay"]
     assert "learning_rate" not in kinds and "optimizer" not in kinds
+    assert "slots" not in kinds  # the moments after step 2 differ as the weights after step 1 left them: no cause
 
 
 def test_a_formula_difference_is_named_when_every_setting_matches(keras_variants):
@@ -151,6 +154,11 @@ def test_a_formula_difference_is_named_when_every_setting_matches(keras_variants
     # TF1's gradients replayed through both optimizers: no setting closes the gap
     assert "with every setting matched the weights are still" in kinds["replay"]
     assert kinds["replay"].endswith("TF1's mean-square slot starts at 1.0, Keras's at 0")
+    # the slot itself, compared: TF1's 0.9 x 1 + 0.1 g^2 against Keras's 0.1 g^2
+    assert kinds["slots"].startswith("optimizer slot rms (mean square) of h1/w (TF1) vs mlp/dense_4/kernel (TF2) "
+                                     "after step 1: rel err 1 (floor ")
+    assert kinds["slots"].endswith("; TF1's starts at 1 before the first step")
+    assert "TF1's optimizer slots with no counterpart, not compared: momentum" in result.notes
     # a subclassed model made its weights inside fit, after an unused Sequential made its own: the trained ones
     # are paired (by their Keras paths) and got TF1's initial values, as the agreeing gradients show
     assert [p["tf2"] for p in result.pairing][:2] == ["mlp/dense_4/kernel", "mlp/dense_4/bias"]

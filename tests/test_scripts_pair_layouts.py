@@ -103,6 +103,8 @@ def test_blind_gru_and_lstm_pairs_agree_and_reset_after_is_named():
                                                    "rnn/gru_cell:bias"]
     assert all("layout: TF1 GRUCell" in p["how"] for p in gru.pairing[:3])
     assert all(c.loss_rel_err < 1e-5 for c in gru.checks)
+    # Adam's moments of the cell's variables, permuted into Keras's layout like its gradients
+    assert gru.slots == [{"slot": "m", "variables": 5}, {"slot": "v", "variables": 5}]
 
     bug = pair_scripts(BLIND / "gru_tf1.py", BLIND / "gru_tf2_bug.py", PairOptions(steps=2))
     assert bug.status == DIFFER

@@ -106,6 +106,8 @@ def test_batch_norm_moving_statistics_agree_when_the_rewrite_is_faithful():
     assert [(s["tf1"], s["tf2"]) for s in result.state] == [
         ("bn1/moving_mean", "sequential/bn1/moving_mean"), ("bn1/moving_variance", "sequential/bn1/moving_variance")]
     assert not any(f.kind == "state" for f in result.findings)
+    # TF1's MomentumOptimizer accumulator carried into Keras SGD's form, for the 5 trained variables
+    assert result.slots == [{"slot": "momentum", "variables": 5}]
 
 
 def test_a_keras_momentum_left_at_its_default_differs_and_names_both_decays():

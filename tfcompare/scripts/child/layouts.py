@@ -25,7 +25,9 @@ from tfcompare.scripts.child.record import SideRecord, Variable, stats
 __all__ = ["find_cells", "virtualise", "variant_for", "layout_findings", "tried", "KERAS", "RESET_AFTER"]
 
 KERAS, RESET_AFTER = "keras", "reset_after"  # a cell seen in Keras's layout; a Keras GRU(reset_after=True)
-_ARRAY_KINDS = re.compile(r"^(init/|(?:before|after|grad)/\d+/)(.+)$")
+# an array of a variable: its kind (with the step) and the variable's key; an optimizer's slot (see slots) is
+# transformed like a gradient (a permutation of its elements, no forget_bias moved into it)
+_ARRAY_KINDS = re.compile(r"^(init/|(?:before|after|grad)/\d+/|slot:\w+/(?:init|\d+)/)(.+)$")
 _LSTM_ORDER = [0, 2, 1, 3]  # TF1 i | j | f | o -> Keras i | f | c(j) | o
 
 
@@ -167,7 +169,7 @@ def virtualise(record: SideRecord, variants: dict[str, str] | None = None) -> Si
             key = f"{cell['prefix']}:{suffix}"
             for kind, arrays in groups.items():
                 if len(arrays) == len(members):
-                    out.arrays[f"{kind}{key}"] = make(arrays, not kind.startswith("grad/"))
+                    out.arrays[f"{kind}{key}"] = make(arrays, not kind.startswith(("grad/", "slot:")))
             out.variables.append(dataclasses.replace(
                 first, key=key, name=f"{cell['prefix']}:{suffix}", shape=shape, created=first.created + n / 10,
                 used=min(used) + n / 10 if used else None, init=stats(out.arrays.get(f"init/{key}", np.zeros(0))),
@@ -178,6 +180,10 @@ def virtualise(record: SideRecord, variants: dict[str, str] | None = None) -> Si
                     worst = max((step[what].pop(k, 0.0) for k in members.values()), default=0.0)
                     for suffix, _, _ in _virtual(cell, variant):
                         step[what][f"{cell['prefix']}:{suffix}"] = worst
+            for name in {k.split("/", 1)[0] for k in step.get("slots", {})}:  # slot floors: name/variable key
+                worst = max((step["slots"].pop(f"{name}/{k}", 0.0) for k in members.values()), default=0.0)
+                for suffix, _, _ in _virtual(cell, variant):
+                    step["slots"][f"{name}/{cell['prefix']}:{suffix}"] = worst
     out.variables.sort(key=lambda v: v.created)
     ranked = sorted((v for v in out.variables if v.used is not None), key=lambda v: v.used)
     use = {v.key: n for n, v in enumerate(ranked)}

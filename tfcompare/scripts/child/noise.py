@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tfcompare.scripts.child import slots
+
 __all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "restore", "repeat", "measure", "dense"]
 
 FACTOR = 10.0
@@ -150,12 +152,14 @@ def measure(probe, sess) -> None:
                 fed = _permuted(feed, rng) if variant == "permuted" else feed
                 loss, grad_values = probe._run(sess, [probe.loss, grads], fed)
                 probe._run(sess, probe.train_op, _nudged(sess, probe, settings, fed, signs))
-                after = probe._run(sess, variables)
+                after, slot_values = probe._run(sess, [variables, [s for *_, s in probe.slots]])
                 gaps.append({"loss": relative(rec.losses[k], float(np.asarray(loss).sum())),
                              "gradients": {key: relative(rec.arrays[f"grad/{k}/{key}"], dense(g))
                                            for key, g in zip(keys, grad_values)},
                              "weights": {key: relative(rec.arrays[f"after/{k}/{key}"], a)
-                                         for key, a in zip(keys, after)}})
+                                         for key, a in zip(keys, after)},
+                             "slots": {f"{name}/{key}": relative(rec.arrays[slots.key(name, k, key)], value)
+                                       for (name, key, _), value in zip(probe.slots, slot_values)}})
             if gaps and gaps[0]["loss"] > _VALID[variant]:
                 rec.notes.append(f"noise floor: the {variant} replay moved TF1's first loss by {gaps[0]['loss']:.2g} "
                                  "(relative), more than rounding: left out of the floor")
@@ -180,7 +184,8 @@ def measure(probe, sess) -> None:
 def _larger(a: dict, b: dict) -> dict:
     return {"loss": max(a["loss"], b["loss"]),
             "gradients": {k: max(v, b["gradients"][k]) for k, v in a["gradients"].items()},
-            "weights": {k: max(v, b["weights"][k]) for k, v in a["weights"].items()}}
+            "weights": {k: max(v, b["weights"][k]) for k, v in a["weights"].items()},
+            "slots": {k: max(v, b["slots"][k]) for k, v in a["slots"].items()}}
 
 
 def _first_line(exc: BaseException) -> str:

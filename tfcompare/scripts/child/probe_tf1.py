@@ -26,7 +26,7 @@ from tfcompare.core.gradient_transforms import tf1_transform
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
 from tfcompare.core.schedules import tf1_text
-from tfcompare.scripts.child import batches, dropout, initialisation, loss_parts, noise
+from tfcompare.scripts.child import batches, dropout, initialisation, loss_parts, noise, slots
 from tfcompare.scripts.child.activations import tf1_activations
 from tfcompare.scripts.child.inference_mode import tf1_inference_feed
 from tfcompare.scripts.child.layouts import find_cells
@@ -101,6 +101,7 @@ def optimizer_patches(found: dict) -> list[tuple]:
             if "loss" not in found and "gradients_of" in found:  # tf.gradients(loss, vars), then apply_gradients
                 found["loss"] = _summed(found["gradients_of"])
             found["train_op"] = op
+            found["optimizer"] = self  # its slots are state the step changes (see slots)
             found["grads_and_vars"] = [(g, v) for g, v in grads_and_vars if g is not None]
             # the gradients before any transform the script makes between computing and applying them (clipping)
             raw = found.get("raw", {})
@@ -169,6 +170,8 @@ class TF1Probe:
         self._rate = None  # the tensor the optimizer's apply op is fed as its learning rate
         self._sources: list = []  # the loss's iterator/queue outputs: see pipeline_outputs
         self._state: list = []  # the non-trainable state variables: see _state_of
+        self.slots: list = []  # the optimizer's slots of the trained variables: (name, variable key, slot)
+        self._counter = None  # the global step, where the script made one
         # set by the child in a timed pair: save the record (the TF2 side starts from it), then time the train op
         self.timing = None
 
@@ -246,6 +249,8 @@ class TF1Probe:
             before = self._run(sess, variables)
             if step == 0:
                 self._state_of(variables)
+                self.slots = slots.tf1_slots(self.found.get("optimizer"), variables, self._start, self.record)
+                self._counter = slots.tf1_counter(sess.graph, self._rate, self._start, self.record)
                 pre = self._run(sess, self._state) if self._state else []
         # the script's own run, with what the step computes added to its fetches: one batch, one set of draws,
         # one run of its update ops
@@ -274,6 +279,12 @@ class TF1Probe:
             self._at_start(sess, feed, loss)
         for entry, value in zip(rec.state, self._run(sess, self._state) if self._state else []):
             rec.arrays[f"state/{step}/{entry['key']}"] = np.asarray(value)
+        reads = [*(s for *_, s in self.slots), *([self._counter] if self._counter is not None else [])]
+        held = self._run(sess, reads) if reads else []
+        for (name, key, _), value in zip(self.slots, held):
+            rec.arrays[slots.key(name, step, key)] = np.asarray(value)
+        if self._counter is not None:
+            rec.arrays[f"counter/{step}"] = np.asarray(held[-1])
         self._fed.append(feed)
         for v, g, b, a in zip(rec.variables, grad_values, before, after):
             rec.arrays[f"grad/{step}/{v.key}"] = noise.dense(g)

@@ -132,26 +132,28 @@ def _end(tree: Descendants, started) -> None:
 
 
 def run_child(argv: list[str], cwd: Path, folder: Path, timeout_s: float, grace_s: float | None = 10.0,
-              memory_limit_bytes: int | None = None) -> object:
-    """One TF1 child (`run-tf1`'s, `convert`'s: `python ARGV` in `cwd`, the tail of its output in FOLDER/tf1.out),
+              memory_limit_bytes: int | None = None, side: str = "tf1") -> object:
+    """One child (`run-tf1`'s, `convert`'s: `python ARGV` in `cwd`, the tail of its output in FOLDER/SIDE.out),
     under the same limits and tree-kill as a pair's: returns None | "timeout" | OverLimit | exit code. At its time
     limit the script gets Ctrl-C first (its child then saves the steps so far and where the script was), `grace_s`
     to write that (None: no Ctrl-C), then everything it started is killed. The memory limit (default
-    `memory_limit()`) is for all its processes together."""
+    `memory_limit()`) is for all its processes together. `side` "tf2" for a child that runs a TF2 script (convert's
+    rewrite on its own, its checkpoint): it gets the environment of a pair's TF2 side (tf.keras is Keras 3 with
+    the legacy extra installed, as when the script's author runs it)."""
     limit = memory_limit_bytes or memory_limit()
     kill_strays()
     with sub_reaper():
         with spawning():
-            proc, tail = _popen("tf1", argv, cwd, folder)
-            tree = Descendants({"tf1": proc.pid})
+            proc, tail = _popen(side, argv, cwd, folder)
+            tree = Descendants({side: proc.pid})
         try:
             deadline, polls = time.monotonic() + timeout_s, 0
             while (code := proc.poll()) is None:
                 _, used = tree.scan() if polls % _SCAN_EVERY == 0 else ({}, 0)
                 polls += 1
                 if used > limit:
-                    return OverLimit(f"the TF1 script used more than {_gb(limit)} of memory ({_held(used)} resident in "
-                                     f"its processes; {_LIMIT_IS}): stopped")
+                    return OverLimit(f"the {side.upper()} script used more than {_gb(limit)} of memory ({_held(used)} "
+                                     f"resident in its processes; {_LIMIT_IS}): stopped")
                 if time.monotonic() > deadline:
                     try:
                         if grace_s is None:

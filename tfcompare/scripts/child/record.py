@@ -97,6 +97,9 @@ class SideRecord:
     # {key, name, shape, momentum (a Keras layer's, where it has one)}; values in arrays state/<step>/<key>, the
     # values before the first step in state/init/<key>
     state: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    # the step counter (TF1's global step, Keras's optimizer.iterations): its name and whether the learning rate
+    # reads it; values in arrays counter/init and counter/<step> (see slots); None: the side keeps none
+    counter: dict[str, Any] | None = None
     # what the step does to its gradients before applying them (clipping): see core.gradient_transforms
     gradient_transform: dict[str, Any] = dataclasses.field(default_factory=lambda: {"kind": "none", "value": None,
                                                                                     "source": ""})

@@ -13,6 +13,7 @@ import tensorflow as tf
 from tensorflow.python.eager import record as _tape
 
 from tfcompare.core.gradient_transforms import GLOBAL_NORM, NORM, UNSEEN, VALUE, inferred_transform, none
+from tfcompare.scripts.child import slots
 from tfcompare.scripts.child.probe_tf1 import Stop
 
 __all__ = ["KerasObserver"]
@@ -165,6 +166,9 @@ class KerasObserver:
         rates, step = self.record.learning_rates, self.record.steps - 1
         if len(rates) > step:
             return
+        counter = slots.tf2_counter(optimizer) if step == 0 else None
+        if counter is not None:  # the step counter before the first update counts it (see slots)
+            self.record.arrays["counter/init"] = np.asarray(counter[0].numpy())
         rates.extend([None] * (step - len(rates)))
         try:
             # tf.keras 2.x's legacy optimizers hold a schedule in `learning_rate`; `_decayed_lr` is its value now

@@ -96,6 +96,7 @@ class StepObserver:
             for key, value in self._weights().items():
                 self.record.arrays[f"after/{step}/{key}"] = value
             self._state_values(step)
+            self._slot_values(step)
             self.after_taken = step
 
     def _confirm_pairing(self, keys) -> None:

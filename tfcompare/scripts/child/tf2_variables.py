@@ -15,7 +15,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.ops import resource_variable_ops as _rvo
 
-from tfcompare.scripts.child import initialisation
+from tfcompare.scripts.child import initialisation, slots
 from tfcompare.scripts.child.align import provisional
 from tfcompare.scripts.child.layouts import variant_for, virtualise
 from tfcompare.scripts.child.record import Variable, stats
@@ -119,6 +119,24 @@ class VariableObserver:
         try:
             for key, var in self._state_keys:
                 rec.arrays[f"state/{step}/{key}"] = np.asarray(var.numpy())
+        finally:
+            self.busy = False
+
+    def _slot_values(self, step: int) -> None:
+        """The Keras optimizer's slots of each paired variable after `step` (from 0), in TF1's names (see slots);
+        Keras makes them in its first update, so there is no value before the first step."""
+        if self.optimizer is None:
+            return
+        self.busy = True
+        try:
+            for key, var in self.variables.items():
+                if key in self.pairs:
+                    for name, value in slots.values(slots.tf2_slots(self.optimizer, var)).items():
+                        self.record.arrays[slots.key(name, step, key)] = value
+            counter = slots.tf2_counter(self.optimizer)
+            if counter is not None:
+                self.record.arrays[f"counter/{step}"] = np.asarray(counter[0].numpy())
+                self.record.counter = {"name": "optimizer.iterations", "read_by_rate": counter[1]}
         finally:
             self.busy = False
 

@@ -94,7 +94,8 @@ def convert_checkpoint(new: Path, tf1: Path, out: Path, force: bool = False, tim
     try:
         ended = run_child(["-m", "tfcompare.scripts.convert.checkpoint_child", str(new.resolve()), str(tf1.resolve()),
                            str(out.resolve()), str(report), *(["--force"] if force else [])],
-                          new.resolve().parent, folder, timeout_s, grace_s=None, memory_limit_bytes=memory_limit_bytes)
+                          new.resolve().parent, folder, timeout_s, grace_s=None, memory_limit_bytes=memory_limit_bytes,
+                          side="tf2")
         if not report.exists():
             result.error = str(ended) if isinstance(ended, OverLimit) else \
                 f"no result within {timeout_s:g} s" if ended == "timeout" else ended_text("the child", ended, 0)

@@ -22,7 +22,7 @@ def run_alone(new: Path, cwd: Path, steps: int, args: tuple, timeout_s: float, l
     report = folder / "alone.json"
     try:
         ended = run_child(["-m", "tfcompare.scripts.convert.alone_child", str(new), str(report), str(steps), *args],
-                          cwd, folder, timeout_s, grace_s=None, memory_limit_bytes=limit)
+                          cwd, folder, timeout_s, grace_s=None, memory_limit_bytes=limit, side="tf2")
         if report.exists():
             return json.loads(report.read_text())
         if isinstance(ended, OverLimit):

@@ -31,6 +31,7 @@ from tfcompare.scripts.pair.diagnose import (StepCheck, findings, optimizer_text
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_sides
 from tfcompare.scripts.child.layouts import layout_findings, virtualise
 from tfcompare.scripts.child.record import SideRecord, load, load_progress
+from tfcompare.scripts.pair.slots import counter_findings, slot_findings
 from tfcompare.scripts.pair.state import pair_state, state_findings
 from tfcompare.scripts.pair.windows import window_causes
 
@@ -79,6 +80,7 @@ class PairResult:
     traceback: str = ""
     pairing: list[dict] = dataclasses.field(default_factory=list)
     state: list[dict] = dataclasses.field(default_factory=list)  # the non-trainable state paired (pair.state)
+    slots: list[dict] = dataclasses.field(default_factory=list)  # the optimizer slots compared (pair.slots)
     checks: list[StepCheck] = dataclasses.field(default_factory=list)
     findings: list[Finding] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
@@ -114,6 +116,9 @@ class PairResult:
         if self.state:
             out.append("non-trainable state compared after every step: " + ", ".join(
                 f"{s['tf1']} <- {s['tf2']}" for s in self.state))
+        if self.slots:
+            out.append("optimizer slots compared after every step: " + ", ".join(
+                f"{s['slot']} ({s['variables']} variable{'s' if s['variables'] != 1 else ''})" for s in self.slots))
         out.append(f"steps (a tensor differs when it fails the element-wise tolerance {self.tolerance} and its "
                    f"error relative to its norm is over {self.floor_factor:g}x TF1's own noise floor):")
         for c in self.checks:
@@ -295,12 +300,16 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
                        "tf2_site": tf2.var(b).site,
                        "how": how + (f"; {tf1.var(a).layout}" if tf1.var(a).layout else "")} for a, b, how in pairs]
     result.checks = step_checks(tf1, tf2, pairs)
+    slot_found, result.slots, slot_note = slot_findings(tf1, tf2, pairs, result.checks)
+    counted, counter_note = counter_findings(tf1, tf2)
+    slot_found += counted
+    result.notes += [n for n in (slot_note, counter_note) if n]
     result.noise_floor = (f"TF1's {tf1.steps} steps replayed from the same initial weights with {tf1.floor_how}; the "
                           "largest gap to the original run, per step and tensor" if tf1.floor else
                           f"not measured: {tf1.floor_note or 'TF1 stopped before its steps were replayed'}; the "
                           "element-wise tolerance alone is used")
     result.findings = findings(tf1, tf2, pairs, result.checks) + traced_findings(tf1, tf2, pairs, result.checks) + \
-        state_findings(tf1, tf2) + [
+        state_findings(tf1, tf2) + slot_found + [
         Finding("layout", text, decisive) for text, decisive in layout_findings(tf2.layouts)]
     if result.checks:
         result.findings += inference_findings(tf1, tf2, result.checks[0].ok)

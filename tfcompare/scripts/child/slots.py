@@ -1,0 +1,136 @@
+"""The optimizer's slots of each trained variable, read on both sides: state a step changes besides the weights.
+
+An optimizer keeps per-variable state (Adam's first and second moments, a momentum accumulator, RMSprop's mean
+square, Adagrad's accumulator) that the next steps read and a checkpoint carries. Each side names its slots in its
+own words; here they get TF1's names (`m`, `v`, `momentum`, `rms`, `mg`, `accumulator`, `accum`, `accum_update`)
+and are stored per step as arrays `slot:<name>/<step>/<variable key>` (`slot:<name>/init/<key>` before the first
+step, TF1 only: Keras makes its slots inside its first update). Every read is a variable read: it consumes nothing.
+
+The step counter too: TF1's global step (when the script made one), Keras's `optimizer.iterations`, as arrays
+`counter/init` and `counter/<step>`, and whether the side's learning rate reads it (a schedule).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+__all__ = ["tf1_slots", "tf2_slots", "values", "key", "SLOT_KEY", "tf1_counter", "tf2_counter"]
+
+# an array of a slot: slot:<name>/<step or init>/<variable key>
+SLOT_KEY = re.compile(r"^slot:(\w+)/(init|\d+)/(.+)$")
+
+# Keras 3 and tf.keras 2.x (its current optimizers): the attribute holding one slot per trained variable -> TF1's name
+_KERAS_LISTS = {"_momentums": "m", "_velocities": "v", "_velocity_hats": "vhat", "momentums": "momentum",
+                "_accumulators": "accumulator", "_accumulated_grads": "accum", "_accumulated_delta_vars": "accum_update",
+                "_average_gradients": "mg"}
+# per Keras class (lower case): where a list's role is not the one above (RMSprop's velocity is TF1's `rms`)
+_KERAS_CLASS = {"rmsprop": {"_velocities": "rms", "_momentums": "momentum"}}
+# tf.keras 2.x's legacy optimizers (`optimizer_v2`, `get_slot`): their slot names -> TF1's
+_LEGACY_NAMES = {"accum_grad": "accum", "accum_var": "accum_update"}
+
+
+def key(name: str, step, variable_key: str) -> str:
+    return f"slot:{name}/{step}/{variable_key}"
+
+
+def tf1_slots(optimizer, trained: list, start: list | None, record) -> list[tuple[str, str, object]]:
+    """(slot name, variable key, slot variable) of a `tf.compat.v1.train.Optimizer` for each trained variable
+    (its key the variable's op name, as the record has it); each slot's value before the first step, from the
+    snapshot of every global variable (`noise.snapshot`), goes into the record."""
+    if optimizer is None or not hasattr(optimizer, "get_slot_names"):
+        return []
+    before = {id(var): value for var, value in start or []}
+    out = []
+    for name in optimizer.get_slot_names():
+        for var in trained:
+            slot = optimizer.get_slot(var, name)
+            if slot is None:
+                continue
+            out.append((name, var.op.name, slot))
+            if id(slot) in before:
+                record.arrays[key(name, "init", var.op.name)] = np.asarray(before[id(slot)])
+    return out
+
+
+def tf2_slots(optimizer, variable) -> dict[str, object]:
+    """TF1's slot name -> the Keras optimizer's slot variable for `variable` (a tf.Variable, or a Keras 3
+    Variable's backing one); {} for an optimizer that is not Keras's or has not made its slots yet."""
+    if optimizer is None:
+        return {}
+    if hasattr(optimizer, "get_slot_names") and hasattr(optimizer, "get_slot"):  # tf.keras 2.x legacy optimizer_v2
+        out = {}
+        for name in optimizer.get_slot_names():
+            try:
+                out[_LEGACY_NAMES.get(name, name)] = optimizer.get_slot(variable, name)
+            except (KeyError, ValueError):
+                pass
+        return out
+    index = _index(optimizer, variable)
+    if index is None:
+        return {}
+    roles = {**_KERAS_LISTS, **_KERAS_CLASS.get(type(optimizer).__name__.lower(), {})}
+    out = {}
+    for attribute, name in roles.items():
+        held = getattr(optimizer, attribute, None)
+        if isinstance(held, list) and index < len(held) and held[index] is not None:
+            out[name] = held[index]
+    return out
+
+
+def _index(optimizer, variable) -> int | None:
+    """The position of `variable` among the optimizer's trained variables (Keras 3: `_trainable_variables`;
+    tf.keras 2.x: `_index_dict` by `_var_key`)."""
+    mine = _backing(variable)
+    for i, var in enumerate(getattr(optimizer, "_trainable_variables", None) or []):
+        if _backing(var) is mine:
+            return i
+    index_of, var_key = getattr(optimizer, "_index_dict", None), getattr(optimizer, "_var_key", None)
+    if isinstance(index_of, dict) and callable(var_key):
+        try:
+            return index_of.get(var_key(variable))
+        except Exception:
+            return None
+    return None
+
+
+def _backing(var):
+    """A Keras 3 Variable's tf.Variable (a tf.Variable's own `value` is a method)."""
+    value = getattr(var, "value", None)
+    return value if value is not None and not callable(value) else var
+
+
+def values(slots: dict[str, object]) -> dict[str, np.ndarray]:
+    """Each slot's value now."""
+    return {name: np.asarray(var.numpy() if hasattr(var, "numpy") else var) for name, var in slots.items()}
+
+
+def tf1_counter(graph, rate, start: list | None, record):
+    """TF1's global step variable (None when the script made none); its value before the first step goes into the
+    record, and whether the learning rate's tensor reads it (a schedule that a step which does not advance it
+    never moves)."""
+    import tensorflow as tf
+
+    from tfcompare.core.graphs import ancestors
+
+    step = tf.compat.v1.train.get_global_step(graph)
+    if step is None:
+        return None
+    before = {id(var): value for var, value in start or []}
+    if id(step) in before:
+        record.arrays["counter/init"] = np.asarray(before[id(step)])
+    reads = rate is not None and any(op is step.op or op.name == step.op.name for op in ancestors([rate]))
+    record.counter = {"name": step.op.name, "read_by_rate": bool(reads)}
+    return step
+
+
+def tf2_counter(optimizer) -> tuple[object, bool] | None:
+    """(a Keras optimizer's `iterations`, whether its learning rate is a schedule that reads them), or None."""
+    iterations = getattr(optimizer, "iterations", None)
+    if iterations is None or not hasattr(iterations, "numpy"):
+        return None
+    rate = getattr(optimizer, "_learning_rate", None)
+    if rate is None and isinstance(getattr(optimizer, "_hyper", None), dict):  # tf.keras 2.x legacy optimizer_v2
+        rate = optimizer._hyper.get("learning_rate")
+    return iterations, callable(rate) and not hasattr(rate, "numpy")
