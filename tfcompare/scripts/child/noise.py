@@ -18,11 +18,14 @@ and TF2 differ on a tensor only when its element-wise tolerance fails AND its re
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 import numpy as np
 
 from tfcompare.scripts.child import slots
 
-__all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "restore", "repeat", "measure", "dense"]
+__all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "restore", "repeat", "measure", "dense", "quiet"]
 
 FACTOR = 10.0
 MIN_FLOOR = float(np.finfo(np.float32).eps)  # a floor measured as 0 (bit-identical replays) counts as one ulp
@@ -47,6 +50,15 @@ def relative(a, b) -> float:
 def beyond(error: float, floor: float | None) -> bool:
     """Whether a relative error is outside the noise: more than FACTOR x the floor (at least one ulp)."""
     return error > FACTOR * max(floor if floor is not None else 0.0, MIN_FLOOR)
+
+
+@contextlib.contextmanager
+def quiet():
+    """tfcompare's own numpy arithmetic on the script's values (a loss gone inf or NaN): no RuntimeWarning, which
+    would be printed among the script's output as if the script had raised it."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
 
 
 # --- measured in the TF1 child -------------------------------------------------------------------------------

@@ -13,10 +13,8 @@ is what such a script expects; nothing here touches the process that compares.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import time
-import warnings
 
 import numpy as np
 import tensorflow as tf
@@ -139,15 +137,6 @@ def _summed(ys):
         return tf.add_n([tf.reduce_sum(y) for y in ys])
 
 
-@contextlib.contextmanager
-def _quiet():
-    """tfcompare's own numpy arithmetic on the script's values (a loss gone inf or NaN): no RuntimeWarning, which
-    would be printed among the script's output as if the script had raised it."""
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        yield
-
-
 def pipeline_outputs(loss) -> list:
     """The tensors the loss reads from an input pipeline (an iterator's or a queue's outputs), in graph order:
     fetched with the script's own step, then fed to every read tfcompare makes, so nothing pulls a batch."""
@@ -170,8 +159,7 @@ class TF1Probe:
         self._rate = None  # the tensor the optimizer's apply op is fed as its learning rate
         self._sources: list = []  # the loss's iterator/queue outputs: see pipeline_outputs
         self._state: list = []  # the non-trainable state variables: see _state_of
-        self.slots: list = []  # the optimizer's slots of the trained variables: (name, variable key, slot)
-        self._counter = None  # the global step, where the script made one
+        self.slots, self._counter = [], None  # the optimizer's slots and the global step: see slots.tf1_state
         # set by the child in a timed pair: save the record (the TF2 side starts from it), then time the train op
         self.timing = None
 
@@ -240,7 +228,7 @@ class TF1Probe:
         rec, step = self.record, self.record.steps
         variables = [v for _, v in self.grads_and_vars]
         grads = self.raw_grads
-        with _quiet():
+        with noise.quiet():
             if step == 0:
                 self.record.gradient_transform = tf1_transform(grads, [g for g, _ in self.grads_and_vars])
                 self._sources = pipeline_outputs(self.loss)
@@ -249,8 +237,8 @@ class TF1Probe:
             before = self._run(sess, variables)
             if step == 0:
                 self._state_of(variables)
-                self.slots = slots.tf1_slots(self.found.get("optimizer"), variables, self._start, self.record)
-                self._counter = slots.tf1_counter(sess.graph, self._rate, self._start, self.record)
+                self.slots, self._counter = slots.tf1_state(self.found.get("optimizer"), variables, sess.graph,
+                                                            self._rate, self._start, self.record)
                 pre = self._run(sess, self._state) if self._state else []
         # the script's own run, with what the step computes added to its fetches: one batch, one set of draws,
         # one run of its update ops
@@ -264,7 +252,7 @@ class TF1Probe:
                 self.record.arrays[f"state/init/{entry['key']}"] = np.asarray(value)
         rec.learning_rates.append(self._rate_used(rate))
         feed = {**dict(feed_dict or {}), **dict(zip(self._sources, pulled))}  # the batch this step consumed
-        with _quiet():
+        with noise.quiet():
             self._record(sess, step, feed, loss, grad_values, before, variables)
         return result
 
@@ -279,12 +267,7 @@ class TF1Probe:
             self._at_start(sess, feed, loss)
         for entry, value in zip(rec.state, self._run(sess, self._state) if self._state else []):
             rec.arrays[f"state/{step}/{entry['key']}"] = np.asarray(value)
-        reads = [*(s for *_, s in self.slots), *([self._counter] if self._counter is not None else [])]
-        held = self._run(sess, reads) if reads else []
-        for (name, key, _), value in zip(self.slots, held):
-            rec.arrays[slots.key(name, step, key)] = np.asarray(value)
-        if self._counter is not None:
-            rec.arrays[f"counter/{step}"] = np.asarray(held[-1])
+        slots.tf1_read(lambda fetches: self._run(sess, fetches), self.slots, self._counter, rec, step)
         self._fed.append(feed)
         for v, g, b, a in zip(rec.variables, grad_values, before, after):
             rec.arrays[f"grad/{step}/{v.key}"] = noise.dense(g)

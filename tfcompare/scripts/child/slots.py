@@ -16,7 +16,8 @@ import re
 
 import numpy as np
 
-__all__ = ["tf1_slots", "tf2_slots", "values", "key", "SLOT_KEY", "tf1_counter", "tf2_counter"]
+__all__ = ["tf1_state", "tf1_slots", "tf1_read", "tf2_slots", "values", "key", "SLOT_KEY", "tf1_counter",
+           "tf2_counter"]
 
 # an array of a slot: slot:<name>/<step or init>/<variable key>
 SLOT_KEY = re.compile(r"^slot:(\w+)/(init|\d+)/(.+)$")
@@ -33,6 +34,22 @@ _LEGACY_NAMES = {"accum_grad": "accum", "accum_var": "accum_update"}
 
 def key(name: str, step, variable_key: str) -> str:
     return f"slot:{name}/{step}/{variable_key}"
+
+
+def tf1_state(optimizer, trained: list, graph, rate, start: list | None, record) -> tuple[list, object]:
+    """(the slots of `tf1_slots`, the global step of `tf1_counter`): what the TF1 probe reads after each step."""
+    return tf1_slots(optimizer, trained, start, record), tf1_counter(graph, rate, start, record)
+
+
+def tf1_read(run, found: list, counter, record, step: int) -> None:
+    """The slots and the global step after `step` (from 0) into the record; `run(fetches)` is the session's own run
+    (a variable read consumes nothing)."""
+    reads = [*(s for *_, s in found), *([counter] if counter is not None else [])]
+    held = run(reads) if reads else []
+    for (name, variable_key, _), value in zip(found, held):
+        record.arrays[key(name, step, variable_key)] = np.asarray(value)
+    if counter is not None:
+        record.arrays[f"counter/{step}"] = np.asarray(held[-1])
 
 
 def tf1_slots(optimizer, trained: list, start: list | None, record) -> list[tuple[str, str, object]]:
