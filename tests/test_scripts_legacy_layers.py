@@ -17,6 +17,8 @@ import tensorflow as tf
 from tfcompare.scripts.legacy import coverage, tf_layers as layers
 from tfcompare.scripts.legacy.runtime import install
 
+pytestmark = pytest.mark.legacy  # its results depend on whether tf-keras is installed: CI runs it both ways
+
 v1 = tf.compat.v1
 SCRIPTS = Path(__file__).resolve().parent / "data" / "legacy_scripts"
 HAVE_TF_KERAS = importlib.util.find_spec("tf_keras") is not None

@@ -117,6 +117,7 @@ def test_a_learning_rate_a_summed_loss_and_an_initialisation_are_named(keras_var
     assert first.loss_tf2 == pytest.approx(64 * first.loss_tf1, rel=1e-4)
 
 
+@pytest.mark.legacy
 def test_a_tf1_layers_script_pairs_with_the_legacy_extra_and_without_it():
     import importlib.util
 

@@ -74,6 +74,7 @@ def test_keras_3_slots_take_tf1s_names_and_belong_to_their_variable(make, expect
                 np.testing.assert_allclose(held[name], value, rtol=1e-5)
 
 
+@pytest.mark.legacy
 @pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="needs the legacy extra (tf-keras)")
 @pytest.mark.parametrize("legacy", [False, True], ids=["current", "legacy"])
 def test_tf_keras_2x_slots_take_tf1s_names(legacy):

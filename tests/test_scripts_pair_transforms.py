@@ -97,6 +97,7 @@ def test_a_tf2_script_that_clips_by_hand_between_tape_and_apply_is_read_too(tmp_
     assert any(f.kind == "gradient transform" and f.decisive for f in result.findings)
 
 
+@pytest.mark.legacy
 @pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="needs the legacy extra (tf-keras)")
 @pytest.mark.parametrize("optimizer, status", [
     ("tf.keras.optimizers.Adam(learning_rate=LEARNING_RATE, epsilon=1e-8)", AGREE),
@@ -167,6 +168,7 @@ def _copy(src, dst, replace: dict):
     return dst
 
 
+@pytest.mark.legacy
 @pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="needs the legacy extra (tf-keras)")
 def test_the_blind_clipped_rnn_pair_agrees_and_its_clipnorm_mistake_differs():
     """Written by a helper who had not seen tfcompare: TF1 LSTMCell + dynamic_rnn + tf.layers.dense (tf-keras),

@@ -182,4 +182,20 @@ def resolve(path: str) -> Resolution:
             obj = importlib.import_module(".".join(parts[:i + 1]))
         except Exception:
             return Resolution(False, error=error)
+    if _served_by_legacy_keras_here(path, obj):
+        return Resolution(False, error=f"`{path}` is not available with Keras 3 (tf-keras is installed here and "
+                                       "tfcompare set TF_USE_LEGACY_KERAS=1 for itself; the script, run as its user "
+                                       "runs it, gets Keras 3)")
     return Resolution(True, resolved_to=_name_of(obj), obj=obj)
+
+
+def _served_by_legacy_keras_here(path: str, obj) -> bool:
+    """A TensorFlow API (not `tf.keras`, which Keras 3 serves too) that resolves only because tfcompare turned
+    tf-keras on in its own process (`tfcompare.LEGACY_KERAS_SET_HERE`): `tf.compat.v1.layers`, `nn.rnn_cell`. A
+    user's process without TF_USE_LEGACY_KERAS=1 gets Keras 3, where they are gone."""
+    import tfcompare
+
+    if not tfcompare.LEGACY_KERAS_SET_HERE or ".keras" in path or path.endswith("keras"):
+        return False
+    module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+    return isinstance(module, str) and module.split(".")[0] == "tf_keras"
