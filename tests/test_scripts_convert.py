@@ -172,7 +172,8 @@ def test_tutorial_forms_are_carried_as_their_authors_wrote_them(converted):
     out, _ = converted
     softmax = (out / "softmax_interactive_tf2.py").read_text()
     assert "def cross_entropy(self, x, y_):" in softmax
-    assert "tf.nn.softmax_cross_entropy_with_logits(labels=y_, logits=y)" in softmax
+    # tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y_, logits=y)): the Keras loss it is
+    assert "cross_entropy = tf.keras.losses.CategoricalCrossentropy(from_logits=True)(y_, y)" in softmax
     assert "    train_step(batch[0], batch[1])\n" in softmax
     assert "train_accuracy = model.accuracy(batch[0], batch[1]).numpy()" in softmax
     assert "initializer()" not in softmax and ".run(" not in softmax and "TODO" not in softmax
@@ -816,6 +817,52 @@ def test_fed_dropout_becomes_rate():
                                                      "keep_prob": np.float32(1.0)}, groups={})
     assert lines[0] == "drop1 = tf.nn.dropout(x, rate=1 - keep_prob)"
     assert tf1 == tf2 == 6.0
+
+
+def _xent_group(kind):
+    """A cross-entropy recorded as `calls.install` records it: (labels, logits) -> Group."""
+    def make(groups, out, labels, logits, **params):
+        groups[out.name] = Group(kind, out.op, [labels, logits], {out.op.name}, params)
+        return out
+    return make
+
+
+_SOFTMAX = _xent_group("softmax_xent")
+
+
+@pytest.mark.parametrize("build_loss, written", [
+    (lambda v1, g, y, z, ids: tf.reduce_mean(_SOFTMAX(g, v1.nn.softmax_cross_entropy_with_logits_v2(
+        labels=y, logits=z), y, z)),
+     "mean1 = tf.keras.losses.CategoricalCrossentropy(from_logits=True)(y, z)"),
+    (lambda v1, g, y, z, ids: tf.reduce_mean(_xent_group("sparse_xent")(
+        g, v1.nn.sparse_softmax_cross_entropy_with_logits(labels=ids, logits=z), ids, z)),
+     "mean1 = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)(ids, z)"),
+    (lambda v1, g, y, z, ids: _SOFTMAX(  # tf.losses.softmax_cross_entropy at its defaults
+        g, tf.reduce_mean(v1.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=z)), y, z, mean=True),
+     "xent1 = tf.keras.losses.CategoricalCrossentropy(from_logits=True)(y, z)"),
+    (lambda v1, g, y, z, ids: tf.reduce_mean(_xent_group("sigmoid_xent")(
+        g, v1.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=z), y, z)),
+     "mean1 = tf.keras.losses.BinaryCrossentropy(from_logits=True)(y, z)"),
+    (lambda v1, g, y, z, ids: tf.reduce_sum(_SOFTMAX(g, v1.nn.softmax_cross_entropy_with_logits_v2(
+        labels=y, logits=z), y, z)),
+     "t1 = tf.reduce_sum(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=z))"),  # a sum: no Keras loss
+    (lambda v1, g, y, z, ids: tf.reduce_mean(_SOFTMAX(g, v1.nn.softmax_cross_entropy_with_logits_v2(
+        labels=y, logits=z), y, z), 0, keepdims=True),
+     "mean1 = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=z), axis=0, keepdims=True)"),
+], ids=["softmax", "sparse", "tf-losses", "sigmoid", "summed", "keepdims"])
+def test_a_cross_entropys_mean_is_the_keras_loss_and_computes_tf1s_value(build_loss, written):
+    rng = np.random.RandomState(5)
+    labels = np.eye(4, dtype=np.float32)[rng.randint(0, 4, 6)]
+
+    def build(v1, groups):
+        y, z = v1.placeholder(tf.float32, [None, 4]), v1.placeholder(tf.float32, [None, 4])
+        ids = v1.placeholder(tf.int64, [None])
+        return build_loss(v1, groups, y, z, ids), {y: "y", z: "z", ids: "ids"}
+
+    lines, tf1, tf2 = _translate_and_compare(build, {"y": labels, "z": (rng.randn(6, 4) * 3).astype(np.float32),
+                                                     "ids": labels.argmax(1)}, groups={})
+    assert lines == [written]
+    np.testing.assert_allclose(tf2, tf1, rtol=1e-6)
 
 
 def test_dynamic_rnn_lstm_is_one_call_and_matches_the_while_loop():

@@ -12,13 +12,50 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+import numpy as np
+
 from tfcompare.core.generated_code import literal
 
-__all__ = ["Group", "install"]
+__all__ = ["Group", "install", "keras_loss"]
 
 _HELPERS = {"lstm": "basic_lstm", "gru": "gru"}  # the function written into the script for each cell
 _XENT = {"softmax_xent": "softmax_cross_entropy_with_logits", "sparse_xent": "sparse_softmax_cross_entropy_with_logits",
          "sigmoid_xent": "sigmoid_cross_entropy_with_logits"}
+
+
+# a mean over a cross-entropy's examples, as the Keras loss that computes it (from the logits, a mean over the batch)
+_KERAS_LOSSES = {"softmax_xent": "CategoricalCrossentropy", "sparse_xent": "SparseCategoricalCrossentropy",
+                 "sigmoid_xent": "BinaryCrossentropy"}
+_XENT_OPS = {"SoftmaxCrossEntropyWithLogits": "softmax_xent", "SparseSoftmaxCrossEntropyWithLogits": "sparse_xent"}
+
+
+def _keras_loss_call(kind: str, labels: str, logits: str) -> str:
+    return f"tf.keras.losses.{_KERAS_LOSSES[kind]}(from_logits=True)({labels}, {logits})"
+
+
+def keras_loss(tr, mean) -> str | None:
+    """`tf.keras.losses.CategoricalCrossentropy(from_logits=True)(labels, logits)` for a `Mean` op over every axis
+    of a cross-entropy's per-example losses (`tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(...))`), or
+    None: another reduction, or per-example losses the script names or reads elsewhere (then op by op)."""
+    x, axes = mean.inputs[0], mean.inputs[1]
+    if mean.get_attr("keep_dims") or x.shape.rank is None or (
+            axes.op.type != "Range" and sorted(np.atleast_1d(tr.constant(axes) if tr.constant(axes) is not None
+                                                              else [-1]).tolist()) != list(range(x.shape.rank))):
+        return None
+    if x.name in tr.names or tr._consumers.get(x.name, 0) > 1:
+        return None
+    group = tr.groups.get(x.name)
+    if group is not None and group.kind in _KERAS_LOSSES and not group.params.get("mean"):
+        labels, logits = group.inputs
+        kind = group.kind
+    elif group is None and x.op.type in _XENT_OPS and x.value_index == 0:
+        logits, labels = x.op.inputs[0], x.op.inputs[1]
+        kind = _XENT_OPS[x.op.type]
+    else:
+        return None
+    if kind == "sigmoid_xent" and x.shape.rank != 2:  # Keras averages over the last axis, then the batch
+        return None
+    return _keras_loss_call(kind, tr.value(labels), tr.value(logits))
 
 
 @dataclasses.dataclass
@@ -51,8 +88,9 @@ class Group:
             return f"tf.nn.dropout({tr.value(x)}, rate={rate})"
         if self.kind in _XENT:
             labels, logits = self.inputs
-            call = f"tf.nn.{_XENT[self.kind]}(labels={tr.value(labels)}, logits={tr.value(logits)})"
-            return f"tf.reduce_mean({call})" if self.params.get("mean") else call
+            if self.params.get("mean"):  # tf.losses.*_cross_entropy at its defaults: the Keras loss
+                return _keras_loss_call(self.kind, tr.value(labels), tr.value(logits))
+            return f"tf.nn.{_XENT[self.kind]}(labels={tr.value(labels)}, logits={tr.value(logits)})"
         raise ValueError(self.kind)
 
     def _rnn(self, tr, t) -> str:

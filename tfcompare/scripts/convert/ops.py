@@ -3,10 +3,9 @@
 The translator walks back from a target tensor (the loss, or another tensor the script fetches) to the
 placeholders and variables. An op whose value is used once is written inline into its consumer (so
 `MatMul` + `BiasAdd` + `Relu` is one line); an activation, a pooling, a named tensor of the script, a value
-used twice and every group the script built with one call (`calls`: dropout, sigmoid cross-entropy,
-learning-rate decay) gets its own line. An op without a translation becomes a `TODO(tfcompare)` naming it and
-its TF1 line, never a silent change.
-"""
+used twice and every group the script built with one call (`calls`: dropout, the cross-entropies, learning-rate
+decay; a cross-entropy's mean is its Keras loss) gets its own line. An op without a translation becomes a
+`TODO(tfcompare)` naming it and its TF1 line, never a silent change."""
 
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ import re
 import numpy as np
 
 from tfcompare.scripts.convert import tensor_ops
+from tfcompare.scripts.convert.calls import keras_loss
 from tfcompare.scripts.convert.naming import identifier
 
 from tfcompare.core.generated_code import literal
@@ -293,6 +293,8 @@ class Translator:
                 return f"{self.operand(ins[0], 1)} + {self.operand(ins[1], 1, True)}", 1
             return f"tf.nn.bias_add({self.value(ins[0])}, {self.value(ins[1])}, data_format={fmt!r})", False
         if kind in _REDUCE:
+            if kind == "Mean" and (loss := keras_loss(self, op)) is not None:  # a cross-entropy's mean
+                return loss, False
             if self.constant(ins[1]) is None and ins[1].op.type == "Range":  # range(rank): every axis
                 keep = ", keepdims=True" if op.get_attr("keep_dims") else ""
                 return f"{_REDUCE[kind]}({self.value(ins[0])}{keep})", False
