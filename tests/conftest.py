@@ -145,18 +145,3 @@ def unwrapped(text: str) -> str:
         i += 1
     return "\n".join(out)
 
-
-# With pytest-xdist (`-n 2`, the test extra's default): a file's tests stay on one worker (module fixtures: convert's
-# conversions run once), the files that read the session's `full_run` share one worker (it runs once), and the files
-# that count processes by name share one (a distributed worker of one must not be counted by the other).
-_SAME_WORKER = {"test_reliability": "processes", "test_run_distributed": "processes"}
-
-
-def pytest_collection_modifyitems(config, items):
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    shared = {item.module.__name__ for item in items if "full_run" in getattr(item, "fixturenames", ())}
-    for item in items:
-        module = item.module.__name__
-        group = "full_run" if module in shared else _SAME_WORKER.get(module, module)
-        item.add_marker(pytest.mark.xdist_group(group))

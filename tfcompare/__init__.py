@@ -22,9 +22,14 @@ _os.environ.setdefault("TF_CPU_ALLOCATOR_USE_BFC", "true")
 # let TensorFlow use it for them (and for `tf.keras`); `import keras` stays Keras 3 for the TF2 side.
 # LEGACY_KERAS_SET_HERE says tfcompare, not the user, chose it: a TF2 script run by `tfcompare pair` must get the
 # `tf.keras` its author gets (Keras 3), so that child is started with it off.
-LEGACY_KERAS_SET_HERE = _find_spec("tf_keras") is not None and "TF_USE_LEGACY_KERAS" not in _os.environ
+# A process started by one that imported tfcompare inherits the variable: the mark says tfcompare set it there (a
+# pytest-xdist worker, a user's program that imports tfcompare and runs its CLI), so it is not taken for the user's.
+_SET_BY_TFCOMPARE = "TFCOMPARE_SET_TF_USE_LEGACY_KERAS"
+LEGACY_KERAS_SET_HERE = _find_spec("tf_keras") is not None and (
+    "TF_USE_LEGACY_KERAS" not in _os.environ or _os.environ.get(_SET_BY_TFCOMPARE) == "1")
 if LEGACY_KERAS_SET_HERE:
     _os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    _os.environ[_SET_BY_TFCOMPARE] = "1"
 
 __version__ = "0.1.0"
 

@@ -68,6 +68,7 @@ def _popen(side: str, argv: list[str], cwd: Path, folder: Path, pair: bool = Fal
     env.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
     if side == "tf2" and tfcompare.LEGACY_KERAS_SET_HERE:
         env["TF_USE_LEGACY_KERAS"] = "0"  # tf.keras is Keras 3 for a TF2 script, as when its author runs it
+        env.pop("TFCOMPARE_SET_TF_USE_LEGACY_KERAS", None)  # and the child keeps it so (tfcompare/__init__.py)
     if pair:  # both scripts' unseeded NumPy / Python random draw alike (a script's own seed replaces it): child.main
         env[PAIR_SEED_ENV] = str(PAIR_SEED)
     if timed:  # both training steps timed in turns after the comparison: child.step_timing
