@@ -120,6 +120,8 @@ def test_a_tf_keras_2x_rewrite_pairs_like_keras_3(tmp_path, monkeypatch, optimiz
         "tf_keras.optimizers.legacy.Adam(" if "legacy" in optimizer else "tf_keras.optimizers.Adam(")
     assert len(result.pairing) == 4 and not any("non-trainable state" in n for n in result.notes)
     assert any("fit's inputs were replaced by TF1's batches" in n for n in result.notes)
+    # and compared as the optimizer's state: tf.keras 2.x's lists (current) and get_slot (legacy)
+    assert result.slots == [{"slot": "m", "variables": 4}, {"slot": "v", "variables": 4}]
     if status == DIFFER:
         assert any("epsilon: 1e-08 in TF1, 1e-07 in TF2" in f.text for f in result.findings)
 
