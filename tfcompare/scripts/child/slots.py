@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 __all__ = ["tf1_state", "tf1_slots", "tf1_read", "tf2_slots", "values", "key", "SLOT_KEY", "tf1_counter",
-           "tf2_counter"]
+           "tf2_counter", "counter_value"]
 
 # an array of a slot: slot:<name>/<step or init>/<variable key>
 SLOT_KEY = re.compile(r"^slot:(\w+)/(init|\d+)/(.+)$")
@@ -45,7 +45,10 @@ def tf1_read(run, found: list, counter, record, step: int) -> None:
     """The slots and the global step after `step` (from 0) into the record; `run(fetches)` is the session's own run
     (a variable read consumes nothing)."""
     reads = [*(s for *_, s in found), *([counter] if counter is not None else [])]
-    held = run(reads) if reads else []
+    try:
+        held = run(reads) if reads else []
+    except Exception:  # a slot that cannot be read (not initialised): not compared, and the script's step goes on
+        return
     for (name, variable_key, _), value in zip(found, held):
         record.arrays[key(name, step, variable_key)] = np.asarray(value)
     if counter is not None:
@@ -119,8 +122,23 @@ def _backing(var):
 
 
 def values(slots: dict[str, object]) -> dict[str, np.ndarray]:
-    """Each slot's value now."""
-    return {name: np.asarray(var.numpy() if hasattr(var, "numpy") else var) for name, var in slots.items()}
+    """Each slot's value now; a slot that cannot be read here (a symbolic one, inside a trace) is left out, so it is
+    not compared: reading state never fails the script's step."""
+    out = {}
+    for name, var in slots.items():
+        try:
+            out[name] = np.asarray(var.numpy() if hasattr(var, "numpy") else var)
+        except Exception:
+            continue
+    return out
+
+
+def counter_value(counter) -> np.ndarray | None:
+    """A Keras optimizer's iterations now (see `tf2_counter`), or None where they cannot be read here."""
+    try:
+        return np.asarray(counter[0].numpy())
+    except Exception:
+        return None
 
 
 def tf1_counter(graph, rate, start: list | None, record):

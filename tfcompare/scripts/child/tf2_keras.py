@@ -167,8 +167,8 @@ class KerasObserver:
         if len(rates) > step:
             return
         counter = slots.tf2_counter(optimizer) if step == 0 else None
-        if counter is not None:  # the step counter before the first update counts it (see slots)
-            self.record.arrays["counter/init"] = np.asarray(counter[0].numpy())
+        if counter is not None and (value := slots.counter_value(counter)) is not None:
+            self.record.arrays["counter/init"] = value  # the step counter before the first update counts it
         rates.extend([None] * (step - len(rates)))
         try:
             # tf.keras 2.x's legacy optimizers hold a schedule in `learning_rate`; `_decayed_lr` is its value now

@@ -134,8 +134,8 @@ class VariableObserver:
                     for name, value in slots.values(slots.tf2_slots(self.optimizer, var)).items():
                         self.record.arrays[slots.key(name, step, key)] = value
             counter = slots.tf2_counter(self.optimizer)
-            if counter is not None:
-                self.record.arrays[f"counter/{step}"] = np.asarray(counter[0].numpy())
+            if counter is not None and (value := slots.counter_value(counter)) is not None:
+                self.record.arrays[f"counter/{step}"] = value
                 self.record.counter = {"name": "optimizer.iterations", "read_by_rate": counter[1]}
         finally:
             self.busy = False
