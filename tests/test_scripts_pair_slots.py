@@ -7,6 +7,7 @@ already runs (test_scripts_pair.py, test_scripts_pair_observe.py, test_scripts_p
 """
 
 import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -222,3 +223,53 @@ def test_a_tf1_schedule_whose_global_step_never_advances_differs_though_every_st
         "step counter: TF1's global_step advances by 0 per step (the global step is not given to minimize / "
         "apply_gradients), TF2's optimizer.iterations by 1: both sides' learning-rate schedules read their counters, "
         "so the rates move apart as training goes on"]
+
+
+_OPTIMIZERS = Path(__file__).parent / "data" / "pairs" / "blind" / "optimizers"
+
+
+def test_blind_optimizer_pairs_whose_rewrites_set_their_own_starting_weights():
+    """Written outside the project (tests/data/pairs/blind/optimizers/README.md). Both scripts give their models the
+    same NumPy weights; the TF2 one through `set_weights` after Keras drew Glorot values. Before, pair judged that
+    draw as TF2's initialisation: a false DIFFER on the faithful Adam pair; now the values the script assigned are
+    its initialisation. The planted beta_1 is named, with the first moment 0.2x TF1's ((1 - 0.9) / (1 - 0.5))."""
+    from tfcompare.scripts.pair import AGREE, DIFFER, PairOptions, pair_scripts
+
+    faithful = pair_scripts(_OPTIMIZERS / "adam_beta_tf1.py", _OPTIMIZERS / "adam_beta_tf2.py", PairOptions(steps=3))
+    assert faithful.status == AGREE, "\n".join(faithful.lines())
+    assert faithful.slots == [{"slot": "m", "variables": 4}, {"slot": "v", "variables": 4}]
+    assert any(n.startswith("the TF2 script assigned its own starting values to 4 variable(s) after creating them")
+               for n in faithful.notes)
+    bug = pair_scripts(_OPTIMIZERS / "adam_beta_tf1.py", _OPTIMIZERS / "adam_beta_tf2_bug.py", PairOptions(steps=3))
+    assert bug.status == DIFFER and bug.checks[0].ok and not bug.checks[1].ok, "\n".join(bug.lines())
+    kinds = {f.kind: f.text for f in bug.findings if f.decisive}
+    assert kinds["setting"].startswith("beta1: 0.5 in TF1, 0.9 in TF2 (both adam)")
+    assert kinds["slots"].startswith("optimizer slot m (first moment) of conv1/w (TF1) vs sequential/conv2d/kernel "
+                                     "(TF2) after step 1: rel err 0.8 ")
+    assert kinds["slots"].endswith("TF2's is 0.2x TF1's")
+    assert "initialisation" not in kinds
+
+
+def test_tf1_momentum_under_a_decaying_rate_is_no_keras_sgd_and_the_formula_is_named():
+    """The blind Nesterov pair: every setting equal, the rate decaying every step. Step 1 agrees; from step 2 the
+    updates part (TF1 scales its accumulated gradients by today's rate, Keras stored yesterday's): DIFFER, named."""
+    from tfcompare.scripts.pair import DIFFER, PairOptions, pair_scripts
+
+    result = pair_scripts(_OPTIMIZERS / "momentum_nesterov_tf1.py", _OPTIMIZERS / "momentum_nesterov_tf2.py",
+                          PairOptions(steps=3))
+    assert result.status == DIFFER and result.checks[0].ok and not result.checks[1].weights_ok, \
+        "\n".join(result.lines())
+    setting = next(f.text for f in result.findings if f.kind == "setting")
+    assert setting.startswith("momentum: every setting matches, but the formulas differ: TF1's MomentumOptimizer "
+                              "scales the gradients it accumulated by each step's learning rate")
+    # the slots themselves agree: Keras's momentum is TF1's accumulator carried into its form, step by step
+    assert result.slots == [{"slot": "momentum", "variables": 6}]
+    assert not any(f.kind in ("slots", "initialisation") for f in result.findings)
+
+
+def test_the_momentum_formula_note_needs_a_rate_that_changes():
+    from tfcompare.core.optimizer_formulas import FORMULAS, formula
+
+    assert formula("momentum", [0.1, 0.1, 0.1]) is None and formula("momentum", [0.1, None]) is None
+    assert formula("momentum", [0.1, 0.099]).startswith("TF1's MomentumOptimizer scales the gradients it accumulated")
+    assert formula("rmsprop", [0.1]) == FORMULAS["rmsprop"] and formula("adam", [0.1, 0.2]) is None

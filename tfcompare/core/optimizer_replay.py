@@ -19,7 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.core import optimizers as exact
-from tfcompare.core.optimizer_formulas import FORMULAS
+from tfcompare.core.optimizer_formulas import FORMULAS, formula
 from tfcompare.core.schedules import is_schedule, setting_text
 
 __all__ = ["OptimizerSide", "Replay", "FORMULAS", "tf1_optimizer", "tf1_learning_rate", "tf2_optimizer", "replay"]
@@ -258,8 +258,9 @@ def replay(tf1: OptimizerSide, tf2: OptimizerSide, tf2_object, weights: Mapping[
     left = _distance(run_tf2(differing), reference) if differing else out.difference
     if left > rtol:
         notes = [f"Keras-only settings on: {', '.join(tf2.extras)}"] if tf2.extras else []
-        if tf2.kind in FORMULAS and not type(tf2_object).__module__ == exact.__name__:
-            notes.append(FORMULAS[tf2.kind])
+        differs = formula(tf2.kind, tf1_rates)
+        if differs and not type(tf2_object).__module__ == exact.__name__:
+            notes.append(differs)
         out.remaining = (f"with every setting matched the weights are still {left:.2g} apart"
                          + (f": {'; '.join(notes)}" if notes else ""))
     return out

@@ -98,6 +98,8 @@ def keras_scheme(initializer) -> dict | None:
 def scheme_text(scheme: dict | None) -> str:
     if not scheme:
         return "unread"
+    if scheme["scheme"] == "assigned":
+        return "assigned by the script after creating it"
     params = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in scheme.items()
                        if k != "scheme")
     return f"{scheme['scheme']}({params})"

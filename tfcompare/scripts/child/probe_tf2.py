@@ -49,6 +49,8 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.state_vars: list = []  # (variable, facts, initial value) of each non-trainable float variable
         self._state_keys: list = []  # (record key, variable) of the state compared
         self.pairs: dict[str, str] = {}  # tf2 key -> tf1 key
+        self.injected: dict[str, object] = {}  # tf2 key -> the TF1 initial value it was created with
+        self.assigned: set[str] = set()  # tf2 keys the script assigned before its first step (see _own_start)
         self.made: dict[tuple, int] = {}  # trainable variables made so far, per shape
         self.unpaired = False  # the first step showed the variables cannot be paired: stop after it
         self.reads: list[str] = []

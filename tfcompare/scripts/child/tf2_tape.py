@@ -82,6 +82,8 @@ class StepObserver:
             self._confirm_pairing(keys)
             if self.unpaired:  # the weights are as before the gradient: read every trained one again
                 self._pending_before = self._weights()
+            else:
+                self._own_start()
         for key, grad in zip(keys, grads):
             if key is not None and key in self.pairs:
                 rec.arrays[f"grad/{step}/{key}"] = np.asarray(tf.convert_to_tensor(grad)) if grad is not None \

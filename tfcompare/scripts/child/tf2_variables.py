@@ -27,7 +27,8 @@ class VariableObserver:
     """`TF2Probe`'s part that creates, finds, reads and restores the script's variables."""
 
     def _install_reads(self) -> None:
-        """Patch variable reads: the order in which the first step uses the trainable variables."""
+        """Patch variable reads (the order in which the first step uses the trainable variables) and assignments
+        (the variables the script gives its own values before its first step: `_own_start`)."""
         probe = self
         read = _rvo.BaseResourceVariable._read_variable_op
 
@@ -39,6 +40,18 @@ class VariableObserver:
             return read(var, *args, **kwargs)
 
         _rvo.BaseResourceVariable._read_variable_op = read_variable_op
+        def assigned(assign):
+            def assign_patched(var, *args, **kwargs):
+                if not probe.busy and probe.mode == "normal" and probe.record.steps == 0:
+                    key = probe.by_id.get(id(var))
+                    if key is not None:
+                        probe.assigned.add(key)
+                return assign(var, *args, **kwargs)
+            return assign_patched
+
+        for cls in (_rvo.BaseResourceVariable, _rvo.ResourceVariable):  # each defines its own `assign`
+            if "assign" in vars(cls):
+                cls.assign = assigned(vars(cls)["assign"])
 
     def creator(self, next_creator, **kwargs):
         """Record every trainable variable; inject TF1's initial value into its provisional partner."""
@@ -66,6 +79,7 @@ class VariableObserver:
         if partner is not None:
             self.pairs[key] = partner.key
             kwargs["initial_value"] = self.tf1.arrays[f"init/{partner.key}"].astype(value.dtype)
+            self.injected[key] = kwargs["initial_value"]
         else:
             kwargs["initial_value"] = value
         var = next_creator(**kwargs)
@@ -121,6 +135,26 @@ class VariableObserver:
                 rec.arrays[f"state/{step}/{key}"] = np.asarray(var.numpy())
         finally:
             self.busy = False
+
+    def _own_start(self) -> None:
+        """The variables the script assigned between creating them and its first step (`set_weights`, `assign`, a
+        checkpoint it loads): their values at that step are the script's own initialisation, not the initializer's
+        draw, and its steps start from them (pair then judges them against TF1's initial values)."""
+        moved = []
+        for var in self.record.variables:
+            injected, before = self.injected.get(var.key), self._pending_before.get(var.key)
+            if injected is None or before is None or np.shape(before) != np.shape(injected):
+                continue
+            before = np.asarray(before)
+            if var.key in self.assigned or not np.array_equal(before, np.asarray(injected, before.dtype)):
+                self.record.arrays[f"init/{var.key}"] = before
+                var.init, var.scheme = stats(before), {"scheme": "assigned"}
+                moved.append(var.name)
+        if moved:
+            self.record.notes.append(
+                f"the TF2 script assigned its own starting values to {len(moved)} variable(s) after creating them "
+                f"({', '.join(moved[:4])}{', ...' if len(moved) > 4 else ''}): those values, not the initializers' "
+                "draws, are its initialisation, and its steps start from them")
 
     def _slot_values(self, step: int) -> None:
         """The Keras optimizer's slots of each paired variable after `step` (from 0), in TF1's names (see slots);

@@ -15,7 +15,7 @@ import numpy as np
 
 from tfcompare.core.equivalence import TOLERANCES, compare
 from tfcompare.core.gradient_transforms import UNSEEN, KERAS_KEYS, apply as apply_transform, cuts, difference
-from tfcompare.core.optimizer_formulas import FORMULAS
+from tfcompare.core.optimizer_formulas import formula
 from tfcompare.core.schedules import is_schedule, setting_text
 from tfcompare.scripts.child import noise
 from tfcompare.scripts.pair import inputs
@@ -220,9 +220,10 @@ def _optimizer(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     extras = {k: v for k, v in (two.get("extras") or {}).items() if k not in KERAS_KEYS.values()}
     if extras:  # clipping is a setting both sides have: `_gradient_transform` compares it
         out.append(Finding("setting", f"Keras-only settings on in TF2: {extras}", True))
-    if not out and one["kind"] in FORMULAS and two["source"].startswith("keras"):
-        out.append(Finding("setting", f"{one['kind']}: every setting matches, but the formulas differ: "
-                                      f"{FORMULAS[one['kind']]} {fits}"))
+    differs = formula(one["kind"], tf1.learning_rates)
+    if not out and differs and two["source"].startswith("keras"):
+        out.append(Finding("setting", f"{one['kind']}: every setting matches, but the formulas differ: {differs} "
+                                      f"{fits}"))
     return out
 
 

@@ -37,10 +37,11 @@ def init_findings(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
                                                  "kernel and recurrent_kernel apart (no setting makes them the "
                                                  "same); a run from scratch starts from other values"))
         elif why:
+            start = ("TF2's steps start from those values" if (b.scheme or {}).get("scheme") == "assigned" else
+                     "the steps were compared from TF1's values on both sides")
             out.append(Finding("initialisation", f"initialisation of {a.name} {tuple(a.shape)}: TF1 "
                                                  f"{initialisation.scheme_text(a.scheme)}, TF2 ({b.name}, {b.site}) "
-                                                 f"{initialisation.scheme_text(b.scheme)}: {why}; the steps were "
-                                                 "compared from TF1's values on both sides", True))
+                                                 f"{initialisation.scheme_text(b.scheme)}: {why}; {start}", True))
     return out
 
 
