@@ -32,7 +32,8 @@ def test_a_variance_scaling_scheme_is_named_only_where_its_parameters_are_exactl
             scheme = tf1_scheme(w, sess)
     assert named(scheme, shape) == expected
     if expected:  # the Keras initializer named draws within TF1's range (uniform) / with its spread (normal)
-        drawn = getattr(tf.keras.initializers, expected)()(shape).numpy()
+        # seeded: unseeded, 640 values reach past 0.99 of the bound only 96% of the time (0.995^640 = 4% miss)
+        drawn = getattr(tf.keras.initializers, expected)(seed=1234)(shape).numpy()
         if scheme["scheme"] == "uniform":
             assert drawn.min() >= scheme["low"] and drawn.max() <= scheme["high"]
             assert drawn.max() > 0.99 * scheme["high"]
