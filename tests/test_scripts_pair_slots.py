@@ -36,7 +36,9 @@ def test_tf1_slots_are_found_per_trained_variable_with_their_value_before_the_fi
             sess.run(tf.compat.v1.global_variables_initializer())
             every = tf.compat.v1.global_variables()
             record = SideRecord("tf1", "x.py")
-            found = slots.tf1_slots(optimizer, [w, b], list(zip(every, sess.run(every))), record)
+            found, counter = slots.tf1_state(optimizer, [w, b], sess.graph, None, list(zip(every, sess.run(every))),
+                                             record)
+            assert counter is None  # no global step made
             assert sorted({n for n, _, _ in found}) == names
             assert sorted({k for _, k, _ in found}) == ["b", "w"]
             # TF1's RMSProp mean square starts at 1, Adagrad's accumulator at 0.1; the others at 0

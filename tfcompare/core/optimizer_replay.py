@@ -89,12 +89,10 @@ def _setting(t, session) -> float:
     (UPDATE_OPS) gives its constants control inputs that wait on the fed batch."""
     import tensorflow as tf
 
-    if t.op.type == "Const":  # read from the op itself: `get_static_value` would make the tensor unfeedable, and
-        return float(tf.make_ndarray(t.op.get_attr("value")))  # the noise floor's replays feed it nudged
     feedable = t.graph.is_feedable(t)
     value = tf.get_static_value(t)
-    if feedable and not t.graph.is_feedable(t):
-        t.graph._unfeedable_tensors.discard(t)  # the same: a value read is not a value fixed
+    if feedable and not t.graph.is_feedable(t):  # `get_static_value` marks what it folds unfeedable; the noise
+        t.graph._unfeedable_tensors.discard(t)  # floor's replays feed these settings nudged: a value read is not fixed
     return float(session.run(t) if value is None else value)
 
 

@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 __all__ = ["tf1_state", "tf1_slots", "tf1_read", "tf2_slots", "values", "key", "SLOT_KEY", "tf1_counter",
-           "tf2_counter", "counter_value"]
+           "tf2_counter", "counter_value", "backing"]
 
 # an array of a slot: slot:<name>/<step or init>/<variable key>
 SLOT_KEY = re.compile(r"^slot:(\w+)/(init|\d+)/(.+)$")
@@ -38,7 +38,8 @@ def key(name: str, step, variable_key: str) -> str:
 
 def tf1_state(optimizer, trained: list, graph, rate, start: list | None, record) -> tuple[list, object]:
     """(the slots of `tf1_slots`, the global step of `tf1_counter`): what the TF1 probe reads after each step."""
-    return tf1_slots(optimizer, trained, start, record), tf1_counter(graph, rate, start, record)
+    before = {id(var): value for var, value in start or []}
+    return tf1_slots(optimizer, trained, before, record), tf1_counter(graph, rate, before, record)
 
 
 def tf1_read(run, found: list, counter, record, step: int) -> None:
@@ -55,13 +56,12 @@ def tf1_read(run, found: list, counter, record, step: int) -> None:
         record.arrays[f"counter/{step}"] = np.asarray(held[-1])
 
 
-def tf1_slots(optimizer, trained: list, start: list | None, record) -> list[tuple[str, str, object]]:
+def tf1_slots(optimizer, trained: list, before: dict, record) -> list[tuple[str, str, object]]:
     """(slot name, variable key, slot variable) of a `tf.compat.v1.train.Optimizer` for each trained variable
     (its key the variable's op name, as the record has it); each slot's value before the first step, from the
-    snapshot of every global variable (`noise.snapshot`), goes into the record."""
+    snapshot of every global variable (`noise.snapshot`: `before`, by the variable's id), goes into the record."""
     if optimizer is None or not hasattr(optimizer, "get_slot_names"):
         return []
-    before = {id(var): value for var, value in start or []}
     out = []
     for name in optimizer.get_slot_names():
         for var in trained:
@@ -102,9 +102,9 @@ def tf2_slots(optimizer, variable) -> dict[str, object]:
 def _index(optimizer, variable) -> int | None:
     """The position of `variable` among the optimizer's trained variables (Keras 3: `_trainable_variables`;
     tf.keras 2.x: `_index_dict` by `_var_key`)."""
-    mine = _backing(variable)
+    mine = backing(variable)
     for i, var in enumerate(getattr(optimizer, "_trainable_variables", None) or []):
-        if _backing(var) is mine:
+        if backing(var) is mine:
             return i
     index_of, var_key = getattr(optimizer, "_index_dict", None), getattr(optimizer, "_var_key", None)
     if isinstance(index_of, dict) and callable(var_key):
@@ -115,8 +115,9 @@ def _index(optimizer, variable) -> int | None:
     return None
 
 
-def _backing(var):
-    """A Keras 3 Variable's tf.Variable (a tf.Variable's own `value` is a method)."""
+def backing(var):
+    """A Keras 3 Variable's tf.Variable (a tf.Variable's own `value` is a method); without importing TensorFlow,
+    which the comparing process never does on an agreeing pair (it imports this module through `noise`)."""
     value = getattr(var, "value", None)
     return value if value is not None and not callable(value) else var
 
@@ -141,7 +142,7 @@ def counter_value(counter) -> np.ndarray | None:
         return None
 
 
-def tf1_counter(graph, rate, start: list | None, record):
+def tf1_counter(graph, rate, before: dict, record):
     """TF1's global step variable (None when the script made none); its value before the first step goes into the
     record, and whether the learning rate's tensor reads it (a schedule that a step which does not advance it
     never moves)."""
@@ -152,7 +153,6 @@ def tf1_counter(graph, rate, start: list | None, record):
     step = tf.compat.v1.train.get_global_step(graph)
     if step is None:
         return None
-    before = {id(var): value for var, value in start or []}
     if id(step) in before:
         record.arrays["counter/init"] = np.asarray(before[id(step)])
     reads = rate is not None and any(op is step.op or op.name == step.op.name for op in ancestors([rate]))

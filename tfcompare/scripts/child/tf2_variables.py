@@ -121,7 +121,7 @@ class VariableObserver:
             own = set()
             if self.optimizer is not None:
                 held = getattr(self.optimizer, "variables", [])  # a method on tf.keras 2.x's legacy optimizers
-                own = {id(_unwrapped(v)) for v in (held() if callable(held) else held)}
+                own = {id(slots.backing(v)) for v in (held() if callable(held) else held)}
             for var, facts, initial in self.state_vars:
                 if id(var) in own:
                     continue
@@ -179,7 +179,7 @@ class VariableObserver:
         return f"line {frames[-1].lineno}" if frames else "?"
 
     def _key(self, source) -> str | None:
-        return self.by_id.get(id(_unwrapped(source)))
+        return self.by_id.get(id(slots.backing(source)))
 
     def _weights(self) -> dict[str, np.ndarray]:
         self.busy = True
@@ -202,13 +202,6 @@ class VariableObserver:
                 var.assign(value)
         finally:
             self.busy = False
-
-
-def _unwrapped(var):
-    """A Keras 3 Variable's tf.Variable (a tf.Variable's own `value` is a method, not a wrapper)."""
-    if not isinstance(var, tf.Variable) and isinstance(getattr(var, "value", None), tf.Variable):
-        return var.value
-    return var
 
 
 def _keras_owner():

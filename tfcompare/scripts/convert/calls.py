@@ -38,9 +38,10 @@ def keras_loss(tr, mean) -> str | None:
     of a cross-entropy's per-example losses (`tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(...))`), or
     None: another reduction, or per-example losses the script names or reads elsewhere (then op by op)."""
     x, axes = mean.inputs[0], mean.inputs[1]
+    every = tr.constant(axes)
     if mean.get_attr("keep_dims") or x.shape.rank is None or (
-            axes.op.type != "Range" and sorted(np.atleast_1d(tr.constant(axes) if tr.constant(axes) is not None
-                                                              else [-1]).tolist()) != list(range(x.shape.rank))):
+            axes.op.type != "Range" and (every is None or sorted(np.atleast_1d(every).tolist()) != list(
+                range(x.shape.rank)))):
         return None
     if x.name in tr.names or tr._consumers.get(x.name, 0) > 1:
         return None

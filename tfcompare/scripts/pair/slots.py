@@ -40,13 +40,13 @@ _WHAT = {"m": "first moment", "v": "second moment", "vhat": "largest second mome
          "accum_update": "accumulated squared updates"}
 
 
-def _names(rec: SideRecord, variable_key: str) -> set[str]:
-    """The slots a side recorded for a variable after its first step."""
-    out = set()
+def _names(rec: SideRecord) -> dict[str, set[str]]:
+    """Variable key -> the slots a side recorded for it after its first step."""
+    out: dict[str, set[str]] = {}
     for k in rec.arrays:
         m = SLOT_KEY.match(k)
-        if m and m.group(2) == "0" and m.group(3) == variable_key:
-            out.add(m.group(1))
+        if m and m.group(2) == "0":
+            out.setdefault(m.group(3), set()).add(m.group(1))
     return out
 
 
@@ -56,13 +56,13 @@ def _kind(rec: SideRecord) -> str:
 
 def slot_pairs(tf1: SideRecord, tf2: SideRecord, pairs) -> tuple[list[tuple[str, str, str]], str]:
     """([(slot name, TF1 variable key, TF2 variable key)], a note on what is not compared, or "")."""
+    names1, names2 = _names(tf1), _names(tf2)
     if not _kind(tf1) or _kind(tf1) != _kind(tf2):
-        any_slots = any(SLOT_KEY.match(k) for k in list(tf1.arrays) + list(tf2.arrays))
-        return [], ("optimizer slots not compared: the two optimizers are of different kinds" if any_slots and
-                    _kind(tf1) and _kind(tf2) else "")
+        return [], ("optimizer slots not compared: the two optimizers are of different kinds" if (names1 or names2)
+                    and _kind(tf1) and _kind(tf2) else "")
     out, only1, only2 = [], set(), set()
     for a, b, _ in pairs:
-        one, two = _names(tf1, a), _names(tf2, b)
+        one, two = names1.get(a, set()), names2.get(b, set())
         out += [(name, a, b) for name in sorted(one & two)]
         only1 |= one - two
         only2 |= two - one
