@@ -6,6 +6,8 @@ under tests/data/convert_corpus/<owner>__<repo>/ on a machine that fetched them.
 fresh copy of its repository folder, from the script's own folder, with default options; per script: the exit
 code, whether NEW.py was written and is valid Python, its TODO(tfcompare) marks, how it ran on its own, and
 pair's verdict. `python tests/convert_corpus.py OUT.json [ID ...]` (one conversion at a time: 2 cores).
+`python tests/convert_corpus.py --populate MIRROR` first writes the copies from git mirrors of the repositories
+(MIRROR/<owner>+<repo>/repo, as the tool library's fetch leaves them): each repository's tree at its listed commit.
 """
 
 from __future__ import annotations
@@ -74,7 +76,32 @@ def convert_one(entry: dict, timeout_s: float = 900) -> dict:
         return out
 
 
+def populate(mirror: Path) -> None:
+    """Each repository's tree at the corpus's commit, from a local git mirror (blobs the mirror lacks are skipped)."""
+    for repo, commit in sorted({(e["repo"], e["commit"]) for e in entries()}):
+        base = mirror / repo.replace("/", "+") / "repo"
+        git_dir = base / ".git" if (base / ".git").is_dir() else base
+        into = CORPUS / repo.replace("/", "__")
+        listing = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", commit],
+                                 capture_output=True, check=True).stdout.split(b"\0")
+        for row in filter(None, listing):
+            meta, path = row.split(b"\t", 1)
+            kind, sha = meta.split()[1:3]
+            if kind != b"blob":
+                continue
+            blob = subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "blob", sha.decode()],
+                                  capture_output=True)
+            if blob.returncode == 0:
+                target = into / path.decode()
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(blob.stdout)
+        print(repo, commit[:12], "->", into, flush=True)
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--populate"]:
+        populate(Path(argv[1]))
+        return 0
     target, wanted = Path(argv[0]), set(argv[1:])
     results = json.loads(target.read_text()) if target.exists() else {}
     for entry in entries():

@@ -38,7 +38,7 @@ SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
     "logreg_gd": (), "mlp_adam": (), "cnn_dropout": ("--dropout", "1.0"), "autoencoder_rmsprop": (),
     "decay_momentum": (), "lstm_static_rnn": (), "mlp_batch_norm": (), "mlp_batch_norm_updates": (),
     "lstm_dynamic_rnn": (), "gru_centered_rmsprop": (), "softmax_interactive": (), "linreg_step_fetch": (),
-    "mlp_graph_summary_saver": (), "linreg_examples": (), "mlp_streaming_accuracy": (),
+    "mlp_graph_summary_saver": (), "linreg_examples": (), "mlp_streaming_accuracy": (), "mlp_dataset_iterator": (),
 }
 
 # `python -c _AS_TF1 + _RUN_SCRIPT SCRIPT ARGS`: a TF1 script run as it is, its `import tensorflow` being compat.v1
@@ -296,6 +296,37 @@ def test_tutorial_scripts_print_what_the_tf1_scripts_print(converted, tmp_path):
     text = (out / "mlp_streaming_accuracy_tf2.py").read_text()
     assert text.count("= tf.keras.metrics.Accuracy()") == 2 and "None" not in text.split("for step in")[1], text
     assert "tf.keras.initializers.Constant(np.random.randn(2, 8) * 0.5)([2, 8])" in text  # the script's own draws
+
+
+def test_a_tf_data_iterator_is_a_dataset_iterated_in_python_and_prints_what_tf1_prints(converted, tmp_path):
+    """The dataset of fed placeholders is made where its initializer ran, of what that run fed; each Session.run
+    that read the iterator's tensors pulls one batch (`X, Y = iterator.get_next()`, which ends with TF1's
+    OutOfRangeError), a feed of those tensors is the method's arguments; run as they are over the whole data, both
+    scripts print the same lines, their numbers within float32 rounding of Adam's steps (rtol 1e-4)."""
+    out, _ = converted
+    text = (out / "mlp_dataset_iterator_tf2.py").read_text()
+    carried_lines = text.split("return loss_value\n")[1]
+    assert ("dataset = tf.data.Dataset.from_tensor_slices((train_x, train_y))\ndataset = dataset.batch(32)\n"
+            "dataset = dataset.repeat(3)\niterator = iter(dataset)\n") in carried_lines, carried_lines
+    assert re.search(r"\n( +)X, Y = iterator\.get_next\(\)\n\1train_step\(X, Y\)\n", carried_lines)
+    assert re.search(r"\n( +)X, Y = iterator\.get_next\(\)\n\1batch_loss = model\.loss\(X, Y\)\.numpy\(\)\n"
+                     r"\1test_loss = model\.loss\(test_x, test_y\)\.numpy\(\)\n", carried_lines)
+    assert "def train_step(X, Y):" in text and "iterator.initializer" not in text and "tf_x" not in text
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "2",
+           "PYTHONPATH": str(Path(__file__).parent.parent)}
+    printed = []
+    for argv in (["-c", _AS_TF1 + _RUN_SCRIPT, str(DATA / "mlp_dataset_iterator.py")],
+                 [str(out / "mlp_dataset_iterator_tf2.py")]):
+        proc = subprocess.run([sys.executable, *argv, "--steps", "40"], capture_output=True, text=True,
+                              timeout=300, cwd=tmp_path, env=env)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        printed.append(proc.stdout.splitlines())
+    # 30 batches: 5 steps take 6 (a report pulls one more), so the data ends at step 25 on both sides
+    assert len(printed[0]) == len(printed[1]) == 6 and printed[0][-1] == printed[1][-1] == "end of the data at step 25"
+    for tf1_line, tf2_line in zip(*printed):
+        numbers = [re.findall(r"[-\d.]+", line) for line in (tf1_line, tf2_line)]
+        assert re.sub(r"[-\d.]+", "#", tf1_line) == re.sub(r"[-\d.]+", "#", tf2_line)
+        np.testing.assert_allclose(np.array(numbers[1], float), np.array(numbers[0], float), rtol=1e-4)
 
 
 def _events(folder: Path) -> dict:
@@ -981,6 +1012,41 @@ def test_session_code_is_carried_and_graph_code_after_the_first_step_is_a_todo()
         "a Session.run whose fetches or feed_dict tfcompare cannot map from TF1 line 16: "
         "print(sess.run(total, feed_dict={x: data}))"]
     assert "\n    print(i, value)" in "\n".join(kept.tail)
+
+
+@pytest.mark.parametrize("make, written", [
+    ("dataset.make_one_shot_iterator()", "iterator = iter(dataset)"),
+    ("tf.data.make_one_shot_iterator(dataset)", "iterator = iter(dataset)"),
+    ("tf.compat.v1.data.make_initializable_iterator(dataset)", "iterator = iter(dataset)"),
+])
+def test_a_one_shot_iterator_is_iter_of_the_dataset_and_tf1_only_dataset_code_is_a_todo(make, written):
+    source = textwrap.dedent(f"""\
+        import numpy as np
+        import tensorflow as tf
+        data = np.ones((10, 2), np.float32)
+        dataset = tf.data.Dataset.from_tensor_slices(data).batch(5)
+        iterator = {make}
+        x = iterator.get_next()
+        shapes = dataset.output_shapes
+        scaled = tf.data.Dataset.from_tensors(x * 2.0)
+        loss = tf.reduce_sum(x)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with tf.Session() as sess:
+            for i in range(2):
+                _, value = sess.run([train, loss])
+                print(i, value)
+    """)
+    plan = carried.Plan(graph={"x", "loss", "train", "dataset", "iterator", "scaled"}, train={"train"},
+                        methods={"loss": ("model.loss", ["x"])}, step_args=["x"], loss="loss", tf_names={"tf"},
+                        datasets={"dataset", "scaled"}, iterators={"iterator"}, pipeline={"x"})
+    kept = carried.rewrite(source, plan, first_step_line=13)
+    head, tail = "\n".join(kept.head), "\n".join(kept.tail)
+    assert head.startswith("data = np.ones((10, 2), np.float32)\n"
+                           "dataset = tf.data.Dataset.from_tensor_slices(data).batch(5)\n" + written), head
+    assert "\n    x = iterator.get_next()\n    value = train_step(x).numpy()\n" in tail, tail
+    assert kept.todos == ["a TF1 use of a tf.data dataset or iterator from TF1 line 7: shapes = dataset.output_shapes",
+                          "a tf.data pipeline with TF1 code in it from TF1 line 8: scaled = "
+                          "tf.data.Dataset.from_tensors(x * 2.0)"]
 
 
 def test_cli_usage_errors_exit_2(tmp_path):

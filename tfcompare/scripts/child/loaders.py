@@ -125,17 +125,20 @@ def install(notes: list[str]):
 
 
 def _keras_roots(tf) -> list:
+    """Every Keras a script may reach its datasets through: Keras 3, and `tf.keras` as TF2 and as the TF1 API
+    (`tensorflow.compat.v1`) serve it; with tf-keras installed those are its own modules, one per API."""
     roots = []
     try:
         import keras
         roots.append(keras)
     except ImportError:
         pass
-    try:
-        roots.append(tf.keras)
-    except (ImportError, AttributeError):
-        pass
-    return roots
+    for api in (tf, tf.compat.v1, tf.compat.v2):
+        try:
+            roots.append(api.keras)
+        except (ImportError, AttributeError):
+            pass
+    return list({id(root): root for root in roots}.values())
 
 
 def _note(notes: list[str], text: str) -> None:

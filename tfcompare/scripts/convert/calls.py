@@ -142,6 +142,8 @@ def install(groups: dict, decays: dict) -> None:
         _wrap(v1.nn, "static_rnn", functools.partial(_static_rnn, groups))
         _wrap(v1.nn, "dynamic_rnn", functools.partial(_dynamic_rnn, groups))
         _wrap(v1.metrics, "accuracy", functools.partial(_accuracy, groups))
+    for v2_nn in {id(m): m for m in (tf.nn, tf.compat.v2.nn)}.values():  # what tf.layers.dropout (tf-keras) calls
+        _wrap(v2_nn, "dropout", functools.partial(_dropout_v2, groups))
     from tfcompare.scripts.legacy import rnn
 
     _wrap(rnn, "static_rnn", functools.partial(_static_rnn, groups))  # what tf.contrib.rnn.static_rnn serves
@@ -193,6 +195,10 @@ def _dropout(groups, out, original, x, keep_prob=None, noise_shape=None, seed=No
     level = _tensor(keep_prob if keep else rate, x)
     x = _tensor(x)
     groups[out.name] = Group("dropout", out.op, [x, level], _inside(out, [x, level]), {"keep": keep})
+
+
+def _dropout_v2(groups, out, original, x, rate, noise_shape=None, seed=None, name=None):
+    _dropout(groups, out, original, x, noise_shape=noise_shape, rate=rate)
 
 
 def _xent(groups, kind, out, original, _sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):

@@ -46,7 +46,8 @@ def main(argv: list[str]) -> int:
         from tfcompare.scripts.convert.late import define_inline_fetches, define_late_tensors
         from tfcompare.scripts.convert.writer import write
         from tfcompare.scripts.child.loaders import install as install_loaders
-        from tfcompare.scripts.child.probe_tf1 import Stop, op_site, optimizer_patches, runs
+        from tfcompare.scripts.child.probe_tf1 import Stop, op_site, optimizer_patches, pipeline_outputs, runs
+        from tfcompare.scripts.convert.plan import ITERATOR_OUTPUTS
         from tfcompare.scripts.child.user_script import as_tf1, run_script
 
         install_loaders(report["notes"])
@@ -73,8 +74,10 @@ def main(argv: list[str]) -> int:
                 if late or inline:
                     report["notes"].append(f"graph code after the first training step defined ahead of it, to be "
                                            f"translated too: {', '.join(sorted(late | set(inline.values())))}")
-                written = write(script, dict(module.__dict__), self, found, groups, decays, dict(feed_dict or {}),
-                                first_line, style, late, inline)
+                # a tf.data iterator's batch is an input of the step as a feed is (the TF2 step takes it)
+                pulled = {t: None for t in pipeline_outputs(found["loss"]) if t.op.type in ITERATOR_OUTPUTS}
+                written = write(script, dict(module.__dict__), self, found, groups, decays,
+                                {**dict(feed_dict or {}), **pulled}, first_line, style, late, inline)
             except Exception as exc:  # tfcompare's own failure, said as such
                 report["status"] = "failed"
                 report["error"] = f"tfcompare convert failed while writing the TF2 script: {type(exc).__name__}: {exc}"

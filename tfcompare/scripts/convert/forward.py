@@ -13,7 +13,7 @@ or several not one after another (a GAN's two, a loss over two heads), leave the
 from __future__ import annotations
 
 from tfcompare.core.graphs import ancestors
-from tfcompare.scripts.convert.naming import INDENT
+from tfcompare.scripts.convert.naming import INDENT, fed_key
 from tfcompare.scripts.convert.train_step import input_signature
 
 __all__ = ["model_output", "fed_inputs", "call_lines"]
@@ -103,9 +103,10 @@ def _unguarded(t, uses_vars):
 
 
 def fed_inputs(t, feed_tensors: list) -> list:
-    """The fed tensors `t` is computed from, in the order of `feed_tensors` (the step's argument order)."""
-    reach = {op.name for op in ancestors([t])}
-    return [f for f in feed_tensors if f.op.name in reach]
+    """The fed tensors `t` is computed from, in the order of `feed_tensors` (the step's argument order): each
+    tensor, not its op (of an iterator's `X, Y`, a forward pass reads X alone)."""
+    read = {t.name} | {i.name for op in ancestors([t]) for i in op.inputs}
+    return [f for f in feed_tensors if f.name in read]
 
 
 def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict) -> list[str]:
@@ -113,7 +114,7 @@ def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict) -> list
     method writes in its place (`self(X)`)."""
     body, expr = tr.function(out, share=False)
     fed = fed_inputs(out, feed_tensors)
-    args = "".join(f", {arguments[t.op.name]}" for t in fed)
+    args = "".join(f", {arguments[fed_key(t)]}" for t in fed)
     lines = []
     if style == "module":
         if fed:  # a fed tensor's static shape: TF1 refused a feed that did not fit it

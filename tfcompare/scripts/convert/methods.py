@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tfcompare.scripts.convert import summaries as summary_ops
 from tfcompare.scripts.convert.forward import fed_inputs
-from tfcompare.scripts.convert.naming import INDENT, identifier
+from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
 from tfcompare.scripts.convert.train_step import input_signature
 
@@ -29,7 +29,7 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
             fetched_summaries[own] = found
             continue
         if target is not loss and own and target.name in tr.shared:  # the forward pass itself: `model(x)`
-            plan_methods[own] = ("model", [placeholder_global[arguments[t.op.name]]
+            plan_methods[own] = ("model", [placeholder_global[arguments[fed_key(t)]]
                                            for t in fed_inputs(target, feed_tensors)])
             continue
         todos_before = list(tr.todos)
@@ -40,7 +40,7 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
         method = own or "loss"
         method = identifier(f"{method}_fn" if style == "keras" and method in taken else method, method_taken)
         fed = fed_inputs(target, feed_tensors)
-        args = [arguments[t.op.name] for t in fed]
+        args = [arguments[fed_key(t)] for t in fed]
         if target is loss:
             updated = set(tr.updated)
         flag = ", update_moving_averages=False" if tr.updated else ""
@@ -71,7 +71,7 @@ def summary_methods(fetched: dict, tr: Translator, loss, methods: list, taken: s
                 continue
             body, expr = tr.function(s.value)
             method = identifier(f"summary_{s.tag}", taken)
-            args = [arguments[t.op.name] for t in fed_inputs(s.value, feed_tensors)]
+            args = [arguments[fed_key(t)] for t in fed_inputs(s.value, feed_tensors)]
             code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
             code.extend(line.text(INDENT * 2) for line in body)
             code.extend([f"{INDENT * 2}return {expr}", ""])

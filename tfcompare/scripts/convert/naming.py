@@ -7,9 +7,15 @@ from __future__ import annotations
 import keyword
 import re
 
-__all__ = ["INDENT", "identifier"]
+__all__ = ["INDENT", "identifier", "fed_key"]
 
 INDENT = "    "
+
+
+def fed_key(t) -> str:
+    """What names a fed tensor among the step's arguments: its op (a placeholder, `placeholder(...) / 255.`), or the
+    tensor itself where its op has several outputs (a tf.data iterator's `X, Y = iterator.get_next()`)."""
+    return t.name if len(t.op.outputs) > 1 else t.op.name
 
 
 def identifier(text: str, taken: set) -> str:

@@ -16,9 +16,8 @@ import numpy as np
 
 from tfcompare.scripts.convert import tensor_ops
 from tfcompare.scripts.convert.calls import keras_loss
-from tfcompare.scripts.convert.naming import identifier
-
 from tfcompare.core.generated_code import literal
+from tfcompare.scripts.convert.naming import INDENT as _INDENT, identifier
 
 __all__ = ["Line", "Translator", "number", "dtype_text", "source_line"]
 
@@ -29,7 +28,6 @@ _OWN_LINE = {"Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softmax", "LogS
              "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}
 _STAT = {1: "batch_mean", 2: "batch_variance"}  # the kernel's variance output is Bessel-corrected, as TF1 used it
 _ATTRIBUTE = re.compile(r"[A-Za-z_]\w*\.[A-Za-z_]\w*")  # `bn1.y`: a field of a bound result, an atom
-_INDENT = "    "
 _BINARY = {"Add": "+", "AddV2": "+", "Sub": "-", "Mul": "*", "RealDiv": "/", "Div": "/", "FloorDiv": "//"}
 _LEVEL = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2}  # Python's precedence of the operators written; 0: an atom
 _UNARY = {"Relu": "tf.nn.relu", "Relu6": "tf.nn.relu6", "Elu": "tf.nn.elu", "Selu": "tf.nn.selu",
@@ -93,7 +91,7 @@ class Translator:
         self.script, self.source, self.sess = script, source, sess
         self.names = names  # tensor name -> the script's own global name for it
         self.variables = variables  # variable op name -> attribute name on the model
-        self.arguments = arguments  # placeholder op name -> argument name
+        self.arguments = arguments  # placeholder op name (naming.fed_key) -> argument name
         self.groups = groups  # output tensor name -> calls.Group
         self.updates: dict[str, list] = {}  # batch norm op name -> its MovingAverage updates the train op ran
         self.todos: list[str] = []
@@ -132,7 +130,8 @@ class Translator:
             if op.name in seen:
                 continue
             seen.add(op.name)
-            if op.type in _VARIABLE_OPS or op.type == "Placeholder" or op.name in self.arguments or self._shares(op):
+            if op.type in _VARIABLE_OPS or op.type == "Placeholder" or self._shares(op) or \
+                    any(n in self.arguments for n in (op.name, *(o.name for o in op.outputs))):  # fed
                 continue
             inputs = self._inputs(op)
             for t in inputs:
@@ -161,8 +160,8 @@ class Translator:
             result = (f"self.{attr}" if attr else self._todo(op, "a variable the optimizer does not train"), False)
             self._memo[t.name] = result
             return result
-        if op.name in self.arguments:  # a placeholder, or any tensor the script feeds (`placeholder(...) / 255.`)
-            result = (self.arguments[op.name], False)
+        if op.name in self.arguments or t.name in self.arguments:  # fed: a placeholder, `x / 255.`, an iterator's
+            result = (self.arguments.get(t.name) or self.arguments[op.name], False)
             self._memo[t.name] = result
             return result
         if self._sharing and t.name in self.shared:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 
-__all__ = ["Plan", "Carried", "TODO_MARK", "NOTE_MARK", "GENERATED"]
+__all__ = ["Plan", "Carried", "TODO_MARK", "NOTE_MARK", "GENERATED", "ITERATOR_OUTPUTS"]
 
 TODO_MARK = "__tfcompare_todo__"
 NOTE_MARK = "__tfcompare_note__"  # a comment the TF2 script gets above a statement whose meaning changed
 GENERATED = ("train_step", "model", "optimizer", "Model")
+ITERATOR_OUTPUTS = ("IteratorGetNext", "IteratorGetNextSync")  # a tf.data iterator's batch: the step's arguments
 
 
 @dataclasses.dataclass
@@ -35,6 +36,11 @@ class Plan:
     # fetched summary's global name -> [(tag, "scalar" | "histogram", method prefix, placeholder names, is the loss)]
     summaries: dict = dataclasses.field(default_factory=dict)
     summary_lines: set = dataclasses.field(default_factory=set)  # TF1 lines of the summary ops written in TF2
+    # a tf.data input: names bound to datasets (their code is TF2's too), to their TF1 iterators (`iter(dataset)`
+    # in TF2), and to the tensors an iterator's get_next() handed out (the step's arguments, pulled per run)
+    datasets: set = dataclasses.field(default_factory=set)
+    iterators: set = dataclasses.field(default_factory=set)
+    pipeline: set = dataclasses.field(default_factory=set)
 
 
 @dataclasses.dataclass

@@ -24,7 +24,7 @@ class RewriteState:
         self.loader = False
         # the names the generated code binds (the step function, the model, the Keras optimizer) replace the
         # script's graph things of those names (a train op called `train_step` or `optimizer`): no TF1 values now
-        self.tainted = set(plan.graph) - set(GENERATED)
+        self.tainted = set(plan.graph) - set(GENERATED) - plan.datasets - plan.iterators
         self.sessions: set = set()
         self.graphs: set = set()  # names bound to tf.Graph(): `with g.as_default():` gives way to its body
         self.savers: set = set()  # names bound to a tf.train.Saver() of all variables
@@ -34,6 +34,11 @@ class RewriteState:
         self.model_parts = 0  # graph statements dropped before the first step: the generated model replaces them
         self.tf_imported = False
         self.first_step_line = 10**9
+        self.iterator_of: dict = {}  # a TF1 iterator's name -> the dataset expression it iterates (`iter(...)` in TF2)
+        self.pull_targets: dict = {}  # an iterator's name -> the targets of the script's `X, Y = it.get_next()`
+        self.pulled_by: dict = {}  # each of those target names -> its iterator's name
+        self.deferred: dict = {}  # a dataset made of fed placeholders -> its statements, run at its initializer
+        self.pulls: list = []  # iterators the statement being rewritten pulls a batch from, once each (`_pull`)
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def _todo(self, node, what: str) -> ast.stmt:

@@ -31,6 +31,25 @@ class SessionRuns(RewriteState):
             return None
         return {k.id: v for k, v in zip(feed.keys, feed.values)}
 
+    def _pull(self, feed: dict, names: list) -> dict:
+        """`feed` plus the batch a tf.data iterator hands out where the fetches read one and the feed_dict does not
+        give it: one pull of each such iterator for this Session.run, as TF1's run did (`statement` writes it)."""
+        needed = [a for n in names for a in (self.plan.step_args if n in self.plan.train else
+                                             self.plan.methods.get(n, (None, []))[1])]
+        pulled = []
+        for a in needed:
+            iterator = self.pulled_by.get(a)
+            if a not in feed and iterator is not None and iterator not in pulled:
+                pulled.append(iterator)
+        if not pulled:
+            return feed
+        self.pulls += [it for it in pulled if it not in self.pulls]
+        out = dict(feed)
+        for it in pulled:
+            out.update({n.id: ast.Name(n.id, ast.Load()) for n in ast.walk(self.pull_targets[it])
+                        if isinstance(n, ast.Name) and n.id not in out})
+        return out
+
     def _fetch(self, name: str, feed: dict, step: bool = False):
         if name in self.plan.summaries:
             return self._summary_values(name, feed, step)
@@ -69,6 +88,7 @@ class SessionRuns(RewriteState):
         if not all(isinstance(i, ast.Name) for i in items):
             return None
         names = [i.id for i in items]
+        feed = self._pull(feed, names)
         known = self.plan.train | set(self.plan.methods) | self.plan.untranslated | set(self.plan.values) | \
             set(self.plan.summaries)
         if any(n not in known for n in names):

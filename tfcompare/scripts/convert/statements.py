@@ -15,6 +15,9 @@ from tfcompare.scripts.convert.session_runs import SessionRuns
 __all__ = ["Rewriter"]
 
 _SAVER_OPTIONS = {"max_to_keep", "keep_checkpoint_every_n_hours", "name", "save_relative_paths", "pad_step_number"}
+_ITERATOR_MAKERS = {"make_one_shot_iterator", "make_initializable_iterator"}
+_TF1_DATASET = {"make_one_shot_iterator", "make_initializable_iterator", "output_shapes", "output_types",
+                "output_classes", "map_with_legacy_function", "filter_with_legacy_function"}  # gone in TF2
 _DROP_CALLS = {"disable_v2_behavior", "disable_eager_execution", "reset_default_graph", "set_verbosity",
                "enable_resource_variables"}
 
@@ -31,6 +34,10 @@ class Rewriter(SessionRuns, SaversAndWriters):
 
     def statement(self, s, before_step: bool) -> list:
         out = self._statement(s, before_step)
+        if self.pulls:  # each Session.run of a tensor a tf.data iterator handed out pulled one batch: now by hand
+            out = [ast.copy_location(ast.Assign([self.pull_targets[it]], ast.parse(f"{it}.get_next()", mode="eval")
+                                                .body), s) for it in self.pulls] + out
+            self.pulls = []
         if self.marks:  # TODOs about a part of this statement (a fetch left None): marked above it, in the file
             out = [ast.Expr(ast.Constant(f"{TODO_MARK}{m}")) for m in self.marks] + out
             self.marks = []
@@ -128,6 +135,9 @@ class Rewriter(SessionRuns, SaversAndWriters):
         return False
 
     def _simple(self, s, before_step: bool) -> list:
+        pipeline = self._pipeline(s, before_step)
+        if pipeline is not None:
+            return pipeline
         if isinstance(s, ast.Assign) and isinstance(s.value, ast.Dict) and s.value.keys and len(s.targets) == 1 and \
                 isinstance(s.targets[0], ast.Name) and \
                 all(isinstance(k, ast.Name) and k.id in self.plan.placeholders for k in s.value.keys):
@@ -171,9 +181,12 @@ class Rewriter(SessionRuns, SaversAndWriters):
             new, ok, had = self._calls(s)
             if had:
                 if not ok:
+                    self.pulls = []
                     self.tainted |= stores
                     return [self._todo(s, "a Session.run whose fetches or feed_dict tfcompare cannot map")]
-                if self._loads(ast.Module(new, [])) & (self.tainted | self.sessions):
+                pulled = {n.id for it in self.pulls for n in ast.walk(self.pull_targets[it]) if isinstance(n, ast.Name)}
+                if self._loads(ast.Module(new, [])) & (self.tainted - pulled | self.sessions):
+                    self.pulls = []
                     self.tainted |= stores
                     return [self._todo(s, "TF1 graph values")]
                 self.tainted -= stores
@@ -197,6 +210,102 @@ class Rewriter(SessionRuns, SaversAndWriters):
                                "TF1 graph code run after the first training step")]
         new, _, _ = self._calls(s)  # input_data.read_data_sets -> read_data_sets
         return new
+
+    def _pipeline(self, s, before_step: bool) -> list | None:
+        """A tf.data input: the dataset's own code is TF2's too and stays; `dataset.make_one_shot_iterator()` (or
+        initializable) becomes `iter(dataset)`, and so does running its initializer (a fresh pass over the data);
+        `X, Y = iterator.get_next()` goes (each Session.run that read X pulls its batch, `_pull`). None: not one."""
+        value = getattr(s, "value", None)
+        stores = self._stores(s) if isinstance(s, ast.Assign) else set()
+        if stores and stores <= self.plan.datasets:
+            fed = self._loads(s) & self.plan.placeholders
+            if not self._loads(s) & (self.tainted - fed | self.sessions) and \
+                    not any(isinstance(n, ast.Attribute) and n.attr in _TF1_DATASET for n in ast.walk(s)) and \
+                    all(self._is_tf_data(n) for n in ast.walk(s) if isinstance(n, ast.Attribute)):
+                if not fed and not self._loads(s) & set(self.deferred):
+                    return [s]
+                for name in stores:  # made of what the initializer's feed_dict gives: made there (`_initializer`)
+                    self.deferred.setdefault(name, []).append(s)
+                self.model_parts += before_step
+                return []
+            self.tainted |= stores
+            return [self._todo(s, "a tf.data pipeline with TF1 code in it")]
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and \
+                s.targets[0].id in self.plan.iterators and isinstance(value, ast.Call) and \
+                isinstance(value.func, ast.Attribute) and value.func.attr in _ITERATOR_MAKERS:
+            source = value.func.value if not value.args else value.args[0]  # dataset.make_..() / tf...make_..(ds)
+            if len(value.args) == int(self._uses_tf(value.func.value)) and not value.keywords and \
+                    not self._loads(source) & (self.tainted | self.sessions):
+                self.iterator_of[s.targets[0].id] = source
+                if value.func.attr == "make_initializable_iterator" and \
+                        any(f"{s.targets[0].id}.initializer" in line for line in self.lines):
+                    return []  # made where the script runs its initializer
+                if self._loads(source) & set(self.deferred):
+                    return [self._todo(s, "an iterator over a dataset of fed placeholders never initialised")]
+                return [ast.copy_location(ast.Assign(s.targets, ast.Call(ast.Name("iter", ast.Load()), [source],
+                                                                         [])), s)]
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(value, ast.Call) and \
+                isinstance(value.func, ast.Attribute) and value.func.attr == "get_next" and not value.args and \
+                isinstance(value.func.value, ast.Name) and value.func.value.id in self.iterator_of and \
+                stores and stores <= self.plan.pipeline and \
+                all(isinstance(n, (ast.Name, ast.Tuple, ast.Store)) for n in ast.walk(s.targets[0])):
+            iterator = value.func.value.id
+            self.pull_targets[iterator] = s.targets[0]
+            self.pulled_by.update({name: iterator for name in stores})
+            self.tainted |= stores  # the tensors themselves: only a Session.run of them (now a pull) reads them
+            self.model_parts += before_step
+            return []
+        if isinstance(s, ast.Expr) and isinstance(value, ast.Call) and \
+                (initialised := self._initializer(s, value)) is not None:
+            return initialised
+        if any(isinstance(n, ast.Attribute) and n.attr in _TF1_DATASET | {"initializer", "get_next"} and
+               self._loads(n.value) & (self.plan.datasets | self.plan.iterators) for n in ast.walk(s)):
+            self.tainted |= stores
+            return [self._todo(s, "a TF1 use of a tf.data dataset or iterator")]
+        return None
+
+    def _initializer(self, s, call: ast.Call) -> list | None:
+        """`sess.run(iterator.initializer[, feed_dict=...])` (with variable initializers beside it, or not): the
+        dataset made again from what is fed (`deferred`), then `iterator = iter(dataset)`."""
+        f = call.func
+        if not (isinstance(f, ast.Attribute) and f.attr == "run" and isinstance(f.value, ast.Name) and
+                f.value.id in self.sessions and call.args):
+            return None
+        fetches = call.args[0].elts if isinstance(call.args[0], (ast.List, ast.Tuple)) else [call.args[0]]
+        inits = [n.value.id for n in fetches if isinstance(n, ast.Attribute) and n.attr == "initializer" and
+                 isinstance(n.value, ast.Name) and n.value.id in self.iterator_of]
+        others = [n for n in fetches if not (isinstance(n, ast.Attribute) and n.attr == "initializer")]
+        if not inits or len(inits) + len(others) != len(fetches) or \
+                not all(self._dropped_call(ast.Call(f, [n], [])) for n in others):
+            return None
+        feed = self._feed(call, 1)
+        if feed is None or any(isinstance(v, ast.Starred) for v in (feed or {}).values()):
+            return None
+
+        class Fed(ast.NodeTransformer):
+            def visit_Name(self, node):
+                return ast.copy_location(feed[node.id], node) if node.id in feed else node
+
+        out = []
+        for iterator in inits:
+            source = self.iterator_of[iterator]
+            for name in sorted(self._loads(source) & set(self.deferred)):
+                made = [Fed().visit(ast.parse(ast.unparse(d)).body[0]) for d in self.deferred[name]]
+                if self._loads(ast.Module(made, [])) & self.plan.placeholders:
+                    return None  # a placeholder the initializer does not feed
+                out += made
+            out.append(ast.Assign([ast.Name(iterator, ast.Store())],
+                                  ast.Call(ast.Name("iter", ast.Load()), [source], [])))
+        return [ast.copy_location(n, s) for n in out]
+
+    def _is_tf_data(self, node: ast.Attribute) -> bool:
+        """A `tf.X` attribute is `tf.data.…`; attributes of anything else are not TensorFlow's."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not (isinstance(root, ast.Name) and root.id in self.plan.tf_names):
+            return True
+        return ast.unparse(node).split(".")[1:2] == ["data"]
 
     def _is_tf_seed(self, call) -> bool:
         f = call.func

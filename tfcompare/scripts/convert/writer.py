@@ -19,6 +19,7 @@ from tfcompare.core.source_files import read_script
 from tfcompare.scripts.convert import keras_layers
 from tfcompare.scripts.convert import source as carried
 from tfcompare.scripts.convert import summaries as summary_ops
+from tfcompare.scripts.convert.plan import ITERATOR_OUTPUTS
 from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER
 from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
 from tfcompare.scripts.convert.late import with_inline_fetches
@@ -26,7 +27,7 @@ from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines, variable_line
 from tfcompare.scripts.convert.moving import moving_average_updates
-from tfcompare.scripts.convert.naming import INDENT, identifier
+from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
@@ -118,9 +119,9 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     # an argument never takes a name the forward pass binds (the script's global names of its tensors)
     own_names = {names.get(t.name) for t in feed_tensors}
     arg_taken = set(variables.values()) | {n for n in names.values() if n not in own_names}
-    arguments = {t.op.name: identifier(names.get(t.name, t.op.name), arg_taken) for t in feed_tensors}
-    placeholder_global = {arguments[t.op.name]: names.get(t.name) for t in feed_tensors}
-    by_argument = {arguments[t.op.name]: t for t in feed_tensors}  # a placeholder, or a tensor fed in its place
+    arguments = {fed_key(t): identifier(names.get(t.name, fed_key(t)), arg_taken) for t in feed_tensors}
+    placeholder_global = {arguments[fed_key(t)]: names.get(t.name) for t in feed_tensors}
+    by_argument = {arguments[fed_key(t)]: t for t in feed_tensors}  # a placeholder, or a tensor fed in its place
 
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
     tr.updates, unwritten = moving_average_updates(graph, train_op, loss, script, lines)
@@ -193,7 +194,11 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         tf_names=tf_names, untranslated=untranslated, summaries=plan_summaries,
                         summary_lines=summary_lines, late=set(late or ()),
                         placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
-                                      and v.op.type in ("Placeholder", "PlaceholderWithDefault")})
+                                      and v.op.type in ("Placeholder", "PlaceholderWithDefault")},
+                        datasets={k for k, v in module_dict.items() if isinstance(v, tf.data.Dataset)},
+                        iterators={k for k, v in module_dict.items() if isinstance(v, tf.compat.v1.data.Iterator)},
+                        pipeline={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
+                                  and v.op.type in ITERATOR_OUTPUTS})
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
     kept = carried.rewrite(text, plan, first_step_line)
