@@ -71,7 +71,10 @@ def summary_methods(fetched: dict, tr: Translator, loss, methods: list, taken: s
                 continue
             body, expr = tr.function(s.value)
             method = identifier(f"summary_{s.tag}", taken)
-            args = [arguments[fed_key(t)] for t in fed_inputs(s.value, feed_tensors)]
+            fed = fed_inputs(s.value, feed_tensors)
+            args = [arguments[fed_key(t)] for t in fed]
+            if args:  # NumPy's float64 data cast to the placeholder's dtype, as TF1's feed did
+                code.append(f"{INDENT}@tf.function({input_signature(fed)})")
             code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
             code.extend(line.text(INDENT * 2) for line in body)
             code.extend([f"{INDENT * 2}return {expr}", ""])
