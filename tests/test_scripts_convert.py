@@ -1187,3 +1187,22 @@ def test_a_large_constant_made_of_the_scripts_array_is_that_array_by_name():
             lines, expr = tr.function(target)
     written = "\n".join(line.code for line in lines) + expr
     assert "tf.matmul(x_data, self.w)" in written and not tr.todos, written
+
+
+@pytest.mark.parametrize("extra, written_once", [("", True), (" + tf.reduce_sum(tf.square(z), 1)", False)])
+def test_a_forward_pass_that_draws_is_shared_only_where_the_loss_reads_the_draw_through_it(extra, written_once):
+    """A VAE's loss reads its decoder's output (`log(1 - recon)` is the loss's arithmetic, not the model's output)
+    and z_mean / z_std (computed again, the same numbers); a loss that reads the noisy z itself would draw it a
+    second time in `self(x)`: no shared forward pass then."""
+    from tfcompare.scripts.convert.forward import model_output
+
+    with tf.compat.v1.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 6])
+        w_enc, w_dec = tf.Variable(tf.ones([6, 2])), tf.Variable(tf.ones([2, 6]))
+        mu = tf.matmul(x, w_enc)
+        z = mu + tf.random.normal(tf.shape(mu))
+        recon = tf.sigmoid(tf.matmul(z, w_dec))
+        loss = eval("tf.reduce_mean(-tf.reduce_sum(x * tf.math.log(recon + 1e-10) + (1 - x) * "
+                    "tf.math.log(1e-10 + 1 - recon), 1) + tf.reduce_sum(tf.square(mu), 1)" + extra + ")")
+        out = model_output(loss, [w_enc, w_dec])
+    assert (out is recon) if written_once else out is None, out

@@ -307,3 +307,27 @@ def test_a_gan_two_optimizers_is_no_verdict_exit_3_not_a_false_differ(tf1, tf2, 
     assert report["status"] == "failed" and report["checks"] == []
     assert "more than one optimizer's train op" in report["error"]
     assert all(line in report["error"] for line in lines), report["error"]
+
+
+def test_a_vae_whose_forward_pass_draws_noise_is_no_verdict_and_a_sum_for_its_mean_still_differs(tmp_path):
+    """Each process draws its own noise (tf.random_normal in the forward pass), so the doubled batch of the
+    reduction check draws other noise too: TF1's loss x0.998 for a mean. That ratio read as "neither a mean nor a
+    sum" was a decisive finding: a false DIFFER on this faithful pair. Now no verdict (exit 3, the draws named);
+    a rewrite that sums over the batch where TF1 takes the mean (ratio 2) is still a DIFFER naming it."""
+    runner = CliRunner()
+    result = runner.invoke(cli, ["pair", str(PAIRS / "tf1_vae_noise.py"), str(PAIRS / "tf2_vae_noise.py"),
+                                 "--json", "--no-timing"])
+    doc = json.loads(result.output)
+    assert result.exit_code == 3 and doc["status"] == "failed", result.output
+    assert "so it draws random numbers (a live dropout, noise in the forward pass)" in doc["error"]
+    assert not [f for f in doc["findings"] if f["kind"] == "reduction"]
+    assert doc["sides"]["tf1"]["reduction"] == "mean"
+    summed = tmp_path / "tf2_vae_summed.py"
+    summed.write_text((PAIRS / "tf2_vae_noise.py").read_text().replace("loss = tf.reduce_mean(rec_loss + kl)",
+                                                                      "loss = tf.reduce_sum(rec_loss + kl)"))
+    result = runner.invoke(cli, ["pair", str(PAIRS / "tf1_vae_noise.py"), str(summed), "--json", "--no-timing"])
+    doc = json.loads(result.output)
+    assert result.exit_code == 1 and doc["status"] == "differ", result.output
+    reduction = [f for f in doc["findings"] if f["kind"] == "reduction"]
+    assert len(reduction) == 1 and reduction[0]["decisive"], doc["findings"]
+    assert reduction[0]["text"].startswith("loss reduction over the batch: mean in TF1, sum in TF2")

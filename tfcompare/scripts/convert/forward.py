@@ -18,7 +18,11 @@ from tfcompare.scripts.convert.train_step import input_signature
 
 __all__ = ["model_output", "fed_inputs", "call_lines"]
 
-_GUARDS = {"Log", "ClipByValue", "Maximum", "Minimum", "Add", "AddV2"}  # applied to the output by the loss
+# applied to the output by the loss: a guard (`tf.log(pred + 1e-10)`, a clip) or its arithmetic (`1 - pred`)
+_GUARDS = {"Log", "ClipByValue", "Maximum", "Minimum", "Add", "AddV2", "Sub"}
+# ops that draw: a forward pass holding one is written once only if nothing else in the loss reads the draw
+_RANDOM = {"RandomStandardNormal", "RandomUniform", "RandomUniformInt", "TruncatedNormal", "Multinomial",
+           "RandomGamma", "RandomPoisson", "RandomPoissonV2", "RandomShuffle"}
 _SKIP = {"Identity", "ReadVariableOp", "Snapshot", "StopGradient"}
 
 
@@ -74,9 +78,26 @@ def model_output(loss, trained: list):
     # the last of them: a residual `relu(x @ w) + x` also meets its input, before the logits meet the labels
     last = [t for t in outputs.values()
             if set(outputs) - {t.name} <= {o.name for op in ancestors([t]) for o in op.outputs}]
-    if len(last) != 1 or last[0] is loss:
+    if len(last) != 1 or last[0] is loss or _drawn_twice(loss, last[0]):
         return None
     return last[0]
+
+
+def _drawn_twice(loss, out) -> bool:
+    """Whether the loss reads a random draw of the forward pass other than through its output (a VAE's loss reads
+    z, its decoder's output reads z too): the loss written with `self(x)` would draw it a second time."""
+    drawn = {op for op in ancestors([out]) if op.type in _RANDOM}
+    if not drawn:
+        return False
+    seen, todo = set(), [loss.op]
+    while todo:
+        op = todo.pop()
+        if op in seen or op is out.op:
+            continue
+        seen.add(op)
+        todo.extend(t.op for t in op.inputs if t is not out)
+        todo.extend(op.control_inputs)
+    return bool(drawn & seen)
 
 
 def _outside(t, consumer, uses_vars):

@@ -203,8 +203,9 @@ def _floor(value) -> str:
 
 def _side_summary(record: SideRecord) -> dict:
     ops = ", ".join(f"{k} x{v}" for k, v in sorted((record.ops or {}).items())) or (record.ops_note or "none")
-    return {"optimizer": optimizer_text(record.optimizer), "reduction": reduction_of(record) if record.reduction_ratio
-            is not None else f"unknown ({record.reduction_note})", "ops": ops, "device": record.device,
+    reduction = reduction_of(record, bool(record.repeat)) if record.reduction_ratio is not None else \
+        f"unknown ({record.reduction_note})"
+    return {"optimizer": optimizer_text(record.optimizer), "reduction": reduction, "ops": ops, "device": record.device,
             "steps_recorded": record.steps, "seconds": round(record.seconds, 3), "step_function": record.step_function,
             "schedule": record.schedule, "learning_rates": record.learning_rates,
             "clipping": "none" if record.gradient_transform["kind"] == "none" else

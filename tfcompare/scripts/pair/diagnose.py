@@ -149,9 +149,10 @@ def reduction_kind(ratio: float | None, tolerance: float = 1e-3) -> str:
     return f"neither a mean nor a sum (x{ratio:.3g})"
 
 
-def reduction_of(record: SideRecord) -> str:
-    # dropout draws new masks for the doubled batch: the ratio is then only roughly 1 or 2
-    return reduction_kind(record.reduction_ratio, 0.1 if (record.ops or {}).get("Dropout") else 1e-3)
+def reduction_of(record: SideRecord, draws: bool = False) -> str:
+    """The record's loss reduction; a loss that draws random numbers (a dropout, a VAE's noise: `draws`, or a
+    dropout among the record's ops) draws new ones for the doubled batch: the ratio is then only roughly 1 or 2."""
+    return reduction_kind(record.reduction_ratio, 0.1 if draws or (record.ops or {}).get("Dropout") else 1e-3)
 
 
 def fitted_update(record: SideRecord) -> str:
@@ -347,7 +348,8 @@ def _where(checks: list[StepCheck]) -> list[Finding]:
 
 
 def _reduction(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
-    r1, r2 = reduction_of(tf1), reduction_of(tf2)
+    draws = bool(tf1.repeat)  # TF1's loss read twice differs: the scripts' forward pass draws (TF2's is not read)
+    r1, r2 = reduction_of(tf1, draws), reduction_of(tf2, draws)
     if "unknown" in (r1, r2) or r1 == r2:
         return []
     return [Finding("reduction", f"loss reduction over the batch: {r1} in TF1, {r2} in TF2 (the same batch fed "
