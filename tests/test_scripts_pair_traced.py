@@ -81,11 +81,18 @@ def test_an_input_signature_still_casts_when_the_bodies_run_eagerly():
             def predict(self, x):
                 return tf.matmul(x, w)
 
+        w0 = tf.Variable(2.0)
+
+        @tf.function(input_signature=[tf.TensorSpec(None, tf.float32)])
+        def scaled(x):  # pkmital's polynomial regression: one float64 example at a time, `zip(xs, ys)`
+            return tf.pow(x, 1.0) * w0
+
         tf.config.run_functions_eagerly(True)
         try:
             data = np.linspace(-1, 1, 3)[:, None]  # float64
             assert predict(data).numpy().ravel().tolist() == [-2.0, 0.0, 2.0]
             assert M().predict(data).dtype == tf.float32
+            assert scaled(np.float64(1.5)).numpy() == 3.0 and scaled(1.5).dtype == tf.float32
         finally:
             tf.config.run_functions_eagerly(False)
         assert predict(data).numpy().ravel().tolist() == [-2.0, 0.0, 2.0]  # traced: TensorFlow's own cast

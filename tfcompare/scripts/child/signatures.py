@@ -21,7 +21,9 @@ __all__ = ["install"]
 def _cast(value, spec):
     if not isinstance(spec, tf.TensorSpec):
         return value
-    if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value):  # a scalar converts as it would unsigned
+    # NumPy values (a float64 scalar of `for x, y in zip(xs, ys)` too) and nested lists take the spec's dtype; a
+    # Python scalar converts as it would unsigned
+    if isinstance(value, (np.ndarray, np.generic)) or (isinstance(value, (list, tuple)) and np.ndim(value)):
         return tf.constant(np.asarray(value).astype(spec.dtype.as_numpy_dtype))
     if isinstance(value, tf.Tensor) and value.dtype != spec.dtype:  # tfcompare's own probes trace it unsigned
         return tf.cast(value, spec.dtype)
