@@ -19,6 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.core import optimizers as exact
+from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_formulas import FORMULAS, formula
 from tfcompare.core.schedules import is_schedule, setting_text
 
@@ -96,20 +97,25 @@ def _setting(t, session) -> float:
     return float(session.run(t) if value is None else value)
 
 
-def _apply_op(graph):
+def _apply_op(graph, train_op=None):
+    """The first optimizer apply op of the graph, or of `train_op` (a GAN's two optimizers: each its own)."""
+    if train_op is not None:
+        below = ancestors([train_op])
+        return next((op for op in graph.get_operations() if op in below and
+                     op.type.removeprefix("Resource") in _TF1_OPS), None)
     return next((op for op in graph.get_operations() if op.type.removeprefix("Resource") in _TF1_OPS), None)
 
 
-def tf1_learning_rate(graph):
+def tf1_learning_rate(graph, train_op=None):
     """The tensor the TF1 optimizer's apply op is fed as its learning rate (a constant, or a schedule's output)."""
-    op = _apply_op(graph)
+    op = _apply_op(graph, train_op)
     return None if op is None else op.inputs[_TF1_OPS[op.type.removeprefix("Resource")][1]["learning_rate"]]
 
 
-def tf1_optimizer(graph, session) -> OptimizerSide | None:
-    """The TF1 optimizer in `graph`, its settings read from the constants its apply op is fed (a schedule's
-    learning rate as it is at the first step)."""
-    op = _apply_op(graph)
+def tf1_optimizer(graph, session, train_op=None) -> OptimizerSide | None:
+    """The TF1 optimizer in `graph` (of `train_op`), its settings read from the constants its apply op is fed (a
+    schedule's learning rate as it is at the first step)."""
+    op = _apply_op(graph, train_op)
     if op is None:
         return None
     name = op.type.removeprefix("Resource")

@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 
 from tfcompare.scripts.child import slots
+from tfcompare.scripts.child.train_ops import entries
 
 __all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "restore", "repeat", "measure", "dense", "quiet"]
 
@@ -146,28 +147,33 @@ def measure(probe, sess) -> None:
         rec.floor_note = (f"TF1's loss of the same batch from the same weights changed by {rec.repeat:.2g} (relative) "
                           "when read twice: the step draws random numbers, so its noise floor cannot be measured")
         return
-    variables = [v for _, v in probe.grads_and_vars]
-    grads = probe.raw_grads
+    variables = probe.all_variables  # every optimizer's; each step replays the train op it ran (a GAN's two)
+    listed = entries(probe.found)
+    ops = [listed[i] for i in rec.step_ops]
     keys = [v.key for v in rec.variables]
     floors: list[dict] = []
     used = []
     try:
         for variant, seed in _REPLAYS:
             rng = np.random.default_rng([_SEED, seed])
-            settings = _settings(probe.train_op) if variant == "constants" else []
-            if variant == "constants" and not settings:
+            nudge = {}  # per train op, in the order of its first step: its settings and their signs
+            for op in ops:
+                if id(op) not in nudge:
+                    found = _settings(op["train_op"]) if variant == "constants" else []
+                    nudge[id(op)] = (found, rng.choice([-1.0, 1.0], size=len(found)))
+            if variant == "constants" and not any(found for found, _ in nudge.values()):
                 continue
-            signs = rng.choice([-1.0, 1.0], size=len(settings))
             _restore(sess, probe._start, variables, rng if variant == "perturbed" else None)
             gaps = []
-            for k, feed in enumerate(probe._fed):
+            for k, (feed, op) in enumerate(zip(probe._fed, ops)):
                 fed = _permuted(feed, rng) if variant == "permuted" else feed
-                loss, grad_values = probe._run(sess, [probe.loss, grads], fed)
-                probe._run(sess, probe.train_op, _nudged(sess, probe, settings, fed, signs))
+                loss, grad_values = probe._run(sess, [op["loss"], op["raw_grads"]], fed)
+                settings, signs = nudge[id(op)]
+                probe._run(sess, op["train_op"], _nudged(sess, probe, settings, fed, signs))
                 after, slot_values = probe._run(sess, [variables, [s for *_, s in probe.slots]])
                 gaps.append({"loss": relative(rec.losses[k], float(np.asarray(loss).sum())),
-                             "gradients": {key: relative(rec.arrays[f"grad/{k}/{key}"], dense(g))
-                                           for key, g in zip(keys, grad_values)},
+                             "gradients": {v.op.name: relative(rec.arrays[f"grad/{k}/{v.op.name}"], dense(g))
+                                           for (_, v), g in zip(op["grads_and_vars"], grad_values)},
                              "weights": {key: relative(rec.arrays[f"after/{k}/{key}"], a)
                                          for key, a in zip(keys, after)},
                              "slots": {f"{name}/{key}": relative(rec.arrays[slots.key(name, k, key)], value)
@@ -186,11 +192,27 @@ def measure(probe, sess) -> None:
         rec.floor_note = ("both replays moved TF1's first loss by more than rounding (its batches may come from an "
                           "iterator that hands out new ones)")
         return
-    rec.floor = floors
+    rec.floor = _until_moved(rec, floors)
     rec.floor_how = ", ".join({"permuted": "each batch's examples permuted (twice)",
                                 "perturbed": "the initial weights moved by one float32 ulp (twice)",
                                 "constants": "the optimizer's scalar settings moved by one float32 ulp (twice)"}[v]
                                for v in used)
+
+
+def _until_moved(rec, floors: list[dict]) -> list[dict]:
+    """The floors, where the script moved the weights between two steps (weight clipping, an assign in its own
+    Session.run: the weights before step k+1 are not what step k left) only up to that step: the replays run the
+    train ops alone, so from there on they start elsewhere and their gaps are not rounding. The later steps take
+    the floor of the last step before the move."""
+    keys = [v.key for v in rec.variables]
+    moved = next((k for k in range(1, len(floors)) if any(
+        not np.array_equal(rec.arrays[f"before/{k}/{key}"], rec.arrays[f"after/{k - 1}/{key}"]) for key in keys)), None)
+    if moved is None:
+        return floors
+    rec.notes.append(f"noise floor: the script changes the weights between its steps (before step {moved + 1} they "
+                     f"are not what step {moved} left: weight clipping, an assign of its own); the replays run the "
+                     f"train ops alone, so steps {moved + 1} on are judged with step {moved}'s floor")
+    return floors[:moved] + [floors[moved - 1]] * (len(floors) - moved)
 
 
 def _larger(a: dict, b: dict) -> dict:

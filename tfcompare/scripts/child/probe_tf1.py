@@ -13,7 +13,6 @@ is what such a script expects; nothing here touches the process that compares.
 
 from __future__ import annotations
 
-import importlib
 import time
 
 import numpy as np
@@ -29,6 +28,8 @@ from tfcompare.scripts.child.activations import tf1_activations
 from tfcompare.scripts.child.inference_mode import tf1_inference_feed
 from tfcompare.scripts.child.layouts import find_cells
 from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
+from tfcompare.scripts.child import train_ops
+from tfcompare.scripts.child.train_ops import Stop, op_site, optimizer_patches, runs
 from tfcompare.scripts.child.windows import window_ops
 
 __all__ = ["Stop", "TF1Probe", "runs", "feed_name", "optimizer_patches", "op_site", "pipeline_outputs"]
@@ -39,102 +40,9 @@ _PIPELINE_OPS = {"IteratorGetNext", "IteratorGetNextSync", "QueueDequeue", "Queu
                  "QueueDequeueManyV2", "QueueDequeueUpTo", "QueueDequeueUpToV2"}
 
 
-class Stop(BaseException):
-    """Raised inside the script once K steps are recorded; a BaseException so `except Exception` lets it pass."""
-
-
-def op_site(op, script: str) -> str:
-    """`line N`: where in the script an op was made."""
-    frames = [f for f in (op.traceback or []) if f.filename == script]
-    return f"line {frames[-1].lineno}" if frames else "?"
-
-
-def _leaves(fetches):
-    """Every fetch in a nest of lists, tuples and dicts; dict keys are not sorted (MonitoredSession keys its
-    hooks' fetches by the hook objects, which `tf.nest` cannot sort)."""
-    if isinstance(fetches, dict):
-        for value in fetches.values():
-            yield from _leaves(value)
-    elif isinstance(fetches, (list, tuple)):
-        for value in fetches:
-            yield from _leaves(value)
-    else:
-        yield fetches
-
-
-def runs(fetches, train_op) -> bool:
-    """Whether a `Session.run` of `fetches` runs `train_op`: itself, or a group that runs it (`tf.group(train_op,
-    ema_op)`)."""
-    for fetch in _leaves(fetches):
-        op = fetch if isinstance(fetch, tf.Operation) else getattr(fetch, "op", None)
-        if op is train_op or (op is not None and train_op in op.control_inputs):
-            return True
-    return False
-
-
 def feed_name(key) -> str:
     """A feed_dict key (a placeholder, or its name) as the placeholder's name."""
     return (key if isinstance(key, str) else getattr(key, "name", str(key))).removesuffix(":0")
-
-
-def optimizer_patches(found: dict) -> list[tuple]:
-    """(owner, name, replacement) patches of `tf.compat.v1.train.Optimizer` (and of `tf.gradients`) that record
-    the script's first train op in `found`: its loss, the op, and the (gradient, variable) pairs it applies."""
-    optimizer = tf.compat.v1.train.Optimizer
-    compute, apply = optimizer.compute_gradients, optimizer.apply_gradients
-
-    def compute_gradients(self, loss, *args, **kwargs):
-        if "train_op" not in found:  # the loss of the first train op, not of a later optimizer's
-            found["loss"] = loss
-        out = compute(self, loss, *args, **kwargs)
-        if "train_op" not in found:
-            found.setdefault("raw", {}).update({id(v): g for g, v in out if g is not None})
-        return out
-
-    def apply_gradients(self, grads_and_vars, *args, **kwargs):
-        grads_and_vars = list(grads_and_vars)
-        op = apply(self, grads_and_vars, *args, **kwargs)
-        found.setdefault("train_ops", []).append(op)  # every optimizer's: a second one run between steps is said
-        if "train_op" not in found:
-            if "loss" not in found and "gradients_of" in found:  # tf.gradients(loss, vars), then apply_gradients
-                found["loss"] = _summed(found["gradients_of"])
-            found["train_op"] = op
-            found["optimizer"] = self  # its slots are state the step changes (see slots)
-            found["grads_and_vars"] = [(g, v) for g, v in grads_and_vars if g is not None]
-            # the gradients before any transform the script makes between computing and applying them (clipping)
-            raw = found.get("raw", {})
-            found["raw_grads"] = [raw.get(id(v), g) for g, v in found["grads_and_vars"]]
-        return op
-
-    return [(optimizer, "compute_gradients", compute_gradients), (optimizer, "apply_gradients", apply_gradients),
-            *_gradients_patches(found)]
-
-
-def _gradients_patches(found: dict) -> list[tuple]:
-    """`tf.gradients` on every module a script reaches it through: the last call's `ys` before the first
-    `apply_gradients` is that train op's loss (when no `compute_gradients` said it)."""
-    modules = {id(m): m for m in (tf, tf.compat.v1, importlib.import_module("tensorflow.compat.v1"))}.values()
-    patches = []
-    for module in modules:
-        def gradients(ys, xs, *args, _original=module.gradients, **kwargs):
-            if "train_op" not in found:
-                found["gradients_of"] = ys
-            out = _original(ys, xs, *args, **kwargs)
-            if "train_op" not in found:
-                sources = list(xs) if isinstance(xs, (list, tuple)) else [xs]
-                found.setdefault("raw", {}).update({id(x): g for x, g in zip(sources, out) if g is not None})
-            return out
-        patches.append((module, "gradients", gradients))
-    return patches
-
-
-def _summed(ys):
-    """What `tf.gradients(ys, ...)` differentiates: `ys` itself, or the sum of a list of several."""
-    ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
-    if len(ys) == 1:
-        return ys[0]
-    with ys[0].graph.as_default(), tf.compat.v1.name_scope("tfcompare_loss"):
-        return tf.add_n([tf.reduce_sum(y) for y in ys])
 
 
 def pipeline_outputs(loss) -> list:
@@ -159,7 +67,8 @@ class TF1Probe:
         self._rate = None  # the tensor the optimizer's apply op is fed as its learning rate
         self._sources: list = []  # the loss's iterator/queue outputs: see pipeline_outputs
         self._state: list = []  # the non-trainable state variables: see _state_of
-        self.slots, self._counter = [], None  # the optimizer's slots and the global step: see slots.tf1_state
+        self.slots, self._counter = [], None  # the optimizers' slots and the global step: see slots.tf1_state
+        self.entry, self.all_variables = 0, []  # the train op of the step (train_ops), every one's variables
         # set by the child in a timed pair: save the record (the TF2 side starts from it), then time the train op
         self.timing = None
 
@@ -188,7 +97,7 @@ class TF1Probe:
 
         def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
             if probe.train_op is not None and probe.record.steps < probe.steps:
-                probe._one_train_op(fetches)
+                train_ops.select(probe, fetches)
             if probe.train_op is None or not probe._trains(fetches):
                 return probe._run(self, fetches, feed_dict, options, run_metadata)
             if probe.loss is None:  # gradients from neither compute_gradients nor tf.gradients: the step runs as is
@@ -204,20 +113,6 @@ class TF1Probe:
     def _trains(self, fetches) -> bool:
         return runs(fetches, self.train_op)
 
-    def _one_train_op(self, fetches) -> None:
-        """A second optimizer's train op run while the steps are recorded (a GAN's generator step between the
-        discriminator's, or both in one run): pair compares one optimizer's steps, and the other's updates would
-        read as differences of that step's. No verdict then: the record says why, and the script stops."""
-        others = [op for op in self.found.get("train_ops", []) if op is not self.train_op and runs(fetches, op)]
-        if not others:
-            return
-        sites = ", ".join(f"{op.name} ({op_site(op, self.script)})" for op in [self.train_op, *others])
-        self.record.status = "unpairable"
-        self.record.error = (f"the TF1 script trains with more than one optimizer's train op in its steps ({sites}): "
-                             "pair compares a training step of one optimizer, so it gives no verdict here (a GAN's "
-                             "alternating steps are not compared yet)")
-        raise Stop
-
     def _unknown_loss(self) -> None:
         note = ("the training step's loss cannot be known (the gradients the script applies come from neither "
                 "compute_gradients / minimize nor tf.gradients): its steps ran, unobserved")
@@ -226,19 +121,19 @@ class TF1Probe:
 
     def _step(self, sess, fetches, feed_dict, options, run_metadata):
         rec, step = self.record, self.record.steps
-        variables = [v for _, v in self.grads_and_vars]
-        grads = self.raw_grads
+        if step == 0:  # every optimizer's variables (a GAN's two networks), the first step's own first
+            self.all_variables = train_ops.union(self.found)
+        variables, grads = self.all_variables, self.raw_grads
+        self._sources = pipeline_outputs(self.loss)
         with noise.quiet():
             if step == 0:
                 self.record.gradient_transform = tf1_transform(grads, [g for g, _ in self.grads_and_vars])
-                self._sources = pipeline_outputs(self.loss)
                 self._start = noise.snapshot(self, sess)
                 self._optimizer(sess)
             before = self._run(sess, variables)
             if step == 0:
                 self._state_of(variables)
-                self.slots, self._counter = slots.tf1_state(self.found.get("optimizer"), variables, sess.graph,
-                                                            self._rate, self._start, self.record)
+                self.slots, self._counter = train_ops.slot_state(self, sess.graph)
                 pre = self._run(sess, self._state) if self._state else []
         # the script's own run, with what the step computes added to its fetches: one batch, one set of draws,
         # one run of its update ops
@@ -269,8 +164,10 @@ class TF1Probe:
             rec.arrays[f"state/{step}/{entry['key']}"] = np.asarray(value)
         slots.tf1_read(lambda fetches: self._run(sess, fetches), self.slots, self._counter, rec, step)
         self._fed.append(feed)
-        for v, g, b, a in zip(rec.variables, grad_values, before, after):
-            rec.arrays[f"grad/{step}/{v.key}"] = noise.dense(g)
+        rec.step_ops.append(self.entry)
+        for (_, var), g in zip(self.grads_and_vars, grad_values):  # the gradients of this step's optimizer
+            rec.arrays[f"grad/{step}/{var.op.name}"] = noise.dense(g)
+        for v, b, a in zip(rec.variables, before, after):
             rec.arrays[f"before/{step}/{v.key}"] = np.asarray(b)
             rec.arrays[f"after/{step}/{v.key}"] = np.asarray(a)
         for name, value in self._feeds(feed).items():
@@ -279,9 +176,11 @@ class TF1Probe:
         rec.losses.append(float(loss.sum()))
         self.progress()
         if rec.steps >= self.steps:
+            train_ops.finish(self)
             noise.measure(self, sess)
             if self.timing is not None:  # the script's own train op on its first batch: nothing pulled, fed
-                self.timing(lambda: self._run(sess, self.train_op, self._fed[0]))
+                first = train_ops.entries(self.found)[rec.step_ops[0]]["train_op"]
+                self.timing(lambda: self._run(sess, first, self._fed[0]))
             raise Stop
 
     def _state_of(self, trained) -> None:
@@ -370,17 +269,17 @@ class TF1Probe:
     def _optimizer(self, sess) -> None:
         """The optimizer and its settings, read from the graph's `Apply*` op before the first step (a schedule's
         rate at the step's own global step)."""
-        side = tf1_optimizer(sess.graph, sess)
+        side = tf1_optimizer(sess.graph, sess, self.train_op)
         if side is not None:
             self.record.optimizer = {"source": side.source, "kind": side.kind, "settings": side.settings,
                                      "extras": side.extras}
-            self._rate = tf1_learning_rate(sess.graph)
+            self._rate = tf1_learning_rate(sess.graph, self.train_op)
             self.record.schedule = tf1_text(self._rate)
 
     def _first(self, sess, feed, values) -> None:
         """Variables (creation order = graph order), their initial `values`, the feeds, the ops."""
         rec = self.record
-        variables = [v for _, v in self.grads_and_vars]
+        variables = self.all_variables
         use = self._use_order(variables)
         ordered = sorted(range(len(variables)), key=lambda i: variables[i].op._id)
         created = {i: n for n, i in enumerate(ordered)}

@@ -62,11 +62,12 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.fit_model = None
         self.step_fn = None
         self.step_args = None
-        self.step_calls: list = []  # each compared call's arguments, TF1's batches in place (tf2_traced)
+        self.step_calls: list = []  # each compared call: (function, args, kwargs), TF1's batches in place (tf2_traced)
         self.timing = None  # set by the child in a timed pair: (step or None, tracing count or why) -> None
         self.initial_values: list = []  # (variable, its value at creation) of every variable the script made
         self.after_taken = -1
-        self.optimizer = None
+        self.optimizer = None  # the first step's (its settings are compared)
+        self.optimizers: list = []  # every one a step applied, in order of first use
         self.applied: dict | None = None  # the first step's gradient transform by hand (KerasObserver)
         self.clip_called: dict | None = None  # the script's own tf.clip_by_* call in the first step (the same)
         self.mixed = False  # the step's batch arguments cannot all take TF1's feeds: none are replaced

@@ -21,9 +21,12 @@ __all__ = ["install"]
 def _cast(value, spec):
     if not isinstance(spec, tf.TensorSpec):
         return value
-    # NumPy values (a float64 scalar of `for x, y in zip(xs, ys)` too) and nested lists take the spec's dtype; a
-    # Python scalar converts as it would unsigned
-    if isinstance(value, (np.ndarray, np.generic)) or (isinstance(value, (list, tuple)) and np.ndim(value)):
+    # NumPy values and nested lists take the spec's dtype; a NumPy scalar (a float64 example of `for x, y in
+    # zip(xs, ys)`) stays a NumPy scalar of that dtype (`x * W` then reads W as the script's own call does, which
+    # the probe sees); a Python scalar converts as it would unsigned
+    if isinstance(value, np.generic) and np.ndim(value) == 0:
+        return np.asarray(value).astype(spec.dtype.as_numpy_dtype)[()]
+    if isinstance(value, np.ndarray) or (isinstance(value, (list, tuple)) and np.ndim(value)):
         return tf.constant(np.asarray(value).astype(spec.dtype.as_numpy_dtype))
     if isinstance(value, tf.Tensor) and value.dtype != spec.dtype:  # tfcompare's own probes trace it unsigned
         return tf.cast(value, spec.dtype)

@@ -50,7 +50,7 @@ class KerasObserver:
                 probe._take_applied(grads, trainable_variables)
             out = apply(optimizer, grads, trainable_variables)
             if not probe.busy and probe.mode == "normal" and probe.record.steps:
-                probe.optimizer = optimizer
+                probe._applied_by(optimizer)
                 probe._take_after()
                 if probe.record.steps >= probe.steps or probe.unpaired:
                     raise Stop
@@ -91,7 +91,7 @@ class KerasObserver:
                     probe._take_applied([g for g, _ in pairs], [v for _, v in pairs])
                 out = original(optimizer, pairs, *args, **kwargs)
                 if observed:
-                    probe.optimizer = optimizer
+                    probe._applied_by(optimizer)
                     probe._take_after()
                     if probe.record.steps >= probe.steps or probe.unpaired:
                         raise Stop
@@ -159,6 +159,15 @@ class KerasObserver:
                                    (NORM, "clip_by_norm", ("clip_norm",)),
                                    (VALUE, "clip_by_value", ("clip_value_min", "clip_value_max"))):
             setattr(tf, name, watched(getattr(tf, name), kind, f"tf.{name}", params))
+
+    def _applied_by(self, optimizer) -> None:
+        """The optimizer of this step: the first one's settings are compared with TF1's first train op's; each
+        one's slots are read (a GAN's discriminator and generator have one each)."""
+        if self.optimizer is None:
+            self.optimizer = optimizer
+        if all(o is not optimizer for o in self.optimizers):
+            self.optimizers.append(optimizer)
+        self.record.step_ops.append(next(i for i, o in enumerate(self.optimizers) if o is optimizer))
 
     def _take_rate(self, optimizer) -> None:
         """The learning rate this step's update uses (a schedule's at the optimizer's iterations, before they

@@ -71,7 +71,7 @@ class StepWrapper:
             original = (args, kwargs)
             leaves = [c if c is not None else leaf for c, leaf in zip(converted, leaves)]
             args, kwargs = tf.nest.pack_sequence_as((args, kwargs), leaves)
-            probe.step_calls.append((args, kwargs))
+            probe.step_calls.append((fn, args, kwargs))  # a GAN's two step functions take turns
             if not call:
                 probe.step_fn, probe.step_args = fn, (args, kwargs)
                 probe.record.step_function = _name(fn)

@@ -104,6 +104,10 @@ class StepObserver:
     def _confirm_pairing(self, keys) -> None:
         rec = self.record
         stepped = [k for k in keys if k is not None]
+        if len(self.tf1.variables) > len(self.tf1.weights("grad", 0)):  # TF1 steps several optimizers (a GAN):
+            # every variable they train, the other network's as this step reads it (a critic's loss reads the
+            # generator)
+            stepped += [k for k in self.reads if k in self.pairs and k not in stepped]
         order = [k for k in self.reads if k in stepped] + [k for k in stepped if k not in self.reads]
         for v in rec.variables:
             v.used = order.index(v.key) if v.key in stepped and v.key in self.reads else None

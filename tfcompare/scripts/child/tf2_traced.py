@@ -26,7 +26,7 @@ class TracedReplay:
         fn, calls = self.step_fn, self.step_calls[:rec.steps]
         if fn is None or self.fit_model is not None or not calls or self.unpaired:
             return
-        if not hasattr(fn, "get_concrete_function"):
+        if not all(hasattr(f, "get_concrete_function") for f, _, _ in calls):
             rec.traced_note = "the step is a plain Python function: it runs eagerly as written, as compared"
             return
         if any(d["live"] for d in rec.dropout):
@@ -38,9 +38,9 @@ class TracedReplay:
         try:
             for var, value in self.initial_values:
                 var.assign(value)
-            for k, (args, kwargs) in enumerate(calls):
+            for k, (step, args, kwargs) in enumerate(calls):
                 began = time.perf_counter()
-                fn(*args, **kwargs)
+                step(*args, **kwargs)
                 if not k:  # its trace (and XLA's compile, with jit_compile) and its run
                     rec.first_call_s = time.perf_counter() - began
                 for key, var in self.variables.items():
@@ -66,7 +66,7 @@ class TracedReplay:
         if why:
             self.timing(None, why)
             return
-        args, kwargs = calls[0]
+        _, args, kwargs = calls[0]
 
         def step():
             out = fn(*args, **kwargs)

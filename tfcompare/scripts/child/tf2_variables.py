@@ -108,8 +108,8 @@ class VariableObserver:
     def _candidate_state(self, var) -> None:
         """A non-trainable float variable of rank >= 1 (a batch norm's moving mean or variance, say): state a step
         may change. Optimizer variables are left out when the state is read (`_state_values`)."""
-        if not var.dtype.is_floating or len(var.shape) == 0:
-            return
+        if not var.dtype.is_floating or len(var.shape) == 0 or _made_by_optimizer():
+            return  # an optimizer's slot is compared as a slot (see slots), not as the model's state
         owner = _keras_owner()
         self.state_vars.append((var, {"name": getattr(var, "name", "?").removesuffix(":0"), "shape": list(var.shape),
                                       "momentum": getattr(owner, "momentum", None)}, np.asarray(var.numpy())))
@@ -119,9 +119,9 @@ class VariableObserver:
         rec = self.record
         if not rec.state and self.state_vars:
             own = set()
-            if self.optimizer is not None:
-                held = getattr(self.optimizer, "variables", [])  # a method on tf.keras 2.x's legacy optimizers
-                own = {id(slots.backing(v)) for v in (held() if callable(held) else held)}
+            for optimizer in self.optimizers:
+                held = getattr(optimizer, "variables", [])  # a method on tf.keras 2.x's legacy optimizers
+                own |= {id(slots.backing(v)) for v in (held() if callable(held) else held)}
             for var, facts, initial in self.state_vars:
                 if id(var) in own:
                     continue
@@ -165,7 +165,8 @@ class VariableObserver:
         try:
             for key, var in self.variables.items():
                 if key in self.pairs:
-                    for name, value in slots.values(slots.tf2_slots(self.optimizer, var)).items():
+                    held = next((found for o in self.optimizers if (found := slots.tf2_slots(o, var))), {})
+                    for name, value in slots.values(held).items():
                         self.record.arrays[slots.key(name, step, key)] = value
             counter = slots.tf2_counter(self.optimizer)
             if counter is not None and (value := slots.counter_value(counter)) is not None:
@@ -215,6 +216,19 @@ def _keras_owner():
             return owner
         frame = frame.f_back
     return None
+
+
+def _made_by_optimizer() -> bool:
+    """Whether a Keras optimizer is making the variable being created (a slot, its iteration counter)."""
+    frame = sys._getframe(1)
+    for _ in range(40):
+        if frame is None:
+            return False
+        owner = frame.f_locals.get("self")
+        if type(owner).__module__.startswith(("keras", "tf_keras")) and ".optimizers" in type(owner).__module__:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _keras_initializer() -> dict | None:

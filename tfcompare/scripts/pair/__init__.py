@@ -33,6 +33,7 @@ from tfcompare.scripts.child.layouts import layout_findings, virtualise
 from tfcompare.scripts.child.record import SideRecord, load, load_progress
 from tfcompare.scripts.pair.slots import counter_findings, slot_findings
 from tfcompare.scripts.pair.state import pair_state, state_findings
+from tfcompare.scripts.pair.train_ops import order_findings
 from tfcompare.scripts.pair.windows import window_causes
 
 __all__ = ["PairOptions", "PairResult", "pair_scripts", "MAX_STEPS", "AGREE", "DIFFER", "FAILED", "NON_FINITE",
@@ -309,8 +310,8 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
                           "largest gap to the original run, per step and tensor" if tf1.floor else
                           f"not measured: {tf1.floor_note or 'TF1 stopped before its steps were replayed'}; the "
                           "element-wise tolerance alone is used")
-    result.findings = findings(tf1, tf2, pairs, result.checks) + traced_findings(tf1, tf2, pairs, result.checks) + \
-        state_findings(tf1, tf2) + slot_found + [
+    result.findings = order_findings(tf1, tf2, pairs) + findings(tf1, tf2, pairs, result.checks) + \
+        traced_findings(tf1, tf2, pairs, result.checks) + state_findings(tf1, tf2) + slot_found + [
         Finding("layout", text, decisive) for text, decisive in layout_findings(tf2.layouts)]
     if result.checks:
         result.findings += inference_findings(tf1, tf2, result.checks[0].ok)

@@ -404,7 +404,8 @@ def _dropout(tf1: SideRecord, tf2: SideRecord, steps_differ: bool) -> list[Findi
 def _replay(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
     """Forward and gradients agree, the update does not: replay TF1's first gradient through both optimizers
     from TF1's weights for K steps, and measure what matching each differing setting leaves (own-code's replay)."""
-    if not (tf1.optimizer and tf2.optimizer and tf2.optimizer_config) or tf1.optimizer["kind"] != tf2.optimizer["kind"]:
+    if not (tf1.optimizer and tf2.optimizer and tf2.optimizer_config) or tf1.optimizer["kind"] != tf2.optimizer["kind"] \
+            or len(set(tf1.step_ops)) > 1:  # several optimizers take turns (a GAN): one replayed K times is not it
         return []
     import keras
 

@@ -41,11 +41,12 @@ _WHAT = {"m": "first moment", "v": "second moment", "vhat": "largest second mome
 
 
 def _names(rec: SideRecord) -> dict[str, set[str]]:
-    """Variable key -> the slots a side recorded for it after its first step."""
+    """Variable key -> the slots a side recorded for it after a step (a GAN's generator optimizer, built by its
+    first update, has them from the generator's first step)."""
     out: dict[str, set[str]] = {}
     for k in rec.arrays:
         m = SLOT_KEY.match(k)
-        if m and m.group(2) == "0":
+        if m and m.group(2) != "init":
             out.setdefault(m.group(3), set()).add(m.group(1))
     return out
 
@@ -134,14 +135,15 @@ def slot_findings(tf1: SideRecord, tf2: SideRecord, pairs, checks=None) -> tuple
     found: dict[str, Finding] = {}
     skipped = set()
     for name, a, b in compared:
-        if name in found or any(key(name, k, b) not in tf2.arrays or key(name, k, a) not in tf1.arrays
-                                for k in range(steps)):
+        # the steps after which both sides hold the slot: every step, or from a later optimizer's first one on
+        held = [k for k in range(steps) if key(name, k, b) in tf2.arrays and key(name, k, a) in tf1.arrays]
+        if name in found or not held or held != list(range(held[0], steps)):
             continue
         ones = _tf1_values(tf1, name, a, steps)
         if ones is None:
             skipped.add(name)
             continue
-        for k in range(steps):
+        for k in held:
             one, two = ones[k], np.asarray(tf2.arrays[key(name, k, b)], np.float64)
             if one.shape != two.shape:
                 break

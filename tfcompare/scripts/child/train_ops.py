@@ -1,0 +1,232 @@
+"""The TF1 script's train ops as its optimizers build them: the loss, the (gradient, variable) pairs and the
+optimizer of each.
+
+`optimizer_patches` observes `tf.compat.v1.train.Optimizer.compute_gradients` / `apply_gradients` (what `minimize`
+calls) and `tf.gradients`: the first train op's loss, op, optimizer and gradients go into `found` as they always
+did (`loss`, `train_op`, `optimizer`, `grads_and_vars`, `raw_grads`), and every train op, the first included, is
+an entry of `found["entries"]` with the same keys: a GAN's discriminator and generator steps are two entries, and
+the probe compares each step with the entry its `Session.run` ran (`ENTRY_KEYS` are what it switches).
+
+The probe's side: `select` makes the entry a `Session.run` runs the current one (two in one run: no verdict),
+`union` gives every entry's variables (read before and after each step), `slot_state` every optimizer's slots,
+and `finish` keeps, where the steps ran one entry, that entry's variables and those its loss reads.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import tensorflow as tf
+
+from tfcompare.core.graphs import ancestors
+from tfcompare.core.optimizer_replay import tf1_learning_rate
+from tfcompare.scripts.child import slots
+
+__all__ = ["optimizer_patches", "ENTRY_KEYS", "Stop", "op_site", "runs", "entries", "select", "union", "slot_state",
+           "finish"]
+
+ENTRY_KEYS = ("train_op", "loss", "optimizer", "grads_and_vars", "raw_grads")
+
+
+class Stop(BaseException):
+    """Raised inside the script once K steps are recorded; a BaseException so `except Exception` lets it pass."""
+
+
+def op_site(op, script: str) -> str:
+    """`line N`: where in the script an op was made."""
+    frames = [f for f in (op.traceback or []) if f.filename == script]
+    return f"line {frames[-1].lineno}" if frames else "?"
+
+
+def _leaves(fetches):
+    """Every fetch in a nest of lists, tuples and dicts; dict keys are not sorted (MonitoredSession keys its
+    hooks' fetches by the hook objects, which `tf.nest` cannot sort)."""
+    if isinstance(fetches, dict):
+        for value in fetches.values():
+            yield from _leaves(value)
+    elif isinstance(fetches, (list, tuple)):
+        for value in fetches:
+            yield from _leaves(value)
+    else:
+        yield fetches
+
+
+def runs(fetches, train_op) -> bool:
+    """Whether a `Session.run` of `fetches` runs `train_op`: itself, or a group that runs it (`tf.group(train_op,
+    ema_op)`)."""
+    for fetch in _leaves(fetches):
+        op = fetch if isinstance(fetch, tf.Operation) else getattr(fetch, "op", None)
+        if op is train_op or (op is not None and train_op in op.control_inputs):
+            return True
+    return False
+
+
+def optimizer_patches(found: dict) -> list[tuple]:
+    """(owner, name, replacement) patches of `tf.compat.v1.train.Optimizer` (and of `tf.gradients`) that record
+    the script's first train op in `found`: its loss, the op, and the (gradient, variable) pairs it applies."""
+    optimizer = tf.compat.v1.train.Optimizer
+    compute, apply = optimizer.compute_gradients, optimizer.apply_gradients
+
+    def compute_gradients(self, loss, *args, **kwargs):
+        if "train_op" not in found:  # the loss of the first train op, not of a later optimizer's
+            found["loss"] = loss
+        found["next"] = {"loss": loss, "raw": {}}  # the next apply's: each train op's own (see entries)
+        out = compute(self, loss, *args, **kwargs)
+        raw = {id(v): g for g, v in out if g is not None}
+        if "train_op" not in found:
+            found.setdefault("raw", {}).update(raw)
+        found["next"]["raw"].update(raw)
+        return out
+
+    def apply_gradients(self, grads_and_vars, *args, **kwargs):
+        grads_and_vars = list(grads_and_vars)
+        op = apply(self, grads_and_vars, *args, **kwargs)
+        found.setdefault("train_ops", []).append(op)  # every optimizer's: a second one run between steps is said
+        first = "train_op" not in found
+        if first:
+            if "loss" not in found and "gradients_of" in found:  # tf.gradients(loss, vars), then apply_gradients
+                found["loss"] = _summed(found["gradients_of"])
+            found["train_op"] = op
+            found["optimizer"] = self  # its slots are state the step changes (see slots)
+            found["grads_and_vars"] = [(g, v) for g, v in grads_and_vars if g is not None]
+            # the gradients before any transform the script makes between computing and applying them (clipping)
+            raw = found.get("raw", {})
+            found["raw_grads"] = [raw.get(id(v), g) for g, v in found["grads_and_vars"]]
+        _entry(found, op, self, grads_and_vars, first)
+        return op
+
+    return [(optimizer, "compute_gradients", compute_gradients), (optimizer, "apply_gradients", apply_gradients),
+            *_gradients_patches(found)]
+
+
+def _gradients_patches(found: dict) -> list[tuple]:
+    """`tf.gradients` on every module a script reaches it through: the last call's `ys` before the first
+    `apply_gradients` is that train op's loss (when no `compute_gradients` said it)."""
+    modules = {id(m): m for m in (tf, tf.compat.v1, importlib.import_module("tensorflow.compat.v1"))}.values()
+    patches = []
+    for module in modules:
+        def gradients(ys, xs, *args, _original=module.gradients, **kwargs):
+            if "train_op" not in found:
+                found["gradients_of"] = ys
+            out = _original(ys, xs, *args, **kwargs)
+            sources = list(xs) if isinstance(xs, (list, tuple)) else [xs]
+            raw = {id(x): g for x, g in zip(sources, out) if g is not None}
+            if "train_op" not in found:
+                found.setdefault("raw", {}).update(raw)
+            found["next"] = {"gradients_of": ys, "raw": raw}
+            return out
+        patches.append((module, "gradients", gradients))
+    return patches
+
+
+def _summed(ys):
+    """What `tf.gradients(ys, ...)` differentiates: `ys` itself, or the sum of a list of several."""
+    ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
+    if len(ys) == 1:
+        return ys[0]
+    with ys[0].graph.as_default(), tf.compat.v1.name_scope("tfcompare_loss"):
+        return tf.add_n([tf.reduce_sum(y) for y in ys])
+
+
+def _entry(found: dict, op, optimizer, grads_and_vars: list, first: bool) -> None:
+    """One train op as an entry: the first is what `found` says; a later one's loss is what the last
+    compute_gradients (or tf.gradients) before it took."""
+    made = found.pop("next", {})
+    if first:
+        entry = {k: found.get(k) for k in ENTRY_KEYS}
+    else:
+        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+        loss = made.get("loss")
+        if loss is None and "gradients_of" in made:
+            loss = _summed(made["gradients_of"])
+        raw = made.get("raw", {})
+        entry = {"train_op": op, "optimizer": optimizer, "loss": loss, "grads_and_vars": pairs,
+                 "raw_grads": [raw.get(id(v), g) for g, v in pairs]}
+    found.setdefault("entries", []).append(entry)
+
+
+# --- the probe's side: which entry a Session.run runs ----------------------------------------------------------
+def entries(found: dict) -> list[dict]:
+    return found.get("entries") or [{k: found.get(k) for k in ENTRY_KEYS}]
+
+
+def select(probe, fetches) -> None:
+    """Make the entry this `Session.run` runs the probe's current one (its loss, gradients, optimizer and learning
+    rate); two optimizers' train ops in one run have no order between them in TF1: no verdict, and the script
+    stops."""
+    found = entries(probe.found)
+    ran = [i for i, e in enumerate(found) if e["train_op"] is not None and runs(fetches, e["train_op"])]
+    if len(ran) > 1:
+        sites = ", ".join(f"{found[i]['train_op'].name} ({op_site(found[i]['train_op'], probe.script)})" for i in ran)
+        probe.record.status = "unpairable"
+        probe.record.error = (f"the TF1 script runs more than one optimizer's train op in one Session.run ({sites}): "
+                              "TF1 does not order the updates of one run, so pair cannot compare a step of each; "
+                              "it gives no verdict here")
+        raise Stop
+    if not ran or found[ran[0]]["train_op"] is probe.train_op:
+        probe.entry = ran[0] if ran else probe.entry
+        return
+    probe.found.update({k: found[ran[0]][k] for k in ENTRY_KEYS})
+    probe.entry = ran[0]
+    if probe.record.steps:  # the first step reads its rate with the optimizer's settings (`_optimizer`)
+        probe._rate = tf1_learning_rate(probe.train_op.graph, probe.train_op)
+
+
+def union(found: dict) -> list:
+    """The variables of every train op, the current one's first (in its order), then the others' in theirs."""
+    out, seen = [], set()
+    for e in [{"grads_and_vars": found["grads_and_vars"]}, *entries(found)]:
+        for _, var in e["grads_and_vars"] or []:
+            if var.op.name not in seen:
+                seen.add(var.op.name)
+                out.append(var)
+    return out
+
+
+def slot_state(probe, graph) -> tuple[list, object]:
+    """Every optimizer's slots of its own variables, and the global step: what is read after each step."""
+    found, counter = [], None
+    for e in entries(probe.found):
+        if not e["grads_and_vars"]:
+            continue
+        mine, step = slots.tf1_state(e["optimizer"], [v for _, v in e["grads_and_vars"]], graph,
+                                     probe._rate, probe._start, probe.record)
+        found += mine
+        counter = counter if counter is not None else step
+    return found, counter
+
+
+def finish(probe) -> None:
+    """After the K steps: a script whose steps ran one train op keeps that op's variables, and those of another
+    optimizer that its loss reads (a WGAN's critic steps read the generator: its initial values go to TF2 too, and
+    its weights are compared unchanged); steps of several say which ran when."""
+    rec, found = probe.record, entries(probe.found)
+    ran = sorted(set(rec.step_ops))
+    if len(ran) > 1:
+        rec.train_ops = [{"name": found[i]["train_op"].name, "site": op_site(found[i]["train_op"], probe.script),
+                          "variables": [v.op.name for _, v in found[i]["grads_and_vars"]]} for i in ran]
+        order = ", ".join(found[i]["train_op"].name for i in rec.step_ops)
+        rec.notes.append(f"TF1's steps run {len(ran)} optimizers' train ops ({order}, in that order): each step is "
+                         "compared with the TF2 step in the same place, its gradients those of its own optimizer")
+        return
+    trained = {v.op.name for _, v in found[ran[0]]["grads_and_vars"]}
+    read = {op.name for op in ancestors([found[ran[0]]["loss"]])}
+    mine = trained | {v.op.name for v in probe.all_variables if v.op.name in read}
+    probe.all_variables = [v for v in probe.all_variables if v.op.name in mine]
+    rec.variables = [v for v in rec.variables if v.key in mine]
+    probe.slots = [s for s in probe.slots if s[1] in trained]
+    rec.arrays = {k: v for k, v in rec.arrays.items() if _key_of(k) in (None, *mine)}
+    if mine - trained:
+        rec.notes.append(f"the compared steps run one optimizer; its loss also reads {len(mine - trained)} variable(s) "
+                         "another optimizer trains: they start from TF1's values on both sides and are compared too")
+
+
+def _key_of(array_name: str) -> str | None:
+    """The variable key of `init/KEY`, `before|after|grad/STEP/KEY` or `slot:NAME/STEP/KEY` (a key may hold
+    slashes: `dense/kernel`); None for an array of no variable."""
+    head, _, rest = array_name.partition("/")
+    if head == "init":
+        return rest
+    if head in ("before", "after", "grad") or head.startswith("slot:"):
+        return rest.partition("/")[2]
+    return None
