@@ -39,7 +39,9 @@ SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
     "decay_momentum": (), "lstm_static_rnn": (), "mlp_batch_norm": (), "mlp_batch_norm_updates": (),
     "lstm_dynamic_rnn": (), "gru_centered_rmsprop": (), "softmax_interactive": (), "linreg_step_fetch": (),
     "mlp_graph_summary_saver": (), "linreg_examples": (), "mlp_streaming_accuracy": (), "mlp_dataset_iterator": (),
+    "gan_mlp": (),  # the blind GAN of pair's corpus (tests/data/pairs/blind), not written for convert
 }
+BLIND_GAN = Path(__file__).parent / "data" / "pairs" / "blind"
 
 # `python -c _AS_TF1 + _RUN_SCRIPT SCRIPT ARGS`: a TF1 script run as it is, its `import tensorflow` being compat.v1
 _AS_TF1 = ("import runpy, sys\nimport tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n"
@@ -53,8 +55,9 @@ _RUN_SCRIPT = "script = sys.argv[1]\nsys.argv = sys.argv[1:]\nrunpy.run_path(scr
 def converted(tmp_path_factory):
     out = tmp_path_factory.mktemp("convert")
     with concurrent.futures.ThreadPoolExecutor(2) as pool:  # two at a time: a conversion waits on its processes
-        futures = {name: pool.submit(convert_script, DATA / f"{name}.py", out / f"{name}_tf2.py",
-                                     ConvertOptions(args=args, levers=())) for name, args in SCRIPTS.items()}
+        futures = {name: pool.submit(convert_script, (DATA if (DATA / f"{name}.py").exists() else BLIND_GAN) /
+                                     f"{name}.py", out / f"{name}_tf2.py", ConvertOptions(args=args, levers=()))
+                   for name, args in SCRIPTS.items()}
     return out, {name: f.result() for name, f in futures.items()}
 
 
@@ -329,6 +332,30 @@ def test_a_tf_data_iterator_is_a_dataset_iterated_in_python_and_prints_what_tf1_
         np.testing.assert_allclose(np.array(numbers[1], float), np.array(numbers[0], float), rtol=1e-4)
 
 
+def test_a_gan_gets_a_step_per_optimizer_each_training_its_var_list_and_pair_proves_both(converted):
+    """Two train ops with var_list, run in turn: the model holds both networks (TF1's names as `name=`, which
+    confirm the pairing where the written loss reads the networks in another order than TF1 built them), each
+    optimizer is a Keras one with TF1's settings, each step differentiates its own loss with respect to its own
+    variables, and `sess.run([G_solver, G_loss])` is a call of the generator's step; pair compares D, G, D."""
+    out, results = converted
+    text = unwrapped((out / "gan_mlp_tf2.py").read_text())
+    assert "G_solver_optimizer = tf.keras.optimizers.Adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, " \
+           "epsilon=1e-08)" in text
+    generator = ", ".join(f"model.generator_g_{layer}_{kind}" for layer in ("h1", "h2", "out") for kind in "wb")
+    discriminator = ", ".join(f"model.discriminator_d_{layer}_{kind}" for layer in ("h1", "h2", "out") for kind in "wb")
+    assert f"def G_solver_step(Z):\n    with tf.GradientTape() as tape:\n        loss_value = model.G_loss(Z)\n" \
+           f"    variables = [{generator}]\n    gradients = tape.gradient(loss_value, variables)\n" \
+           "    G_solver_optimizer.apply_gradients(zip(gradients, variables))\n" in text, text
+    assert f"def train_step(X, Z):\n    with tf.GradientTape() as tape:\n        loss_value = model.D_loss(X, Z)\n" \
+           f"    variables = [{discriminator}]\n" in text
+    assert "    D_loss_curr = train_step(x_batch, z_batch).numpy()\n" in text
+    assert "    G_loss_curr = G_solver_step(z_batch).numpy()\n" in text
+    assert "name='generator/g_out/b'" in text and "model.trainable_variables" not in text
+    pair = results["gan_mlp"].pair
+    assert sum("names agree" in p["how"] for p in pair.pairing) == 6 and len(pair.pairing) == 12
+    assert any("2 optimizers' train ops" in n for n in pair.notes)
+
+
 def _events(folder: Path) -> dict:
     """(tag, step) -> ("scalar", value) or ("histogram", (min, max, count)) from the event files in `folder`, TF1's
     Summary protos (simple_value, HistogramProto) and TF2's (tensors: a scalar, buckets [left, right, count])."""
@@ -562,7 +589,7 @@ def test_a_tf_layers_script_converts_and_its_tf1_run_says_where_tf_layers_came_f
     """))
     result = CliRunner().invoke(cli, ["convert", str(script), "-o", str(tmp_path / "new.py"), "--no-levers"])
     assert result.exit_code == 0, result.output
-    assert "conv2d/kernel (3, 3, 1, 4) <- conv2d_kernel" in result.output
+    assert "conv2d/kernel (3, 3, 1, 4) <- conv2d/kernel (line" in result.output
     assert "CONVERTED: the TF2 script trains as the TF1 script does (pair agrees)" in result.output
     assert importlib.util.find_spec("tf_keras") or "note: tf.layers came from tfcompare's legacy runtime" in result.output
     # the rewrite's own Keras 3 step counted on its own (with tf-keras installed it was 0: its child got tf.keras 2)
@@ -736,7 +763,7 @@ def creator(next_creator, **kwargs):  # TF1's initial weights, so both train fro
 sys.argv = [script, "--steps", steps]
 with tf.variable_creator_scope(creator):
     model = runpy.run_path(script, run_name="__main__")["model"]
-np.savez(out, **{v.name.removesuffix(":0"): v.numpy() for v in model.non_trainable_variables})
+np.savez(out, **{v.name.removesuffix(":0").replace("/", "_"): v.numpy() for v in model.non_trainable_variables})
 """
 
 

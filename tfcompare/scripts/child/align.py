@@ -3,7 +3,8 @@
 Within each shape, the n-th variable TF2 creates is provisionally the n-th TF1 created (that is what TF1's
 initial values are injected by, at creation); only the variables the first step trains are then paired. After
 the first step the order in which each side first uses its variables on the way to the loss must give the same
-pairing; where it does not, or where the shapes do not match one to one, nothing is guessed: both lists are shown.
+pairing, or each TF2 variable must bear the name of the TF1 one it is paired with; where neither holds, or where
+the shapes do not match one to one, nothing is guessed: both lists are shown.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ def confirm(tf1: list[Variable], tf2: list[Variable], pairs: dict[str, str]) -> 
             out.append((pairs[group2[0].key], group2[0].key, "the only variable of its shape"))
             continue
         group1 = [by_key1[pairs[v.key]] for v in group2]
+        if all(a.name.removesuffix(":0") == b.name.removesuffix(":0") for a, b in zip(group1, group2)):
+            # each TF2 variable has the name of the TF1 one its creation order pairs it with (a rewrite that keeps
+            # TF1's names: convert's, or `name_scope`s like TF1's variable scopes): no order of use needed
+            out.extend((pairs[v.key], v.key, "creation order and names agree") for v in group2)
+            continue
         if any(v.used is None for v in group1 + group2):
             problems.append(f"{len(group2)} variables of shape {shape} and the order of use is not known for all "
                             "of them")

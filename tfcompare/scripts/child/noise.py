@@ -24,7 +24,6 @@ import warnings
 import numpy as np
 
 from tfcompare.scripts.child import slots
-from tfcompare.scripts.child.train_ops import entries
 
 __all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "restore", "repeat", "measure", "dense", "quiet"]
 
@@ -147,6 +146,8 @@ def measure(probe, sess) -> None:
         rec.floor_note = (f"TF1's loss of the same batch from the same weights changed by {rec.repeat:.2g} (relative) "
                           "when read twice: the step draws random numbers, so its noise floor cannot be measured")
         return
+    from tfcompare.scripts.child.train_ops import entries  # TensorFlow's: the comparing process never imports it
+
     variables = probe.all_variables  # every optimizer's; each step replays the train op it ran (a GAN's two)
     listed = entries(probe.found)
     ops = [listed[i] for i in rec.step_ops]

@@ -167,15 +167,16 @@ def keras_init_lines(layers: list, loose: dict, tf1_names: dict, sess, tr: Trans
 
 
 def variable_line(attr: str, v, sess, tr: Translator, trainable: bool = True) -> str:
-    """`self.attr = tf.Variable(TF1's initializer, name=...)`, naming the TF1 line that made it."""
+    """`self.attr = tf.Variable(TF1's initializer, name=TF1's name)`, naming the TF1 line that made it (the TF1 name
+    is what its checkpoint holds, and what pair confirms a pairing by where the order of use cannot)."""
     line = source_line(v.op, tr.script, tr.source)
     comment = f"  # TF1 line {line[0]}: {line[1][:60]}" if line else ""
     init = _initializer(v, sess, attr, tr)
     flag = "" if trainable else ", trainable=False"
     if "#" in init:
-        return (f"{INDENT * 2}self.{attr} = tf.Variable({init.split('  #')[0]}{flag}, name={attr!r})"
+        return (f"{INDENT * 2}self.{attr} = tf.Variable({init.split('  #')[0]}{flag}, name={v.op.name!r})"
                 f"  #{init.split('  #', 1)[1]}")
-    return f"{INDENT * 2}self.{attr} = tf.Variable({init}{flag}, name={attr!r}){comment}"
+    return f"{INDENT * 2}self.{attr} = tf.Variable({init}{flag}, name={v.op.name!r}){comment}"
 
 
 

@@ -171,10 +171,12 @@ def _is_number(node) -> bool:
 
 
 def keras_optimizer(graph, sess, decays: dict, schedule, notes: list, todos: list,
-                    line: str, own: dict | None = None, module_dict: dict | None = None) -> tuple[str, str]:
-    """(class source or "", the expression that makes the optimizer); `own` (script_constants) names the
-    settings the script gave by name, written as those names where the graph holds their values."""
-    side = tf1_optimizer(graph, sess)
+                    line: str, own: dict | None = None, module_dict: dict | None = None,
+                    train_op=None) -> tuple[str, str]:
+    """(class source or "", the expression that makes the optimizer of `train_op`, or of the graph's first); `own`
+    (script_constants) names the settings the script gave by name, written as those names where the graph holds
+    their values."""
+    side = tf1_optimizer(graph, sess, train_op)
     if side is None:
         todos.append("the optimizer (no TF1 Apply op tfcompare knows)")
         return "", "tf.keras.optimizers.SGD()  # TODO(tfcompare): the TF1 optimizer is not one tfcompare knows"

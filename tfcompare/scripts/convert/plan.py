@@ -41,6 +41,12 @@ class Plan:
     datasets: set = dataclasses.field(default_factory=set)
     iterators: set = dataclasses.field(default_factory=set)
     pipeline: set = dataclasses.field(default_factory=set)
+    # several optimizers (a GAN): a train op's global name -> (its step function, its placeholder names, its loss's
+    # global name); a name not here is the first train op's: `train_step(step_args)`, `loss`
+    steps: dict = dataclasses.field(default_factory=dict)
+
+    def step_of(self, name: str) -> tuple[str, list, str | None]:
+        return self.steps.get(name, ("train_step", self.step_args, self.loss))
 
 
 @dataclasses.dataclass

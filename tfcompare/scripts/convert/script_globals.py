@@ -5,6 +5,7 @@ module; and, from its source, the names it fetches.
 
 from __future__ import annotations
 
+import re
 import types
 
 __all__ = ["read_globals", "fetched_names"]
@@ -34,8 +35,8 @@ def read_globals(module_dict: dict, train_op, tf) -> tuple[dict, dict, set, set,
                 if isinstance(v, tf.Variable) and isinstance(k, str):
                     var_globals.setdefault(v.op.name, f"{key}_{k}")
         elif isinstance(value, (list, tuple)):
-            for i, v in enumerate(value[:50]):
-                if isinstance(v, tf.Variable):
+            for i, v in enumerate(value[:50]):  # `t_vars = tf.trainable_variables()`: its index names a variable
+                if isinstance(v, tf.Variable) and re.fullmatch(r"Variable(_\d+)?", v.op.name):  # only TF1 named none
                     var_globals.setdefault(v.op.name, f"{key}_{i}")
         if _is_graph_value(value, tf):
             graph_names.add(key)

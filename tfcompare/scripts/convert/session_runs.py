@@ -34,7 +34,7 @@ class SessionRuns(RewriteState):
     def _pull(self, feed: dict, names: list) -> dict:
         """`feed` plus the batch a tf.data iterator hands out where the fetches read one and the feed_dict does not
         give it: one pull of each such iterator for this Session.run, as TF1's run did (`statement` writes it)."""
-        needed = [a for n in names for a in (self.plan.step_args if n in self.plan.train else
+        needed = [a for n in names for a in (self.plan.step_of(n)[1] if n in self.plan.train else
                                              self.plan.methods.get(n, (None, []))[1])]
         pulled = []
         for a in needed:
@@ -104,12 +104,14 @@ class SessionRuns(RewriteState):
             if any(p is None for p in parts):
                 return None
             return parts[0] if single else ast.List(parts, ast.Load())
-        if any(a not in feed for a in self.plan.step_args):
-            return None
-        step = f"train_step({', '.join(ast.unparse(feed[a]) for a in self.plan.step_args)})"
+        trains = [n for n in names if n in self.plan.train]
+        fn, step_args, loss = self.plan.step_of(trains[0])
+        if len({self.plan.step_of(n)[0] for n in trains}) > 1 or any(a not in feed for a in step_args):
+            return None  # two optimizers' train ops in one run: TF1 does not order them
+        step = f"{fn}({', '.join(ast.unparse(feed[a]) for a in step_args)})"
         if single:
             return ast.parse(step, mode="eval").body
-        extras = [n for n in names if n not in self.plan.train and n != self.plan.loss and
+        extras = [n for n in names if n not in self.plan.train and n != loss and
                   n not in self.plan.untranslated]
         if not extras:  # one call: the tuple's order is TF1's
             takes = [n not in self.plan.train and n not in self.plan.untranslated for n in names]
@@ -122,7 +124,7 @@ class SessionRuns(RewriteState):
             return None
         params = [f"value_{i}" for i in range(len(extras))]
         values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
-                           "loss_value" if n == self.plan.loss else
+                           "loss_value" if n == loss else
                            self._with_loss(n, params[extras.index(n)]) if n in self.plan.summaries else
                            params[extras.index(n)] for n in names)
         # arguments are evaluated in order: what TF1 computed for the step is read before it, a TF1 ref variable

@@ -23,15 +23,23 @@ def input_signature(placeholders: list) -> str:
 
 
 def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: list[str],
-              signature: str = "") -> list[str]:
-    """The lines of `train_step`, taking the fed placeholders `loss_args` and returning the loss."""
+              signature: str = "", name: str = "train_step", optimizer: str = "optimizer",
+              trains: list[str] | None = None) -> list[str]:
+    """The lines of `train_step` (or `name`), taking the fed placeholders `loss_args` and returning the loss; with
+    several optimizers (a GAN) each step trains its TF1 var_list, `trains` (the model's attributes), not them all."""
+    variables = "model.trainable_variables"
+    listed = []
+    if trains is not None:
+        variables = "variables"
+        listed = [f"{INDENT}variables = [{', '.join(f'model.{a}' for a in trains)}]"]
     return [f"@tf.function({signature})" if signature else "@tf.function",
-            f"def train_step({', '.join(loss_args)}):",
+            f"def {name}({', '.join(loss_args)}):",
             f"{INDENT}with tf.GradientTape() as tape:",
             f"{INDENT * 2}loss_value = model.{loss_method}({', '.join(loss_args)}"
             f"{', update_moving_averages=True' if updated else ''})",
-            f"{INDENT}gradients = tape.gradient(loss_value, model.trainable_variables)",
-            f"{INDENT}optimizer.apply_gradients(zip(gradients, model.trainable_variables))",
+            *listed,
+            f"{INDENT}gradients = tape.gradient(loss_value, {variables})",
+            f"{INDENT}{optimizer}.apply_gradients(zip(gradients, {variables}))",
             *step_todos,
             f"{INDENT}return loss_value"]
 

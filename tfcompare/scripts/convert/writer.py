@@ -34,6 +34,7 @@ from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
 from tfcompare.scripts.convert.script_numbers import ScriptNumbers
 from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_method
 from tfcompare.scripts.convert.provenance import per_block
+from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
 
 __all__ = ["Written", "write"]
@@ -98,7 +99,12 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     lines = text.split("\n")  # Python's lines: a form feed or U+2028 inside one does not end it
     text = with_inline_fetches(text, inline or {})  # sess.run(tf.reduce_sum(...)) read as sess.run(its name)
     graph, loss, train_op = sess.graph, found["loss"], found["train_op"]
-    trained = sorted((v for _, v in found["grads_and_vars"]), key=lambda v: v.op._id)
+    # several optimizers (a GAN's discriminator and generator): the model holds every one's variables, and each
+    # later train op gets a step of its own (`later_steps`)
+    others = [e for e in found.get("entries", []) if e["train_op"] is not train_op and e["loss"] is not None
+              and e["grads_and_vars"]]
+    trained = sorted({v.op.name: v for e in [found, *others] for _, v in e["grads_and_vars"]}.values(),
+                     key=lambda v: v.op._id)
     notes: list[str] = []
 
     names, var_globals, graph_names, train_names, tf_names = read_globals(module_dict, train_op, tf)
@@ -142,15 +148,16 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         value = module_dict.get(name)
         if isinstance(value, tf.Tensor) and value is not loss and value.op.type != "Placeholder":
             targets.append(value)
+    targets += [e["loss"] for e in others if all(e["loss"] is not t for t in targets)]
 
     opt_line = source_line(train_op, script, lines)
     opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
     schedule = decay_schedule(graph, train_op, decays)
     graph_line = min((f.lineno for op in graph.get_operations() for f in (op.traceback or []) if f.filename == script),
                      default=first_step_line)  # the model and optimizer are written where the graph began
-    opt_class, opt_expr = keras_optimizer(graph, sess, decays, schedule, notes, tr.todos, opt_where,
-                                          script_constants(tree, module_dict, min(graph_line, first_step_line)),
-                                          module_dict)
+    constants = script_constants(tree, module_dict, min(graph_line, first_step_line))
+    opt_class, opt_expr = keras_optimizer(graph, sess, decays, schedule, notes, tr.todos, opt_where, constants,
+                                          module_dict, train_op)
     values = {name: f"model.{variables[op]}.numpy()" for op, name in var_globals.items() if op in variables}
     values.update(optimizer_values(module_dict, schedule, tf))
     layers: list = []
@@ -187,8 +194,11 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     unwritten += [graph.get_operation_by_name(bn) for bn in tr.updates if bn not in updated]  # not on the loss path
 
     step_todos = step_todo_lines(unwritten, train_op, tr, script, lines)
+    later = later_steps(others, methods, module_dict, variables, names, placeholder_global, by_argument, tr,
+                        (graph, sess, decays, notes, constants), script, lines)
 
-    plan = carried.Plan(graph=graph_names, train=train_names, methods=plan_methods, values=values,
+    plan = carried.Plan(graph=graph_names, train=train_names | set(later.steps), methods=plan_methods, values=values,
+                        steps=later.steps,
                         after={k for k, v in values.items() if v.startswith("optimizer.iterations")},
                         step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
                         tf_names=tf_names, untranslated=untranslated, summaries=plan_summaries,
@@ -228,8 +238,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     if any("TODO_tfcompare(" in c for c in method_code):
         out += ["", "def TODO_tfcompare(what):",
                 f'{INDENT}raise NotImplementedError(f"tfcompare convert could not translate {{what}}")', ""]
-    if opt_class:
-        out += [opt_class.strip("\n"), "", ""]
+    for source in dict.fromkeys(c for c in (opt_class, *later.classes) if c):
+        out += [source.strip("\n"), "", ""]
     for helper in sorted(tr.helpers):
         out += [HELPER_SOURCE[helper].strip("\n"), "", ""]
     model_part = []
@@ -249,10 +259,12 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             *forward_code, *method_code, *restore_lines, "",
             "model = Model()",
             f"optimizer = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
+            *later.optimizers,
             "", "",
             *step_code(loss_method, loss_args, updated, step_todos,
                        input_signature([by_argument[a] for a in loss_args]) if all(a in by_argument for a in loss_args)
-                       else ""),
+                       else "", trains=later.first_trains(found, variables)),
+            *later.code,
             "", ""]
     out += per_block(model_part)  # one provenance comment per block, lines within MAX_LINE
     if kept.summaries:
