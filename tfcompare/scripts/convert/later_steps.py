@@ -21,7 +21,7 @@ __all__ = ["Later", "later_steps"]
 
 @dataclasses.dataclass
 class Later:
-    steps: dict = dataclasses.field(default_factory=dict)  # train op's global name -> (step, args, loss's name)
+    steps: dict = dataclasses.field(default_factory=dict)  # train op's global name -> (step, args, loss's names)
     optimizers: list = dataclasses.field(default_factory=list)  # `<name>_optimizer = ...` lines
     classes: list = dataclasses.field(default_factory=list)  # optimizer classes written into the script
     code: list = dataclasses.field(default_factory=list)  # the later steps' lines
@@ -31,8 +31,7 @@ class Later:
         return [variables[v.op.name] for _, v in found["grads_and_vars"]] if self.steps else None
 
 
-def later_steps(others: list, methods: list, module_dict: dict, variables: dict, names: dict,
-                placeholder_global: dict, by_argument: dict, tr, optimizer_context: tuple, script: str,
+def later_steps(others: list, methods: list, module_dict: dict, variables: dict, placeholder_global: dict, by_argument: dict, tr, optimizer_context: tuple, script: str,
                 lines: list[str]) -> Later:
     graph, sess, decays, notes, constants = optimizer_context
     out = Later()
@@ -56,5 +55,6 @@ def later_steps(others: list, methods: list, module_dict: dict, variables: dict,
                                         input_signature([by_argument[a] for a in method[1]]), step, optimizer,
                                         [variables[v.op.name] for _, v in entry["grads_and_vars"]])]
         for name in globals_:
-            out.steps[name] = (step, [placeholder_global[a] for a in method[1]], names.get(entry["loss"].name))
+            out.steps[name] = (step, [placeholder_global[a] for a in method[1]],
+                               {k for k, v in module_dict.items() if v is entry["loss"]})
     return out

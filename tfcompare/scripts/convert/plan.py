@@ -42,11 +42,13 @@ class Plan:
     iterators: set = dataclasses.field(default_factory=set)
     pipeline: set = dataclasses.field(default_factory=set)
     # several optimizers (a GAN): a train op's global name -> (its step function, its placeholder names, its loss's
-    # global name); a name not here is the first train op's: `train_step(step_args)`, `loss`
+    # global names); a name not here is the first train op's: `train_step(step_args)`, `loss`
     steps: dict = dataclasses.field(default_factory=dict)
+    loss_names: set = dataclasses.field(default_factory=set)  # every global bound to the loss (`G_loss = D_fake`)
 
-    def step_of(self, name: str) -> tuple[str, list, str | None]:
-        return self.steps.get(name, ("train_step", self.step_args, self.loss))
+    def step_of(self, name: str) -> tuple[str, list, set]:
+        """(step function, its placeholder names, the global names of its loss) of a train op's global name."""
+        return self.steps.get(name, ("train_step", self.step_args, {self.loss} | self.loss_names))
 
 
 @dataclasses.dataclass

@@ -105,13 +105,13 @@ class SessionRuns(RewriteState):
                 return None
             return parts[0] if single else ast.List(parts, ast.Load())
         trains = [n for n in names if n in self.plan.train]
-        fn, step_args, loss = self.plan.step_of(trains[0])
+        fn, step_args, losses = self.plan.step_of(trains[0])
         if len({self.plan.step_of(n)[0] for n in trains}) > 1 or any(a not in feed for a in step_args):
             return None  # two optimizers' train ops in one run: TF1 does not order them
         step = f"{fn}({', '.join(ast.unparse(feed[a]) for a in step_args)})"
         if single:
             return ast.parse(step, mode="eval").body
-        extras = [n for n in names if n not in self.plan.train and n != loss and
+        extras = [n for n in names if n not in self.plan.train and n not in losses and
                   n not in self.plan.untranslated]
         if not extras:  # one call: the tuple's order is TF1's
             takes = [n not in self.plan.train and n not in self.plan.untranslated for n in names]
@@ -124,7 +124,7 @@ class SessionRuns(RewriteState):
             return None
         params = [f"value_{i}" for i in range(len(extras))]
         values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
-                           "loss_value" if n == loss else
+                           "loss_value" if n in losses else
                            self._with_loss(n, params[extras.index(n)]) if n in self.plan.summaries else
                            params[extras.index(n)] for n in names)
         # arguments are evaluated in order: what TF1 computed for the step is read before it, a TF1 ref variable

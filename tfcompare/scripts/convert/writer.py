@@ -194,11 +194,15 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     unwritten += [graph.get_operation_by_name(bn) for bn in tr.updates if bn not in updated]  # not on the loss path
 
     step_todos = step_todo_lines(unwritten, train_op, tr, script, lines)
-    later = later_steps(others, methods, module_dict, variables, names, placeholder_global, by_argument, tr,
+    for key, value in module_dict.items():  # `G_loss = G_recon_loss`: both names fetch the one method
+        own = names.get(value.name) if isinstance(value, tf.Tensor) else None
+        if own in plan_methods and key not in plan_methods and key.isidentifier():
+            plan_methods[key] = plan_methods[own]
+    later = later_steps(others, methods, module_dict, variables, placeholder_global, by_argument, tr,
                         (graph, sess, decays, notes, constants), script, lines)
 
     plan = carried.Plan(graph=graph_names, train=train_names | set(later.steps), methods=plan_methods, values=values,
-                        steps=later.steps,
+                        steps=later.steps, loss_names={k for k, v in module_dict.items() if v is loss},
                         after={k for k, v in values.items() if v.startswith("optimizer.iterations")},
                         step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
                         tf_names=tf_names, untranslated=untranslated, summaries=plan_summaries,
