@@ -99,11 +99,9 @@ def _setting(t, session) -> float:
 
 def _apply_op(graph, train_op=None):
     """The first optimizer apply op of the graph, or of `train_op` (a GAN's two optimizers: each its own)."""
-    if train_op is not None:
-        below = ancestors([train_op])
-        return next((op for op in graph.get_operations() if op in below and
-                     op.type.removeprefix("Resource") in _TF1_OPS), None)
-    return next((op for op in graph.get_operations() if op.type.removeprefix("Resource") in _TF1_OPS), None)
+    below = None if train_op is None else ancestors([train_op])
+    return next((op for op in graph.get_operations() if op.type.removeprefix("Resource") in _TF1_OPS
+                 and (below is None or op in below)), None)
 
 
 def tf1_learning_rate(graph, train_op=None):

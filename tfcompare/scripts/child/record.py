@@ -75,10 +75,8 @@ class SideRecord:
     # site, shape; values in arrays act/<side>/<i> (see activations)
     activations: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     pairing: list[list[str]] = dataclasses.field(default_factory=list)  # TF2 side: (tf1 key, tf2 key, how)
-    # each step's train op (TF1: its index among the script's train ops; TF2: its optimizer's) and, where several
-    # ran (a GAN), each one's name, site and variable keys
+    # each step's train op (TF1: its index among the script's train ops; TF2: its optimizer's, in order of first use)
     step_ops: list[int] = dataclasses.field(default_factory=list)
-    train_ops: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     step_function: str = ""
     inputs: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # TF2: each step input's TF1 feed
     substitution: list[str] = dataclasses.field(default_factory=list)

@@ -63,36 +63,26 @@ def runs(fetches, train_op) -> bool:
 
 def optimizer_patches(found: dict) -> list[tuple]:
     """(owner, name, replacement) patches of `tf.compat.v1.train.Optimizer` (and of `tf.gradients`) that record
-    the script's first train op in `found`: its loss, the op, and the (gradient, variable) pairs it applies."""
+    each train op as an entry of `found["entries"]` (its loss, the op, its optimizer, the (gradient, variable) pairs
+    it applies and the gradients before the script's transform of them); the first entry's keys are also `found`'s
+    own."""
     optimizer = tf.compat.v1.train.Optimizer
     compute, apply = optimizer.compute_gradients, optimizer.apply_gradients
 
     def compute_gradients(self, loss, *args, **kwargs):
-        if "train_op" not in found:  # the loss of the first train op, not of a later optimizer's
-            found["loss"] = loss
-        found["next"] = {"loss": loss, "raw": {}}  # the next apply's: each train op's own (see entries)
         out = compute(self, loss, *args, **kwargs)
-        raw = {id(v): g for g, v in out if g is not None}
-        if "train_op" not in found:
-            found.setdefault("raw", {}).update(raw)
-        found["next"]["raw"].update(raw)
+        pending = found.setdefault("next", {"raw": {}})  # what the next apply applies (see _entry)
+        pending["loss"] = loss
+        pending["raw"].update({id(v): g for g, v in out if g is not None})
         return out
 
     def apply_gradients(self, grads_and_vars, *args, **kwargs):
         grads_and_vars = list(grads_and_vars)
         op = apply(self, grads_and_vars, *args, **kwargs)
-        found.setdefault("train_ops", []).append(op)  # every optimizer's: a second one run between steps is said
-        first = "train_op" not in found
-        if first:
-            if "loss" not in found and "gradients_of" in found:  # tf.gradients(loss, vars), then apply_gradients
-                found["loss"] = _summed(found["gradients_of"])
-            found["train_op"] = op
-            found["optimizer"] = self  # its slots are state the step changes (see slots)
-            found["grads_and_vars"] = [(g, v) for g, v in grads_and_vars if g is not None]
-            # the gradients before any transform the script makes between computing and applying them (clipping)
-            raw = found.get("raw", {})
-            found["raw_grads"] = [raw.get(id(v), g) for g, v in found["grads_and_vars"]]
-        _entry(found, op, self, grads_and_vars, first)
+        entry = _entry(found.pop("next", {"raw": {}}), op, self, grads_and_vars)
+        found.setdefault("entries", []).append(entry)
+        if "train_op" not in found:
+            found.update(entry)
         return op
 
     return [(optimizer, "compute_gradients", compute_gradients), (optimizer, "apply_gradients", apply_gradients),
@@ -100,20 +90,17 @@ def optimizer_patches(found: dict) -> list[tuple]:
 
 
 def _gradients_patches(found: dict) -> list[tuple]:
-    """`tf.gradients` on every module a script reaches it through: the last call's `ys` before the first
+    """`tf.gradients` on every module a script reaches it through: the last call's `ys` before an
     `apply_gradients` is that train op's loss (when no `compute_gradients` said it)."""
     modules = {id(m): m for m in (tf, tf.compat.v1, importlib.import_module("tensorflow.compat.v1"))}.values()
     patches = []
     for module in modules:
         def gradients(ys, xs, *args, _original=module.gradients, **kwargs):
-            if "train_op" not in found:
-                found["gradients_of"] = ys
             out = _original(ys, xs, *args, **kwargs)
             sources = list(xs) if isinstance(xs, (list, tuple)) else [xs]
-            raw = {id(x): g for x, g in zip(sources, out) if g is not None}
-            if "train_op" not in found:
-                found.setdefault("raw", {}).update(raw)
-            found["next"] = {"gradients_of": ys, "raw": raw}
+            pending = found.setdefault("next", {"raw": {}})
+            pending["gradients_of"] = ys
+            pending["raw"].update({id(x): g for x, g in zip(sources, out) if g is not None})
             return out
         patches.append((module, "gradients", gradients))
     return patches
@@ -128,21 +115,16 @@ def _summed(ys):
         return tf.add_n([tf.reduce_sum(y) for y in ys])
 
 
-def _entry(found: dict, op, optimizer, grads_and_vars: list, first: bool) -> None:
-    """One train op as an entry: the first is what `found` says; a later one's loss is what the last
-    compute_gradients (or tf.gradients) before it took."""
-    made = found.pop("next", {})
-    if first:
-        entry = {k: found.get(k) for k in ENTRY_KEYS}
-    else:
-        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
-        loss = made.get("loss")
-        if loss is None and "gradients_of" in made:
-            loss = _summed(made["gradients_of"])
-        raw = made.get("raw", {})
-        entry = {"train_op": op, "optimizer": optimizer, "loss": loss, "grads_and_vars": pairs,
-                 "raw_grads": [raw.get(id(v), g) for g, v in pairs]}
-    found.setdefault("entries", []).append(entry)
+def _entry(made: dict, op, optimizer, grads_and_vars: list) -> dict:
+    """One train op: its loss is what the last compute_gradients before it took (or the last tf.gradients'
+    `ys`); its gradients as computed, before any transform the script makes between computing and applying them
+    (clipping), from every compute_gradients / tf.gradients since the previous apply."""
+    pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+    loss = made.get("loss")
+    if loss is None and "gradients_of" in made:
+        loss = _summed(made["gradients_of"])
+    return {"train_op": op, "optimizer": optimizer, "loss": loss, "grads_and_vars": pairs,
+            "raw_grads": [made["raw"].get(id(v), g) for g, v in pairs]}
 
 
 # --- the probe's side: which entry a Session.run runs ----------------------------------------------------------
@@ -203,8 +185,6 @@ def finish(probe) -> None:
     rec, found = probe.record, entries(probe.found)
     ran = sorted(set(rec.step_ops))
     if len(ran) > 1:
-        rec.train_ops = [{"name": found[i]["train_op"].name, "site": op_site(found[i]["train_op"], probe.script),
-                          "variables": [v.op.name for _, v in found[i]["grads_and_vars"]]} for i in ran]
         order = ", ".join(found[i]["train_op"].name for i in rec.step_ops)
         rec.notes.append(f"TF1's steps run {len(ran)} optimizers' train ops ({order}, in that order): each step is "
                          "compared with the TF2 step in the same place, its gradients those of its own optimizer")

@@ -60,5 +60,9 @@ class RewriteState:
     def _is_session(self, expr) -> bool:
         return any(isinstance(n, ast.Attribute) and n.attr in _SESSIONS for n in ast.walk(expr))
 
+    def _pulled_names(self, iterator: str) -> list[str]:
+        """The names `X, Y = iterator.get_next()` binds (`pull_targets`)."""
+        return [n.id for n in ast.walk(self.pull_targets[iterator]) if isinstance(n, ast.Name)]
+
     def _note(self, text: str) -> ast.stmt:
         return ast.Expr(ast.Constant(f"{NOTE_MARK}{text}"))

@@ -46,8 +46,7 @@ class SessionRuns(RewriteState):
         self.pulls += [it for it in pulled if it not in self.pulls]
         out = dict(feed)
         for it in pulled:
-            out.update({n.id: ast.Name(n.id, ast.Load()) for n in ast.walk(self.pull_targets[it])
-                        if isinstance(n, ast.Name) and n.id not in out})
+            out.update({name: ast.Name(name, ast.Load()) for name in self._pulled_names(it) if name not in out})
         return out
 
     def _fetch(self, name: str, feed: dict, step: bool = False):

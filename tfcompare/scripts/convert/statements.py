@@ -16,8 +16,8 @@ __all__ = ["Rewriter"]
 
 _SAVER_OPTIONS = {"max_to_keep", "keep_checkpoint_every_n_hours", "name", "save_relative_paths", "pad_step_number"}
 _ITERATOR_MAKERS = {"make_one_shot_iterator", "make_initializable_iterator"}
-_TF1_DATASET = {"make_one_shot_iterator", "make_initializable_iterator", "output_shapes", "output_types",
-                "output_classes", "map_with_legacy_function", "filter_with_legacy_function"}  # gone in TF2
+_TF1_DATASET = _ITERATOR_MAKERS | {"output_shapes", "output_types", "output_classes", "map_with_legacy_function",
+                                   "filter_with_legacy_function"}  # gone in TF2
 _DROP_CALLS = {"disable_v2_behavior", "disable_eager_execution", "reset_default_graph", "set_verbosity",
                "enable_resource_variables"}
 
@@ -184,7 +184,7 @@ class Rewriter(SessionRuns, SaversAndWriters):
                     self.pulls = []
                     self.tainted |= stores
                     return [self._todo(s, "a Session.run whose fetches or feed_dict tfcompare cannot map")]
-                pulled = {n.id for it in self.pulls for n in ast.walk(self.pull_targets[it]) if isinstance(n, ast.Name)}
+                pulled = {name for it in self.pulls for name in self._pulled_names(it)}
                 if self._loads(ast.Module(new, [])) & (self.tainted - pulled | self.sessions):
                     self.pulls = []
                     self.tainted |= stores

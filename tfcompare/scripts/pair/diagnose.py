@@ -20,6 +20,7 @@ from tfcompare.core.schedules import is_schedule, setting_text
 from tfcompare.scripts.child import noise
 from tfcompare.scripts.pair import inputs
 from tfcompare.scripts.pair.findings import Finding
+from tfcompare.scripts.pair.train_ops import several
 from tfcompare.scripts.pair.initial_values import init_findings
 from tfcompare.scripts.child.record import SideRecord
 
@@ -407,7 +408,7 @@ def _replay(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
     """Forward and gradients agree, the update does not: replay TF1's first gradient through both optimizers
     from TF1's weights for K steps, and measure what matching each differing setting leaves (own-code's replay)."""
     if not (tf1.optimizer and tf2.optimizer and tf2.optimizer_config) or tf1.optimizer["kind"] != tf2.optimizer["kind"] \
-            or len(set(tf1.step_ops)) > 1:  # several optimizers take turns (a GAN): one replayed K times is not it
+            or several(tf1):  # several optimizers take turns (a GAN): one replayed K times is not it
         return []
     import keras
 
