@@ -1151,6 +1151,10 @@ _TENSOR_OPS = {  # name -> (build(v1, x) -> tensor, the call the written line mu
     "depthwise_lrn": (lambda v1, x: tf.nn.local_response_normalization(tf.nn.depthwise_conv2d(
         tf.reshape(x, [1, 2, 2, 3]), v1.Variable(_R.randn(2, 2, 3, 1).astype(np.float32)), [1, 1, 1, 1], "SAME"),
         depth_radius=2, bias=1.0, alpha=0.5, beta=0.75), "tf.nn.local_response_normalization("),
+    "diag": (lambda v1, x: tf.matmul(x, v1.diag(x[0])) + tf.reduce_sum(v1.diag_part(tf.reshape(x[0], [2, 2]))),
+             "tf.linalg.tensor_diag("),
+    "matrix_diag_cumsum": (lambda v1, x: tf.linalg.diag(tf.math.cumsum(x, axis=1, exclusive=True))[:, 0] + tf.math.atan2(
+        x, 2.0) + tf.math.expm1(x), "tf.math.cumsum("),
 }
 
 

@@ -381,3 +381,99 @@ def test_a_wgan_whose_critic_steps_read_a_generator_paired_otherwise_is_no_verdi
     report = json.loads(result.output[result.output.index("{"):])
     assert "cannot pair the variables without guessing" in report["error"]
     assert "G_W1" in report["error"] or "(4, 32)" in report["error"], report["error"]
+
+
+def test_a_train_op_and_writes_to_its_variables_in_one_session_run_are_no_verdict(tmp_path):
+    """wiseodd's WGAN runs `sess.run([D_solver, D_loss, clip_D])`: TF1 does not order the clipping and the update,
+    so the weights a step leaves depend on the race (its loss read twice changed by x17). It was a DIFFER blamed on
+    "the forward pass or the loss"; now no verdict, the writes and their line named."""
+    script = tmp_path / "wgan_one_run.py"
+    text = (BLIND / "wgan_clip.py").read_text()
+    script.write_text(text.replace("[D_solver, D_loss],", "[D_solver, D_loss, clip_D],")
+                      .replace("        sess.run(clip_D)\n", ""))
+    result = CliRunner().invoke(cli, ["pair", str(script), str(BLIND / "wgan_clip_tf2.py"), "--no-timing", "--json",
+                                      "--logdir", str(tmp_path / "logs")])
+    assert result.exit_code == 3, result.output
+    error = json.loads(result.output[result.output.index("{"):])["error"]
+    assert "also runs ops that write variables it trains, with no order between them" in error, error
+    assert error.count("(line 80)") == 4, error
+
+
+def test_writes_ordered_after_the_train_op_or_to_other_variables_do_not_race():
+    import tensorflow as tf
+
+    from tfcompare.scripts.child.train_ops import _racing_writes
+
+    with tf.compat.v1.Graph().as_default():
+        w, other = tf.compat.v1.Variable([1.0, 2.0]), tf.compat.v1.Variable([3.0])
+        loss = tf.reduce_sum(w * w)
+        optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+        grads_and_vars = optimizer.compute_gradients(loss, var_list=[w])
+        entry = {"train_op": optimizer.apply_gradients(grads_and_vars), "grads_and_vars": grads_and_vars}
+        clip = w.assign(tf.clip_by_value(w, -0.5, 0.5))
+        with tf.control_dependencies([entry["train_op"]]):
+            ordered = w.assign(tf.clip_by_value(w, -0.5, 0.5))
+        assert [op.name for op in _racing_writes([entry["train_op"], loss, [clip]], entry)] == [clip.op.name]
+        assert _racing_writes([entry["train_op"], ordered], entry) == []
+        assert _racing_writes([entry["train_op"], other.assign([0.0])], entry) == []
+
+
+def test_keras_seeds_drawn_from_pythons_random_do_not_shift_the_scripts_data(tmp_path):
+    """Keras 3 draws each unseeded initializer's seed from Python's global `random`; the cookbook's siamese rewrite
+    (GlorotUniform()) then drew other addresses than TF1 from the same seed: a false DIFFER on the inputs. Keras now
+    draws from pair's own generator in the TF2 child, said in a note; the data compares and the pair agrees."""
+    data = ("rows = [[random.random() for _ in range(3)] for _ in range(8)]\n"
+            "xs = np.array(rows, np.float32)\nys = xs @ np.array([[1.0], [-2.0], [0.5]], np.float32)\n")
+    tf1 = tmp_path / "tf1_random_data.py"
+    tf1.write_text("import random\nimport numpy as np\nimport tensorflow as tf\n\n"
+                   "x = tf.placeholder(tf.float32, [None, 3])\ny = tf.placeholder(tf.float32, [None, 1])\n"
+                   "w = tf.get_variable('w', [3, 1], initializer=tf.glorot_uniform_initializer())\n"
+                   "loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))\n"
+                   "train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n"
+                   "sess = tf.Session()\nsess.run(tf.global_variables_initializer())\n"
+                   f"for step in range(20):\n    {data.replace(chr(10), chr(10) + '    ')}"
+                   "sess.run([train, loss], {x: xs, y: ys})\n")
+    tf2 = tmp_path / "tf2_random_data.py"
+    tf2.write_text("import random\nimport keras\nimport numpy as np\nimport tensorflow as tf\n\n"
+                   "w = tf.Variable(keras.initializers.GlorotUniform()([3, 1]), name='w')\n"
+                   "optimizer = keras.optimizers.SGD(0.1)\n\n\n@tf.function\ndef train_step(x, y):\n"
+                   "    with tf.GradientTape() as tape:\n        loss = tf.reduce_mean(tf.square(x @ w - y))\n"
+                   "    optimizer.apply_gradients([(tape.gradient(loss, w), w)])\n    return loss\n\n\n"
+                   f"for step in range(20):\n    {data.replace(chr(10), chr(10) + '    ')}train_step(xs, ys)\n")
+    result = CliRunner().invoke(cli, ["pair", str(tf1), str(tf2), "--no-timing", "--json"])
+    doc = json.loads(result.output[result.output.index("{"):])
+    assert result.exit_code == 0 and doc["status"] == "agree", result.output
+    assert not [f for f in doc["findings"] if f["kind"] == "inputs"], doc["findings"]
+    assert any(n.startswith("Keras drew the seeds of its unseeded initializers") for n in doc["notes"]), doc["notes"]
+
+
+def test_a_loss_that_draws_is_neither_a_mean_nor_a_sum_by_chance_and_that_decides_nothing():
+    """Live dropout on both sides: the doubled batch draws new masks, x0.955 in TF1 and x1.19 in TF2 on the
+    cookbook's siamese network, a false DIFFER "neither a mean nor a sum"; a mean against a sum still decides."""
+    from tfcompare.scripts.pair.diagnose import _reduction
+
+    tf1, tf2 = _side("tf1", [1.0]), _side("tf2", [1.0])
+    tf1.repeat, tf1.reduction_ratio, tf2.reduction_ratio = 0.024, 0.955, 1.19
+    [found] = _reduction(tf1, tf2)
+    assert not found.decisive and "neither a mean nor a sum (x1.19) in TF2" in found.text
+    tf2.reduction_ratio = 2.04
+    [found] = _reduction(tf1, tf2)
+    assert found.decisive and found.text.startswith("loss reduction over the batch: mean in TF1, sum in TF2")
+    tf1.repeat, tf1.reduction_ratio, tf2.reduction_ratio = 0.0, 1.0, 1.19  # no draws: x1.19 is a real difference
+    assert _reduction(tf1, tf2)[0].decisive
+
+
+def test_a_rewrite_whose_steps_train_another_network_than_tf1s_is_said_first():
+    """wiseodd's WGAN rewrite called only the generator's step where TF1's first steps are the critic's: each side
+    ran one optimizer, so the order check was skipped and the DIFFER was blamed on "the forward pass or the loss"."""
+    from tfcompare.scripts.pair.train_ops import order_findings
+
+    tf1, tf2 = _side("tf1", [1.0, 0.9]), _side("tf2", [1.0, 0.9])
+    tf1.step_ops, tf2.step_ops = [0, 0], [0, 0]
+    pairs = [("w", "v0", "the only variable of its shape")]
+    assert order_findings(tf1, tf2, pairs) == []
+    for k in range(2):  # TF2's steps train a variable of its own, not TF1's w
+        tf2.arrays[f"grad/{k}/g0"] = tf2.arrays.pop(f"grad/{k}/v0")
+    [found] = order_findings(tf1, tf2, pairs)
+    assert found.decisive and found.text.startswith("step 1 trains other variables in TF2 than in TF1 (only TF1's "
+                                                    "trains w; only TF2's trains TF2 g0)"), found.text

@@ -12,10 +12,18 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["MODES", "AS_WRITTEN", "OFF", "switch_off", "fed_rates", "text"]
+__all__ = ["MODES", "AS_WRITTEN", "OFF", "switch_off", "fed_rates", "text", "sites_text"]
 
 AS_WRITTEN, OFF = "as-written", "off"
 MODES = (AS_WRITTEN, OFF)
+
+
+def sites_text(dropouts: list[dict]) -> str:
+    """Each dropout's `how` once, with how many share it: an unrolled RNN's dropout is 82 calls from one line."""
+    counts: dict[str, int] = {}
+    for d in dropouts:
+        counts[d["how"]] = counts.get(d["how"], 0) + 1
+    return "; ".join(how + (f" (x{n})" if n > 1 else "") for how, n in counts.items())
 
 
 def switch_off(identity, on_call) -> None:

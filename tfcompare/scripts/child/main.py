@@ -74,9 +74,38 @@ def _seed(record) -> None:
 
     np.random.seed(int(seed))
     random.seed(int(seed))
+    if record.side == "tf2":
+        _keras_seeds_apart(record, int(seed))
     if record.side == "tf1":
         record.notes.append(f"NumPy's and Python's global random generators were seeded with {seed} in both scripts' "
                             "processes before they ran (a script's own seed replaces it): unseeded data draws alike")
+
+
+def _keras_seeds_apart(record, seed: int) -> None:
+    """Keras 3 draws a seed from Python's global `random` for each unseeded initializer or dropout it makes, so a
+    rewrite's data drawn with `random` (the cookbook's siamese addresses) came other than TF1's from the same seed:
+    a false DIFFER on the inputs. Here Keras draws from a generator of its own; its seeds make nothing compared (the
+    initial weights are TF1's on both sides, dropout masks are never compared), and the note says so."""
+    import random
+
+    try:
+        from keras.src.random import seed_generator
+    except ImportError:
+        return
+
+    class _Apart(random.Random):
+        said = False
+
+        def randint(self, a, b):
+            if not self.said:
+                self.said = True
+                record.notes.append("Keras drew the seeds of its unseeded initializers and dropouts from a generator "
+                                    "of pair's own, not from Python's global `random` as the TF2 script alone does: "
+                                    "the script's own draws from `random` come as in TF1's process (the initial "
+                                    "weights are TF1's on both sides)")
+            return super().randint(a, b)
+
+    seed_generator.python_random = _Apart(seed)
 
 
 def main(argv: list[str]) -> int:

@@ -145,6 +145,18 @@ def select(probe, fetches) -> None:
                               "TF1 does not order the updates of one run, so pair cannot compare a step of each; "
                               "it gives no verdict here")
         raise Stop
+    racing = _racing_writes(fetches, found[ran[0]]) if ran else []
+    if racing:
+        op = found[ran[0]]["train_op"]
+        sites = ", ".join(dict.fromkeys(f"{w.type} of {w.inputs[0].op.name} ({op_site(w, probe.script)})"
+                                        for w in racing))
+        probe.record.status = "unpairable"
+        probe.record.error = (f"the TF1 script's Session.run of {op.name} ({op_site(op, probe.script)}) also runs ops "
+                              f"that write variables it trains, with no order between them: {sites}. TF1 may run "
+                              "them before or after the update (the weights a step leaves depend on the race), so "
+                              "pair gives no verdict; run them in a Session.run after the train op's, or under "
+                              "tf.control_dependencies([train_op]), as the script means")
+        raise Stop
     if not ran or found[ran[0]]["train_op"] is probe.train_op:
         probe.entry = ran[0] if ran else probe.entry
         return
@@ -152,6 +164,28 @@ def select(probe, fetches) -> None:
     probe.entry = ran[0]
     if probe.record.steps:  # the first step reads its rate with the optimizer's settings (`_optimizer`)
         probe._rate = tf1_learning_rate(probe.train_op.graph, probe.train_op)
+
+
+_WRITES = {"Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+           "ScatterUpdate", "ResourceScatterUpdate"}
+
+
+def _racing_writes(fetches, entry: dict) -> list:
+    """The writes to the train op's variables that the same `Session.run` makes with no order to the train op
+    (a WGAN's `sess.run([D_solver, D_loss, clip_D])`): neither depends on the other."""
+    train_op = entry["train_op"]
+    trained = {v.op for _, v in entry["grads_and_vars"]}
+    before = ancestors([train_op])
+    out = []
+    for fetch in _leaves(fetches):
+        op = fetch if isinstance(fetch, tf.Operation) else getattr(fetch, "op", None)
+        if op is None or op is train_op:
+            continue
+        mine = ancestors([op])
+        if train_op in mine:
+            continue
+        out += [w for w in mine - before if w.type in _WRITES and w.inputs and w.inputs[0].op in trained]
+    return out
 
 
 def union(found: dict) -> list:

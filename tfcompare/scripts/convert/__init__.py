@@ -27,7 +27,7 @@ from tfcompare.core.paths import new_file
 from tfcompare.core.source_files import SourceError, check_script, read_script
 from tfcompare.core.results import json_text
 from tfcompare.scripts.pair import AGREE, FAILED as PAIR_FAILED, PairOptions, PairResult, pair_scripts
-from tfcompare.scripts.child.dropout import AS_WRITTEN, OFF
+from tfcompare.scripts.child.dropout import AS_WRITTEN, OFF, sites_text
 from tfcompare.scripts.child import processes
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_child
 from tfcompare.scripts.convert import levers as _levers
@@ -206,7 +206,7 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
         live = report.get("dropout", [])
         if live:
             result.proof = (f"pair runs with dropout off on both sides (--dropout off), because the TF1 training step "
-                            f"has a live dropout ({'; '.join(d['how'] for d in live)}): two processes draw different "
+                            f"has a live dropout ({sites_text(live)}): two processes draw different "
                             f"masks, so live dropout cannot agree step by step; {tf2_script} keeps its dropout")
         proof = PairOptions(steps=options.steps, timeout_s=options.timeout_s, args=options.args,
                             dropout=OFF if live else AS_WRITTEN, memory_limit_bytes=limit, timing=True)

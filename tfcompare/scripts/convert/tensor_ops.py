@@ -12,9 +12,16 @@ __all__ = ["translate", "subscript"]
 
 _UNARY = {"Sign": "tf.sign", "Round": "tf.round", "Sin": "tf.sin", "Cos": "tf.cos", "Ceil": "tf.math.ceil",
           "Erf": "tf.math.erf", "ZerosLike": "tf.zeros_like", "OnesLike": "tf.ones_like", "Rint": "tf.math.rint",
-          "IsNan": "tf.math.is_nan", "LogicalNot": "tf.logical_not", "Softsign": "tf.nn.softsign"}
+          "IsNan": "tf.math.is_nan", "LogicalNot": "tf.logical_not", "Softsign": "tf.nn.softsign",
+          "IsInf": "tf.math.is_inf", "IsFinite": "tf.math.is_finite", "Tan": "tf.tan", "Atan": "tf.atan",
+          "Asin": "tf.asin", "Acos": "tf.acos", "Sinh": "tf.sinh", "Cosh": "tf.cosh", "Expm1": "tf.math.expm1",
+          "Lgamma": "tf.math.lgamma", "Digamma": "tf.math.digamma",
+          # tf.diag / tf.diag_part (gone from TF2) are these kernels: rank k in, rank 2k out (and back)
+          "Diag": "tf.linalg.tensor_diag", "DiagPart": "tf.linalg.tensor_diag_part",
+          "MatrixInverse": "tf.linalg.inv", "MatrixDeterminant": "tf.linalg.det"}
 _BINARY = {"LogicalAnd": "tf.logical_and", "LogicalOr": "tf.logical_or", "FloorMod": "tf.math.floormod",
-           "TruncateDiv": "tf.truncatediv", "DivNoNan": "tf.math.divide_no_nan"}
+           "TruncateDiv": "tf.truncatediv", "DivNoNan": "tf.math.divide_no_nan", "Atan2": "tf.math.atan2",
+           "Xlogy": "tf.math.xlogy", "Xdivy": "tf.math.xdivy"}
 
 
 def _dtype(dtype) -> str:
@@ -66,6 +73,13 @@ def translate(tr, t) -> tuple[str, bool | int] | None:
         return f"tf.slice({v(ins[0])}, {tr._const_text(ins[1])}, {tr._const_text(ins[2])})", False
     if kind == "Range":
         return f"tf.range({v(ins[0])}, {v(ins[1])}, {v(ins[2])})", False
+    if kind == "Cumsum" and tr.constant(ins[1]) is not None:
+        flags = "".join(f", {k}=True" for k in ("exclusive", "reverse") if op.get_attr(k))
+        return f"tf.math.cumsum({v(ins[0])}, axis={int(tr.constant(ins[1]))}{flags})", False
+    if kind in ("MatrixDiag", "MatrixDiagV2", "MatrixDiagV3") and all(tr.constant(x) is not None
+                                                                      for x in ins[1:]) and \
+            all(np.all(tr.constant(x) == d) for x, d in zip(ins[1:], (0, -1, -1, 0))):
+        return f"tf.linalg.diag({v(ins[0])})", False
     if kind == "LeakyRelu":
         return f"tf.nn.leaky_relu({v(ins[0])}, alpha={op.get_attr('alpha'):g})", False
     if kind == "ClipByValue":
