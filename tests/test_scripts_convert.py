@@ -39,7 +39,7 @@ SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
     "decay_momentum": (), "lstm_static_rnn": (), "mlp_batch_norm": (), "mlp_batch_norm_updates": (),
     "lstm_dynamic_rnn": (), "gru_centered_rmsprop": (), "softmax_interactive": (), "linreg_step_fetch": (),
     "mlp_graph_summary_saver": (), "linreg_examples": (), "mlp_streaming_accuracy": (), "mlp_dataset_iterator": (),
-    "gan_mlp": (),  # the blind GAN of pair's corpus (tests/data/pairs/blind), not written for convert
+    "tied_autoencoder_main": (), "gan_mlp": (),  # the blind GAN of pair's corpus (tests/data/pairs/blind), not written for convert
 }
 BLIND_GAN = Path(__file__).parent / "data" / "pairs" / "blind"
 
@@ -301,6 +301,19 @@ def test_tutorial_scripts_print_what_the_tf1_scripts_print(converted, tmp_path):
     assert "tf.keras.initializers.Constant(np.random.randn(2, 8) * 0.5)([2, 8])" in text  # the script's own draws
 
 
+def _both_printed(out, name: str, tmp_path) -> list[list[str]]:
+    """The lines the TF1 script (as TF1 code) and its rewrite print, each run on its own for 40 steps."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "2",
+           "PYTHONPATH": str(Path(__file__).parent.parent)}
+    printed = []
+    for argv in (["-c", _AS_TF1 + _RUN_SCRIPT, str(DATA / f"{name}.py")], [str(out / f"{name}_tf2.py")]):
+        proc = subprocess.run([sys.executable, *argv, "--steps", "40"], capture_output=True, text=True,
+                              timeout=300, cwd=tmp_path, env=env)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        printed.append(proc.stdout.splitlines())
+    return printed
+
+
 def test_a_tf_data_iterator_is_a_dataset_iterated_in_python_and_prints_what_tf1_prints(converted, tmp_path):
     """The dataset of fed placeholders is made where its initializer ran, of what that run fed; each Session.run
     that read the iterator's tensors pulls one batch (`X, Y = iterator.get_next()`, which ends with TF1's
@@ -315,21 +328,37 @@ def test_a_tf_data_iterator_is_a_dataset_iterated_in_python_and_prints_what_tf1_
     assert re.search(r"\n( +)X, Y = iterator\.get_next\(\)\n\1batch_loss = model\.loss\(X, Y\)\.numpy\(\)\n"
                      r"\1test_loss = model\.loss\(test_x, test_y\)\.numpy\(\)\n", carried_lines)
     assert "def train_step(X, Y):" in text and "iterator.initializer" not in text and "tf_x" not in text
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "2",
-           "PYTHONPATH": str(Path(__file__).parent.parent)}
-    printed = []
-    for argv in (["-c", _AS_TF1 + _RUN_SCRIPT, str(DATA / "mlp_dataset_iterator.py")],
-                 [str(out / "mlp_dataset_iterator_tf2.py")]):
-        proc = subprocess.run([sys.executable, *argv, "--steps", "40"], capture_output=True, text=True,
-                              timeout=300, cwd=tmp_path, env=env)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        printed.append(proc.stdout.splitlines())
+    printed = _both_printed(out, "mlp_dataset_iterator", tmp_path)
     # 30 batches: 5 steps take 6 (a report pulls one more), so the data ends at step 25 on both sides
     assert len(printed[0]) == len(printed[1]) == 6 and printed[0][-1] == printed[1][-1] == "end of the data at step 25"
     for tf1_line, tf2_line in zip(*printed):
         numbers = [re.findall(r"[-\d.]+", line) for line in (tf1_line, tf2_line)]
         assert re.sub(r"[-\d.]+", "#", tf1_line) == re.sub(r"[-\d.]+", "#", tf2_line)
         np.testing.assert_allclose(np.array(numbers[1], float), np.array(numbers[0], float), rtol=1e-4)
+
+
+def test_training_inside_the_scripts_own_function_stays_there_and_dict_members_are_names(converted, tmp_path):
+    """pkmital's tutorials build the graph in a function returning a dict of tensors and train inside another,
+    called from the main guard: the rewrite stopped with no training step (4 corpus scripts). Now the function
+    the step ran in keeps its place and name, its body rewritten (the model, the optimizer and the step are
+    globals before it); `ae['cost']` / `ae['x']` are the names `ae_cost` / `ae_x`; run as they are, both scripts
+    print the same lines (their own draws of the initial weights apart)."""
+    out, results = converted
+    text = (out / "tied_autoencoder_main_tf2.py").read_text()
+    main = text.split("def test_data():")[1]
+    assert text.index("def train_step(ae_x):") < text.index("def test_data():"), text
+    assert "            train_step(train)\n" in main and "model.ae_cost(train).numpy()" in main, main
+    assert "recon = model(data[:4] - mean_img).numpy()" in main, main
+    assert "def autoencoder(" not in text and "ae = " not in text and "optimizer = tf.train" not in text
+    assert main.rstrip().endswith("if __name__ == '__main__':\n    test_data()"), main
+    assert any("read as the names ae_cost, ae_x, ae_y" in n for n in results["tied_autoencoder_main"].notes)
+    printed = _both_printed(out, "tied_autoencoder_main", tmp_path)
+    # each side draws its own initial weights (the script does not seed them): the lines agree in form, the epochs
+    # and the last line exactly; pair compared the numbers from the same start
+    assert len(printed[0]) == len(printed[1]) == 4 and printed[0][-1] == printed[1][-1] == "reconstructed (4, 64)"
+    assert [line.split()[0] for line in printed[1][:3]] == [line.split()[0] for line in printed[0][:3]] == \
+        ["0", "1", "2"]
+    assert all(float(line.split()[1]) > 0 for line in printed[1][:3]), printed
 
 
 def test_a_gan_gets_a_step_per_optimizer_each_training_its_var_list_and_pair_proves_both(converted):

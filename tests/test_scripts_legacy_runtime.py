@@ -404,3 +404,69 @@ def test_a_removed_name_anywhere_gets_the_migrate_line_once():
     assert legacy_hint("ModuleNotFoundError: No module named 'tensorflow.contrib'", "a.py").startswith("; tf.contrib ")
     assert legacy_hint(coverage.refusal("contrib.crf.crf_log_likelihood", "a.py"), "a.py") == ""
     assert legacy_hint("ValueError: shapes differ", "a.py") == ""
+
+
+def test_legacy_seq2seq_decoder_and_losses_equal_their_tf1_formulas_and_names():
+    """char-rnn's `rnn_decoder(inputs, state, cell, loop_function, scope='rnnlm')` and `sequence_loss_by_example`,
+    MorvanZhou's `sequence_loss_by_example(..., softmax_loss_function=ms_error)`: TF 1.15's definitions, against
+    the loop and the cross-entropies written out (names, values to float32 exactness)."""
+    from tfcompare.scripts.legacy import seq2seq
+
+    labels = np.random.default_rng(1).integers(0, 7, size=(4, 3)).astype(np.int32)
+
+    def mine():
+        x, y = v1.placeholder(tf.float32, [4, 3, 5]), v1.placeholder(tf.int32, [4, 3])
+        cell = rnn.BasicLSTMCell(7)
+        outputs, state = seq2seq.rnn_decoder(tf.unstack(x, axis=1), cell.zero_state(4, tf.float32), cell,
+                                             scope="rnnlm")
+        by_example = seq2seq.sequence_loss_by_example(outputs, tf.unstack(y, axis=1), [tf.ones([4])] * 3)
+        squared = seq2seq.sequence_loss(outputs[:1], [tf.ones([4, 7])], [tf.fill([4, 7], 0.5)],
+                                        softmax_loss_function=lambda labels, logits: tf.square(labels - logits))
+        return [x, y], [outputs[-1], state.c, by_example, squared]
+
+    def reference():
+        x, y = v1.placeholder(tf.float32, [4, 3, 5]), v1.placeholder(tf.int32, [4, 3])
+        with v1.variable_scope("rnnlm/basic_lstm_cell"):
+            kernel = v1.get_variable("kernel", [12, 28])
+            bias = v1.get_variable("bias", [28], initializer=tf.zeros_initializer())
+        c = h = tf.zeros([4, 7])
+        outputs = []
+        for step in tf.unstack(x, axis=1):
+            c, h = _lstm_reference(step, c, h, kernel, bias)
+            outputs.append(h)
+        losses = [tf.nn.sparse_softmax_cross_entropy_with_logits(labels=t, logits=o) * tf.ones([4])
+                  for t, o in zip(tf.unstack(y, axis=1), outputs)]
+        by_example = tf.add_n(losses) / (tf.add_n([tf.ones([4])] * 3) + 1e-12)
+        squared = tf.reduce_sum(tf.square(1.0 - outputs[0]) * 0.5 / (0.5 + 1e-12)) / 4.0
+        return [x, y], [h, c, by_example, squared]
+
+    names, got = _session_values(mine, [_X, labels])
+    ref_names, want = _session_values(reference, [_X, labels])
+    assert names == ref_names == ["rnnlm/basic_lstm_cell/bias", "rnnlm/basic_lstm_cell/kernel"]
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    with pytest.raises(ValueError, match="Lengths of logits, weights, and targets must be the same 1, 2, 1"):
+        seq2seq.sequence_loss_by_example([tf.ones([2, 3])], [tf.ones([2], tf.int32)], [tf.ones([2])] * 2)
+
+
+def test_legacy_seq2seq_loop_function_feeds_each_output_back_in_its_own_scope():
+    from tfcompare.scripts.legacy import seq2seq
+
+    seen = []
+
+    def loop(prev, i):
+        seen.append((i, v1.get_variable_scope().name, v1.get_variable_scope().reuse))
+        return prev[:, :5] * 2.0
+
+    with tf.Graph().as_default(), v1.Session() as sess:
+        cell = rnn.BasicRNNCell(6)
+        inputs = [tf.ones([2, 5])] * 3
+        outputs, _ = seq2seq.rnn_decoder(inputs, cell.zero_state(2, tf.float32), cell, loop_function=loop)
+        sess.run(v1.global_variables_initializer())
+        assert [v.op.name for v in v1.global_variables()] == ["rnn_decoder/basic_rnn_cell/kernel",
+                                                              "rnn_decoder/basic_rnn_cell/bias"]
+        first, second = sess.run(outputs[:2])
+        kernel, bias = sess.run(v1.global_variables())
+    assert seen == [(1, "rnn_decoder/loop_function", True), (2, "rnn_decoder/loop_function", True)]
+    np.testing.assert_allclose(second, np.tanh(np.concatenate([first[:, :5] * 2.0, first], 1) @ kernel + bias),
+                               rtol=1e-5)

@@ -28,6 +28,25 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _namespace(module, script: str) -> tuple[dict, str | None]:
+    """What the script's names are at its first training step: its globals, and where it trains inside a function
+    of its own called from its top level (`def main(): ...` / `if __name__ == "__main__": main()`, pkmital's
+    `test_mnist()`), that function's locals over them, with the function's name (the rewrite's main function)."""
+    frame, inner = sys._getframe(1), None
+    while frame is not None:
+        if frame.f_code.co_filename == script:
+            if frame.f_code.co_name == "<module>":
+                break
+            inner = frame
+        frame = frame.f_back
+    if inner is None or frame is None or inner.f_back is not frame:
+        return dict(module.__dict__), None  # at top level, or deeper than one function called from it
+    function = module.__dict__.get(inner.f_code.co_name)
+    if getattr(function, "__code__", None) is not inner.f_code:
+        return dict(module.__dict__), None
+    return {**module.__dict__, **inner.f_locals}, inner.f_code.co_name
+
+
 def main(argv: list[str]) -> int:
     script, out, report_path, style, args = str(Path(argv[0]).resolve()), Path(argv[1]), Path(argv[2]), argv[3], \
         argv[4:]
@@ -44,6 +63,7 @@ def main(argv: list[str]) -> int:
         from tfcompare.scripts.child.processes import ended_text
         from tfcompare.scripts.convert import calls
         from tfcompare.scripts.convert.late import define_inline_fetches, define_late_tensors
+        from tfcompare.scripts.convert.member_fetches import define_member_fetches
         from tfcompare.scripts.convert.writer import write
         from tfcompare.scripts.child.loaders import install as install_loaders
         from tfcompare.scripts.child.probe_tf1 import Stop, op_site, optimizer_patches, pipeline_outputs, runs
@@ -69,15 +89,22 @@ def main(argv: list[str]) -> int:
             first_line = frames[-1].lineno if frames else 10**9
             try:
                 source = read_script(script)
-                late = define_late_tensors(script, source, module.__dict__, first_line, self.graph)
-                inline = define_inline_fetches(script, source, module.__dict__, first_line, self.graph)
+                namespace, main = _namespace(module, script)
+                late = define_late_tensors(script, source, namespace, first_line, self.graph)
+                inline = define_inline_fetches(script, source, namespace, first_line, self.graph)
+                members = define_member_fetches(source, namespace, [e["train_op"] for e in found.get(
+                    "entries", [found])])
+                if members:
+                    report["notes"].append("fetches and feeds written as members read as the names "
+                                           + ", ".join(sorted(set(members.values()))) + " (each the same tensor)")
                 if late or inline:
                     report["notes"].append(f"graph code after the first training step defined ahead of it, to be "
                                            f"translated too: {', '.join(sorted(late | set(inline.values())))}")
                 # a tf.data iterator's batch is an input of the step as a feed is (the TF2 step takes it)
                 pulled = {t: None for t in pipeline_outputs(found["loss"]) if t.op.type in ITERATOR_OUTPUTS}
-                written = write(script, dict(module.__dict__), self, found, groups, decays,
-                                {**dict(feed_dict or {}), **pulled}, first_line, style, late, inline)
+                written = write(script, dict(namespace), self, found, groups, decays,
+                                {**dict(feed_dict or {}), **pulled}, first_line, style, late,
+                                {**inline, **members}, main)
             except Exception as exc:  # tfcompare's own failure, said as such
                 report["status"] = "failed"
                 report["error"] = f"tfcompare convert failed while writing the TF2 script: {type(exc).__name__}: {exc}"

@@ -68,9 +68,10 @@ def _wrapped(code: str, depth: int) -> str:
     return "\n".join(out)
 
 
-def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
-    """Carry the script's statements over; the generated model goes where its graph code was. A statement that
-    comes through unchanged keeps its own text (comments inside it, line breaks); a rewritten one is unparsed."""
+def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = None) -> Carried:
+    """Carry the script's statements over; the generated model goes where its graph code was (before `main`, the
+    function the script trains in, if it does). A statement that comes through unchanged keeps its own text
+    (comments inside it, line breaks); a rewritten one is unparsed."""
     source = spaces_for_tabs(source)
     tree = ast.parse(source)
     lines = source.split("\n")  # Python's lines (str.splitlines also splits at a form feed, U+2028, ...)
@@ -88,6 +89,7 @@ def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
     headers = {id(n): ast.dump(n.target if isinstance(n, ast.For) else n.test) for n in ast.walk(tree)
                if isinstance(n, (ast.For, ast.While, ast.If))}
     iters = {id(n): ast.dump(n.iter) for n in ast.walk(tree) if isinstance(n, ast.For)}
+    mains = {id(n): n.body[0].lineno for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == main}
 
     def text(node, depth: int = 0) -> str:
         """`node`'s code at column 0; `depth`: the blocks it is written in (a rewritten line is wrapped there)."""
@@ -97,6 +99,11 @@ def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
             segment = ast.get_source_segment(source, node)
             if segment is not None:
                 return gap + textwrap.dedent(" " * node.col_offset + segment)
+        if id(node) in mains and id(node) not in original:  # the main function: its own header, its body rewritten
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            header = "\n".join(lines[i] for i in range(first - 1, mains[id(node)] - 1)).rstrip()
+            inner = "\n".join(text(child, depth + 1) for child in node.body)
+            return gap + header + "\n" + textwrap.indent(inner, "    ")
         if id(node) in starts and not node.orelse and \
                 headers[id(node)] == ast.dump(node.target if isinstance(node, ast.For) else node.test) and \
                 (not isinstance(node, ast.For) or iters[id(node)] == ast.dump(node.iter)):
@@ -108,6 +115,16 @@ def rewrite(source: str, plan: Plan, first_step_line: int) -> Carried:
 
     for s in body:
         before = s.lineno <= first_step_line and not (s.lineno <= first_step_line <= s.end_lineno)
+        if isinstance(s, ast.FunctionDef) and s.name == main and s.lineno <= first_step_line <= s.end_lineno:
+            # the function the script trains in: its body rewritten as a script's top level is, the model
+            # written before it (the function reads the model, the optimizer and the steps as globals)
+            placed = True
+            s.body = [x for stmt in s.body for x in rewriter.statement(
+                stmt, stmt.lineno <= first_step_line and not (stmt.lineno <= first_step_line <= stmt.end_lineno))] \
+                or [ast.Pass()]
+            tail.append(s)
+            original.pop(id(s), None)
+            continue
         new = rewriter.statement(s, before)
         if isinstance(s, (ast.Import, ast.ImportFrom)):
             imports.extend(new)

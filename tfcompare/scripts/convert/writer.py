@@ -87,9 +87,10 @@ def _mark_lines(match, lead: str) -> str:
 
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
           first_step_line: int, style: str = "module", late: set | None = None,
-          inline: dict | None = None) -> Written:
+          inline: dict | None = None, main: str | None = None) -> Written:
     """The TF2 script for the TF1 `script`, stopped at its first training step; `style` "module" (a tf.Module)
-    or "keras" (a keras.Model of Keras layers where a group of TF1 ops is exactly one)."""
+    or "keras" (a keras.Model of Keras layers where a group of TF1 ops is exactly one); `main`: the script's
+    function the step ran in (its locals are in `module_dict`), whose body is rewritten in place."""
     import ast
 
     import numpy as np
@@ -215,7 +216,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                   and v.op.type in ITERATOR_OUTPUTS})
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
-    kept = carried.rewrite(text, plan, first_step_line)
+    kept = carried.rewrite(text, plan, first_step_line, main)
 
     name = in_docstring(Path(script).name)  # a file name is data: quotes and newlines escaped, never code
     doc = (_MODULE_CALL_DOC if forward_code else _MODULE_DOC) if style == "module" else _KERAS_DOC

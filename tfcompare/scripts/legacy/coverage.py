@@ -21,6 +21,7 @@ NAMESPACES = {
     "contrib.framework": (f"{_PKG}.layers", "framework_contents"),
     "contrib.slim": (f"{_PKG}.layers", "slim_contents"),
     "contrib.eager": (f"{_PKG}.eager", "contents"),
+    "contrib.legacy_seq2seq": (f"{_PKG}.seq2seq", "contents"),
     "contrib.learn.datasets": (f"{_PKG}.runtime", "learn_datasets_contents"),
     "contrib.learn.datasets.mnist": (f"{_PKG}.runtime", "mnist_contents"),
     "estimator": (f"{_PKG}.estimator", "contents"),

@@ -1,0 +1,95 @@
+"""Fetches and feeds written as members: `sess.run(ae['cost'], feed_dict={ae['x']: batch})` (a model built by a
+function that returns a dict of its tensors, pkmital's tutorials) or `sess.run(model.train_op, {model.x: x})` (a
+class's attributes), read as plain names (`ae_cost`, `ae_x`, `model_train_op`) bound to the same graph values, so
+they are translated like a script's named tensors.
+
+Only a tensor, a variable or a train op, member of a name the script binds once (not a loop variable: `for net in nets: sess.run(net.train)` reads
+another network each time) whose value is a tensor, an op or a variable at the first training step; the source's
+line numbers are kept (`late.with_inline_fetches` replaces each span).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+__all__ = ["define_member_fetches"]
+
+
+def _member(node) -> bool:
+    """`a['key']`, `a.b`, `a.b['c']`: constant keys and attributes on a name."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript) and not (isinstance(node.slice, ast.Constant) and
+                                                    isinstance(node.slice.value, (str, int))):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _root(node) -> str:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id
+
+
+def _parts(node) -> list[str]:
+    out = []
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        out.append(str(node.slice.value) if isinstance(node, ast.Subscript) else node.attr)
+        node = node.value
+    return [node.id, *reversed(out)]
+
+
+def _candidates(tree, sessions: set) -> list:
+    """Members fetched by `S.run(...)` (alone or in a list / tuple) or fed as a feed_dict literal's keys."""
+    out = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "run" and
+                isinstance(node.func.value, ast.Name) and node.func.value.id in sessions):
+            continue
+        fetches = node.args[0] if node.args else None
+        items = list(fetches.elts) if isinstance(fetches, (ast.List, ast.Tuple)) else [fetches]
+        feed = next((k.value for k in node.keywords if k.arg == "feed_dict"), None)
+        if feed is None and len(node.args) > 1:
+            feed = node.args[1]
+        if isinstance(feed, ast.Dict):
+            items += [k for k in feed.keys if k is not None]
+        out += [i for i in items if i is not None and isinstance(i, (ast.Subscript, ast.Attribute)) and _member(i)]
+    return out
+
+
+def define_member_fetches(source: str, namespace: dict, train_ops: list) -> dict:
+    """Bind each member fetch or feed of the script to a plain name in `namespace` (the script's globals, and the
+    locals of the function it trains in): a tensor, a variable or one of `train_ops` (an iterator's `initializer`
+    and other ops keep their own handling); returns {(line, col, end line, end col): name} for
+    `with_inline_fetches`."""
+    import tensorflow as tf
+
+    tree = ast.parse(source)
+    sessions = {k for k, v in namespace.items() if isinstance(v, tf.compat.v1.Session)}
+    stores: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    named: dict[str, str] = {}  # the member's source -> its name
+    spans: dict = {}
+    for node in _candidates(tree, sessions):
+        root = _root(node)
+        if stores.get(root, 0) != 1 or root not in namespace:
+            continue
+        key = ast.unparse(node)
+        if key not in named:
+            try:
+                value = eval(compile(ast.Expression(node), "<member>", "eval"), {}, dict(namespace))
+            except Exception:
+                continue
+            if not (isinstance(value, (tf.Tensor, tf.Variable)) or any(value is op for op in train_ops)):
+                continue
+            name = re.sub(r"\W", "_", "_".join(_parts(node)))
+            name = name if name.isidentifier() else f"m_{name}"
+            while name in namespace and namespace[name] is not value:
+                name += "_"
+            namespace[name] = value
+            named[key] = name
+        spans[(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)] = named[key]
+    return spans
