@@ -39,7 +39,7 @@ SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
     "decay_momentum": (), "lstm_static_rnn": (), "mlp_batch_norm": (), "mlp_batch_norm_updates": (),
     "lstm_dynamic_rnn": (), "gru_centered_rmsprop": (), "softmax_interactive": (), "linreg_step_fetch": (),
     "mlp_graph_summary_saver": (), "linreg_examples": (), "mlp_streaming_accuracy": (), "mlp_dataset_iterator": (),
-    "tied_autoencoder_main": (), "gan_mlp": (),  # the blind GAN of pair's corpus (tests/data/pairs/blind), not written for convert
+    "tied_autoencoder_main": (), "side_by_side_nets": (), "gan_mlp": (),  # the blind GAN of pair's corpus (tests/data/pairs/blind), not written for convert
 }
 BLIND_GAN = Path(__file__).parent / "data" / "pairs" / "blind"
 
@@ -359,6 +359,33 @@ def test_training_inside_the_scripts_own_function_stays_there_and_dict_members_a
     assert [line.split()[0] for line in printed[1][:3]] == [line.split()[0] for line in printed[0][:3]] == \
         ["0", "1", "2"]
     assert all(float(line.split()[1]) > 0 for line in printed[1][:3]), printed
+
+
+def test_networks_trained_side_by_side_in_one_run_are_a_step_each_and_a_planted_rate_differs(converted, tmp_path):
+    """MorvanZhou's comparisons train two networks in one `sess.run([s_train, a_train], feed)`: no verdict before
+    (two train ops in one run). They share no variable, so each computes what it would alone: convert writes one
+    call per step in the fetch's order, pair compares TF1's run as those steps (SGD, Adam, SGD) and agrees; the
+    Adam network's learning rate planted at 0.02 is a DIFFER naming step 2; a shared first layer stays no verdict."""
+    out, results = converted
+    text = (out / "side_by_side_nets_tf2.py").read_text()
+    assert "    train_step(x, y)\n    a_train_step(x, y)\n" in text, text
+    assert [c.step for c in results["side_by_side_nets"].pair.checks] == [1, 2, 3]
+    assert any("in one Session.run; they share no variable" in n for n in results["side_by_side_nets"].pair.notes)
+    planted = tmp_path / "planted.py"
+    planted.write_text(re.sub(r"(a_train_optimizer = tf\.keras\.optimizers\.Adam\(\s*learning_rate=)0\.01", r"\g<1>0.02",
+                              text))
+    assert "learning_rate=0.02" in planted.read_text()
+    runner = CliRunner()
+    result = runner.invoke(cli, ["pair", str(DATA / "side_by_side_nets.py"), str(planted), "--json", "--no-timing"])
+    doc = json.loads(result.output[result.output.index("{"):])
+    assert result.exit_code == 1 and doc["status"] == "differ", result.output
+    assert doc["findings"][0]["text"] == "learning rate of step 2 (optimizer 2): 0.01 in TF1, 0.02 in TF2", doc["findings"]
+    shared = tmp_path / "shared.py"
+    shared.write_text((DATA / "side_by_side_nets.py").read_text().replace("a1 = tf.layers.dense(tf_x, 10, tf.nn.relu)",
+                                                                          "a1 = s1"))
+    result = runner.invoke(cli, ["pair", str(shared), str(out / "side_by_side_nets_tf2.py"), "--json", "--no-timing"])
+    doc = json.loads(result.output[result.output.index("{"):])
+    assert result.exit_code == 3 and "more than one optimizer's train op in one Session.run" in doc["error"], doc
 
 
 def test_a_gan_gets_a_step_per_optimizer_each_training_its_var_list_and_pair_proves_both(converted):
@@ -858,7 +885,7 @@ def test_untranslatable_op_is_a_todo_not_a_silent_change():
     def build(v1, groups):
         x = v1.placeholder(tf.float32, [None, 3])
         w = tf.Variable(tf.ones([3, 3]), name="w")
-        return tf.reduce_sum(tf.linalg.det(tf.matmul(x, w))), {x: "x"}
+        return tf.reduce_sum(tf.linalg.qr(tf.matmul(x, w))[0]), {x: "x"}
 
     v1 = tf.compat.v1
     graph = tf.Graph()
@@ -867,7 +894,7 @@ def test_untranslatable_op_is_a_todo_not_a_silent_change():
         with v1.Session(graph=graph) as sess:
             tr = Translator("<test>", [], sess, {}, {"w": "w"}, {p.op.name: a for p, a in args.items()}, {})
             lines, expr = tr.function(target)
-    assert tr.todos and tr.todos[0].startswith("MatrixDeterminant (no TF2 translation written for this op)")
+    assert tr.todos and tr.todos[0].startswith("Qr (no TF2 translation written for this op)")
     assert "TODO_tfcompare(" in "\n".join(line.code for line in lines) + expr
 
 
@@ -1266,3 +1293,53 @@ def test_a_forward_pass_that_draws_is_shared_only_where_the_loss_reads_the_draw_
                     "tf.math.log(1e-10 + 1 - recon), 1) + tf.reduce_sum(tf.square(mu), 1)" + extra + ")")
         out = model_output(loss, [w_enc, w_dec])
     assert (out is recon) if written_once else out is None, out
+
+
+def _v1_cond(pred, true_fn, false_fn):
+    """A TF1 script's `tf.cond` as TF1 built it (Switch / Merge: control flow v1, what the TF1 child runs)."""
+    from tensorflow.python.ops import control_flow_util
+
+    saved, control_flow_util.ENABLE_CONTROL_FLOW_V2 = control_flow_util.ENABLE_CONTROL_FLOW_V2, False
+    try:
+        return tf.compat.v1.cond(pred, true_fn, false_fn)
+    finally:
+        control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_tf1_cond_on_a_fed_flag_is_tf2s_cond_on_the_same_argument(flag):
+    """`tf.layers.dropout(training=is_training)` / `batch_normalization(training=...)` build a TF1 cond (Switch /
+    Merge: "no TF2 translation written for this op" stopped MorvanZhou's dropout and batch-norm tutorials). It is
+    TF2's `tf.cond` on the step's argument, each branch what TF1's computed; exact for either value fed."""
+    def build(v1, groups):
+        x = v1.placeholder(tf.float32, [None, 4])
+        training = v1.placeholder(tf.bool, [])
+        w = v1.Variable(np.random.RandomState(2).randn(4, 3).astype(np.float32), name="w")
+        h = tf.matmul(x, w)
+        out = _v1_cond(training, lambda: tf.nn.relu(h) * 2.0, lambda: h + 1.0)
+        return tf.reduce_sum(out * out), {x: "x", training: "training"}
+
+    lines, tf1, tf2 = _translate_and_compare(build, {"x": _X, "training": np.array(flag)})
+    written = "\n".join(lines)
+    assert "tf.cond(training, lambda: " in written and "TODO" not in written, written
+    np.testing.assert_allclose(tf2, tf1, rtol=1e-6)
+
+
+def test_a_dropout_inside_a_cond_is_live_only_where_its_branch_runs():
+    """The rate of `tf.layers.dropout(rate=0.5, training=flag)` is a constant inside the cond's branch, which
+    Session.run cannot fetch: it was "no dropout" and convert proved a live dropout's step (a false AGREE held up
+    only by a noise floor of 1.0). Now its rate is read as the constant and it is live where the flag runs it."""
+    from tensorflow.python.client import session as _session
+
+    from tfcompare.core.graphs import ancestors
+    from tfcompare.scripts.child.dropout import fed_rates
+
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        x, training = v1.placeholder(tf.float32, [None, 4]), v1.placeholder(tf.bool, [])
+        out = _v1_cond(training, lambda: tf.nn.dropout(x, rate=0.5), lambda: x)
+        with v1.Session() as sess:
+            rates = [fed_rates(_session.BaseSession.run, sess, {x: _X, training: flag}, ancestors([out]),
+                               lambda op: "line 1") for flag in (True, False)]
+    assert [[(d["rate"], d["live"]) for d in r] for r in rates] == [[(0.5, True)], [(0.0, False)]], rates
+    assert rates[0][0]["how"] == "rate 0.5 (keep_prob 0.5) set, line 1"

@@ -67,23 +67,45 @@ def fed_rates(run, sess, feed, forward, site) -> list[dict]:
     """The rate each dropout in a TF1 step is fed or set (`random >= rate` keeps an element; rate = 1 - keep_prob):
     per dropout {rate, how, live}. `run` is the unpatched Session.run, `forward` the loss's ancestors."""
     import numpy as np
-
-    from tfcompare.core.graphs import ancestors
+    import tensorflow as tf
 
     masks = [op for op in forward if op.type == "GreaterEqual" and op.inputs[0].op.type == "RandomUniform"]
     if not masks:
         return []
-    try:
-        rates = run(sess, [op.inputs[1] for op in masks], feed)
+    try:  # a rate set inside a tf.cond branch (`tf.layers.dropout(training=is_training)`) cannot be fetched: its
+        # value is the constant's, and the dropout is live only where the feed takes its branch
+        rates = [tf.get_static_value(op.inputs[1]) for op in masks]
+        fetched = iter(run(sess, [op.inputs[1] for op, r in zip(masks, rates) if r is None], feed))
+        rates = [next(fetched) if r is None else r for r in rates]
+        branches = [_branch_taken(run, sess, op, feed) for op in masks]
     except Exception:
         return []
     out = []
-    for op, rate in zip(masks, rates):
-        rate = float(np.max(rate))
-        fed = any(a.type in ("Placeholder", "PlaceholderWithDefault") for a in ancestors([op.inputs[1]]))
+    for op, rate, taken in zip(masks, rates, branches):
+        rate = float(np.max(rate)) if taken else 0.0
+        stack, seen = [op.inputs[1].op], set()  # through data inputs: a cond's pivot is a control input only
+        while stack:
+            a = stack.pop()
+            if a not in seen:
+                seen.add(a)
+                stack.extend(t.op for t in a.inputs)
+        fed = any(a.type in ("Placeholder", "PlaceholderWithDefault") for a in seen)
         out.append({"rate": rate, "how": f"rate {rate:g} (keep_prob {1 - rate:g}) {'fed' if fed else 'set'}, "
                                          f"{site(op)}", "live": rate > 0})
     return out
+
+
+def _branch_taken(run, sess, op, feed) -> bool:
+    """Whether a TF1 `tf.cond` branch holding `op` runs with this feed (True outside any cond)."""
+    context = getattr(op, "_control_flow_context", None)
+    while context is not None:
+        pred, branch = getattr(context, "pred", None), getattr(context, "branch", None)
+        while pred is not None and not pred.graph.is_fetchable(pred) and pred.op.type == "Identity":
+            pred = pred.op.inputs[0]  # the cond's own `pred_id` is not fetchable; the flag it copies is
+        if pred is not None and branch is not None and bool(run(sess, pred, feed)) != bool(branch):
+            return False
+        context = getattr(context, "outer_context", None)
+    return True
 
 
 def text(tf1: int, tf2: int, left: list[str] = ()) -> str:

@@ -69,6 +69,7 @@ class TF1Probe:
         self._state: list = []  # the non-trainable state variables: see _state_of
         self.slots, self._counter = [], None  # the optimizers' slots and the global step: see slots.tf1_state
         self.entry, self.all_variables = 0, []  # the train op of the step (train_ops), every one's variables
+        self.joint: list[int] = []  # the entries of a run of independent train ops (train_ops.select)
         # set by the child in a timed pair: save the record (the TF2 side starts from it), then time the train op
         self.timing = None
 
@@ -137,9 +138,13 @@ class TF1Probe:
                 pre = self._run(sess, self._state) if self._state else []
         # the script's own run, with what the step computes added to its fetches: one batch, one set of draws,
         # one run of its update ops
+        order = list(self.joint)  # the reads below run the session too, and `select` resets it for each run
+        joint = [train_ops.entries(self.found)[i] for i in order[1:]]  # the run's other, independent train ops
+        held = self._held(sess, joint)
         began = time.perf_counter()
-        result, loss, grad_values, pulled, rate = self._run(
-            sess, [fetches, self.loss, grads, self._sources, self._fetched_rate()], feed_dict, options, run_metadata)
+        result, loss, grad_values, pulled, rate, later = self._run(
+            sess, [fetches, self.loss, grads, self._sources, self._fetched_rate(),
+                   [[e["loss"], e["raw_grads"]] for e in joint]], feed_dict, options, run_metadata)
         if step == 0:  # the first Session.run of the train op: Grappler's optimisation of the graph included
             rec.first_call_s = time.perf_counter() - began
         if step == 0:  # the state just before the script's first run: what that run alone changed is compared
@@ -148,22 +153,55 @@ class TF1Probe:
         rec.learning_rates.append(self._rate_used(rate))
         feed = {**dict(feed_dict or {}), **dict(zip(self._sources, pulled))}  # the batch this step consumed
         with noise.quiet():
-            self._record(sess, step, feed, loss, grad_values, before, variables)
+            self._record(sess, step, feed, loss, grad_values, before, variables, held[1:])
+            for k, (index, (loss_k, grads_k)) in enumerate(zip(order[1:], later), 1):
+                # the next train op of the run, as a step of its own from where the one before it left off
+                before = [rec.arrays[f"after/{rec.steps - 1}/{v.key}"] for v in rec.variables]
+                train_ops.switch(self, index)
+                rec.learning_rates.append(self._rate_used([]))
+                self._record(sess, rec.steps, feed, loss_k, grads_k, before, variables, held[k + 1:])
         return result
 
-    def _record(self, sess, step, feed, loss, grad_values, before, variables) -> None:
+    def _held(self, sess, joint: list) -> list[dict]:
+        """For a run of independent train ops (`train_ops.select`): per train op after the first, the values before
+        the run of the variables it reads or writes ({id: value}); the steps recorded before its own read those,
+        not what the run left them."""
+        if not joint:
+            return []
+        out = []
+        for entry in joint:
+            world = {op for op in ancestors([entry["train_op"]]) if op.type in train_ops.VARIABLE_OPS}
+            mine = [v for v in tf.compat.v1.global_variables() if v.op in world]
+            out.append(dict(zip(map(id, mine), self._run(sess, mine))))
+        return [{}, *out]
+
+    def _reader(self, sess, held: list[dict]):
+        """A read of variables as the session has them, but the ones in `held` at their values there."""
+        kept = {k: v for h in held for k, v in h.items()}
+        if not kept:
+            return lambda fetches: self._run(sess, fetches)
+        return lambda fetches: [kept.get(id(f), v) for f, v in zip(fetches, self._run(sess, fetches))]
+
+    def _record(self, sess, step, feed, loss, grad_values, before, variables, held=()) -> None:
         """What the step did: the weights after it, the non-trainable state, its batch and loss; after K steps,
-        the noise floor, then `Stop`."""
+        the noise floor, then `Stop`. `held`: the values of the variables later train ops of the same run change
+        (see `_held`), as this step left them."""
         rec = self.record
-        after = self._run(sess, variables)
+        read = self._reader(sess, list(held))
+        after = read(variables)
         loss = np.asarray(loss)
         if step == 0:
             self._first(sess, feed, before)
             self._at_start(sess, feed, loss)
-        for entry, value in zip(rec.state, self._run(sess, self._state) if self._state else []):
+        for entry, value in zip(rec.state, read(self._state) if self._state else []):
             rec.arrays[f"state/{step}/{entry['key']}"] = np.asarray(value)
-        slots.tf1_read(lambda fetches: self._run(sess, fetches), self.slots, self._counter, rec, step)
+        slots.tf1_read(read, self.slots, self._counter, rec, step)
         self._fed.append(feed)
+        if rec.step_ops and self.entry not in rec.step_ops and not rec.repeat:
+            # another optimizer's first step (a GAN's generator, a second network): its loss may draw where the
+            # first's did not (the network with dropout); read twice from the same weights, as the first was
+            again = [np.asarray(self._run(sess, self.loss, feed)) for _ in range(2)]
+            rec.repeat = noise.relative(*again)
         rec.step_ops.append(self.entry)
         for (_, var), g in zip(self.grads_and_vars, grad_values):  # the gradients of this step's optimizer
             rec.arrays[f"grad/{step}/{var.op.name}"] = noise.dense(g)
@@ -300,9 +338,12 @@ class TF1Probe:
         forward = ancestors([self.loss])
         rec.ops = forward_op_counts(op.type for op in forward)
         rec.windows = window_ops(forward, lambda op: op_site(op, self.script))
-        rec.dropout = dropout.fed_rates(self._run, sess, feed, forward, lambda op: op_site(op, self.script))
+        # every optimizer's loss (a second network's dropout counts too)
+        every = ancestors([e["loss"] for e in train_ops.entries(self.found) if e.get("loss") is not None] or
+                          [self.loss])
+        rec.dropout = dropout.fed_rates(self._run, sess, feed, every, lambda op: op_site(op, self.script))
         if self.dropout_mode == dropout.OFF:
-            rec.dropout_replaced = sum(1 for t in self._replaced if getattr(t, "op", None) in forward)
+            rec.dropout_replaced = sum(1 for t in self._replaced if getattr(t, "op", None) in every)
 
     def _use_order(self, variables) -> dict[int, int]:
         """Position of each variable's first use on the way from the inputs to the loss (graph order)."""

@@ -187,9 +187,12 @@ class KerasObserver:
             rates.append(None)
 
     def _count_replaced(self, out) -> None:
-        """A replaced dropout call of the first training step: under a recording GradientTape (an evaluation before
-        it is not counted, nor a call on symbolic tensors: Keras building a model by calling it on placeholders)."""
-        if not self.busy and self.mode == "normal" and not self.record.steps and tf.executing_eagerly() \
+        """A replaced dropout call of the first training step (of each optimizer's first, where TF1's steps run
+        several): under a recording GradientTape (an evaluation before it is not counted, nor a call on symbolic
+        tensors: Keras building a model by calling it on placeholders)."""
+        k, ops = self.record.steps, self.tf1.step_ops
+        first = k == 0 or (k < len(ops) and ops[k] not in ops[:k])
+        if not self.busy and self.mode == "normal" and first and tf.executing_eagerly() \
                 and not tf.is_symbolic_tensor(out) and _tape.could_possibly_record():
             self.record.dropout_replaced += 1
 

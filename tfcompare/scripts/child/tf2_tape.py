@@ -108,6 +108,9 @@ class StepObserver:
             # every variable they train, the other network's as this step reads it (a critic's loss reads the
             # generator)
             stepped += [k for k in self.reads if k in self.pairs and k not in stepped]
+            covered = {self.pairs[k] for k in stepped if k in self.pairs}
+            # a network this step does not read (two trained side by side in one TF1 run): paired as created
+            stepped += [k for k, t in self.pairs.items() if k not in stepped and t not in covered]
         order = [k for k in self.reads if k in stepped] + [k for k in stepped if k not in self.reads]
         for v in rec.variables:
             v.used = order.index(v.key) if v.key in stepped and v.key in self.reads else None

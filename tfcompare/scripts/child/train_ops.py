@@ -23,7 +23,7 @@ from tfcompare.core.optimizer_replay import tf1_learning_rate
 from tfcompare.scripts.child import slots
 
 __all__ = ["optimizer_patches", "ENTRY_KEYS", "Stop", "op_site", "runs", "entries", "select", "union", "slot_state",
-           "finish"]
+           "finish", "independent", "switch", "VARIABLE_OPS"]
 
 ENTRY_KEYS = ("train_op", "loss", "optimizer", "grads_and_vars", "raw_grads")
 
@@ -135,10 +135,17 @@ def entries(found: dict) -> list[dict]:
 def select(probe, fetches) -> None:
     """Make the entry this `Session.run` runs the probe's current one (its loss, gradients, optimizer and learning
     rate); two optimizers' train ops in one run have no order between them in TF1: no verdict, and the script
-    stops."""
+    stops; unless they share no variable (two networks trained side by side, `probe.joint`): then the run is
+    their steps in the fetch's order, as TF1 would have computed them one after the other."""
     found = entries(probe.found)
     ran = [i for i, e in enumerate(found) if e["train_op"] is not None and runs(fetches, e["train_op"])]
-    if len(ran) > 1:
+    probe.joint = ran if len(ran) > 1 and independent([found[i]["train_op"] for i in ran]) else []
+    said = (f"TF1 runs the train ops {', '.join(found[i]['train_op'].name for i in ran)} in one Session.run; they "
+            "share no variable, so each computes what it would alone: they are compared as steps in the fetch's "
+            "order") if probe.joint else ""
+    if said and said not in probe.record.notes:
+        probe.record.notes.append(said)
+    if len(ran) > 1 and not probe.joint:
         sites = ", ".join(f"{found[i]['train_op'].name} ({op_site(found[i]['train_op'], probe.script)})" for i in ran)
         probe.record.status = "unpairable"
         probe.record.error = (f"the TF1 script runs more than one optimizer's train op in one Session.run ({sites}): "
@@ -166,6 +173,19 @@ def select(probe, fetches) -> None:
         probe._rate = tf1_learning_rate(probe.train_op.graph, probe.train_op)
 
 
+def independent(train_ops: list) -> bool:
+    """Whether the train ops read and write disjoint sets of variables (weights, slots, counters): run together,
+    each computes what it would alone (MorvanZhou's networks with and without dropout or batch norm)."""
+    seen: set = set()
+    for op in train_ops:
+        mine = {a for a in ancestors([op]) if a.type in VARIABLE_OPS}
+        if mine & seen:
+            return False
+        seen |= mine
+    return True
+
+
+VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
 _WRITES = {"Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
            "ScatterUpdate", "ResourceScatterUpdate"}
 
@@ -186,6 +206,14 @@ def _racing_writes(fetches, entry: dict) -> list:
             continue
         out += [w for w in mine - before if w.type in _WRITES and w.inputs and w.inputs[0].op in trained]
     return out
+
+
+def switch(probe, index: int) -> None:
+    """Make entry `index` the probe's current one (a joint run's next train op), its learning rate with it."""
+    entry = entries(probe.found)[index]
+    probe.found.update({k: entry[k] for k in ENTRY_KEYS})
+    probe.entry = index
+    probe._rate = tf1_learning_rate(probe.train_op.graph, probe.train_op)
 
 
 def union(found: dict) -> list:

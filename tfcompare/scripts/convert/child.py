@@ -112,8 +112,9 @@ def main(argv: list[str]) -> int:
                 raise Stop
             _write_atomically(out, written.text)
             report.update(status="ok", todos=written.todos, notes=report["notes"] + written.notes)
-            rates = fed_rates(original, self, dict(feed_dict or {}), ancestors([found["loss"]]),
-                              lambda op: op_site(op, script))
+            losses = [e["loss"] for e in found.get("entries", [found]) if e.get("loss") is not None]
+            rates = fed_rates(original, self, dict(feed_dict or {}), ancestors(losses or [found["loss"]]),
+                              lambda op: op_site(op, script))  # every optimizer's: a second network's dropout
             report["dropout"] = [d for d in rates if d["live"]]
             raise Stop
 

@@ -21,7 +21,7 @@ from tfcompare.scripts.convert.naming import INDENT as _INDENT, identifier
 
 __all__ = ["Line", "Translator", "number", "dtype_text", "source_line"]
 
-_PASS = {"Identity", "ReadVariableOp", "Snapshot"}
+_PASS = {"Identity", "ReadVariableOp", "Snapshot", "Switch"}  # a tf.cond's Switch: its data, in either branch
 _VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
 _OWN_LINE = {"Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "MaxPool", "AvgPool",
              "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "Conv2D", "Reshape", "Mean",

@@ -45,6 +45,9 @@ class Plan:
     # global names); a name not here is the first train op's: `train_step(step_args)`, `loss`
     steps: dict = dataclasses.field(default_factory=dict)
     loss_names: set = dataclasses.field(default_factory=set)  # every global bound to the loss (`G_loss = D_fake`)
+    # train ops that share no variable with any other (two networks trained side by side): run in one Session.run,
+    # each is its step's call, in the fetch's order
+    independent: set = dataclasses.field(default_factory=set)
 
     def step_of(self, name: str) -> tuple[str, list, set]:
         """(step function, its placeholder names, the global names of its loss) of a train op's global name."""

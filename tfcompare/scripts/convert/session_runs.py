@@ -105,8 +105,10 @@ class SessionRuns(RewriteState):
             return parts[0] if single else ast.List(parts, ast.Load())
         trains = [n for n in names if n in self.plan.train]
         fn, step_args, losses = self.plan.step_of(trains[0])
-        if len({self.plan.step_of(n)[0] for n in trains}) > 1 or any(a not in feed for a in step_args):
-            return None  # two optimizers' train ops in one run: TF1 does not order them
+        if len({self.plan.step_of(n)[0] for n in trains}) > 1:
+            return self._side_by_side(names, feed)
+        if any(a not in feed for a in step_args):
+            return None
         step = f"{fn}({', '.join(ast.unparse(feed[a]) for a in step_args)})"
         if single:
             return ast.parse(step, mode="eval").body
@@ -135,6 +137,20 @@ class SessionRuns(RewriteState):
                  *(ast.unparse(fetched[i]) for i in after)]
         code = f"(lambda {', '.join(order)}: ({values}))({', '.join(calls)})"
         return ast.parse(code, mode="eval").body
+
+    def _side_by_side(self, names: list, feed: dict):
+        """Train ops of networks that share no variable, run together (`sess.run([o_train, d_train], feed)`): each
+        step's call in the fetch's order, one statement each (`_unpacked`); TF1 computed each as if alone. Train ops
+        that share variables have no order in TF1: not written (pair gives no verdict on them either)."""
+        if any(n not in self.plan.independent for n in names):
+            return None
+        calls = []
+        for n in names:
+            fn, step_args, _ = self.plan.step_of(n)
+            if any(a not in feed for a in step_args):
+                return None
+            calls.append(ast.parse(f"{fn}({', '.join(ast.unparse(feed[a]) for a in step_args)})", mode="eval").body)
+        return ast.Tuple(calls, ast.Load())
 
     def _calls(self, stmt):
         """Rewrite the Session.run / eval calls inside `stmt`; returns (the statements it becomes, ok, had_any)."""
@@ -180,6 +196,9 @@ def _unpacked(stmt) -> list:
     statements are as they were."""
     if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Lambda):
         return _in_order(stmt) or [stmt]
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Tuple) and stmt.value.elts and \
+            all(isinstance(e, ast.Call) for e in stmt.value.elts):  # side-by-side steps: one call a line
+        return [ast.copy_location(ast.Expr(e), stmt) for e in stmt.value.elts]
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
             and isinstance(stmt.value, (ast.Tuple, ast.List)) and len(stmt.targets[0].elts) == len(stmt.value.elts)
             and not any(isinstance(t, ast.Starred) for t in stmt.targets[0].elts)):

@@ -1,6 +1,6 @@
 """The TF2 expression of TF1 ops that tutorials use beside layers: one-hot labels, embedding lookups, batched and
 unshaped matmuls, `tf.where`, padding, tiling and slicing, random draws in the forward pass (a VAE's noise),
-transposed and depthwise convolutions, local response normalisation. Each is the one public TF2 call that runs
+transposed and depthwise convolutions, local response normalisation, a TF1 `tf.cond` on a fed flag. Each is the one public TF2 call that runs
 the same kernel, so the rewrite computes what TF1 did, bit for bit (`Translator._op` asks here last).
 """
 
@@ -73,6 +73,12 @@ def translate(tr, t) -> tuple[str, bool | int] | None:
         return f"tf.slice({v(ins[0])}, {tr._const_text(ins[1])}, {tr._const_text(ins[2])})", False
     if kind == "Range":
         return f"tf.range({v(ins[0])}, {v(ins[1])}, {v(ins[2])})", False
+    if kind == "Merge":  # a TF1 tf.cond (an is_training placeholder's branches): TF2's tf.cond on the same value
+        branches = _cond_branches(op)
+        if branches is None:
+            return None
+        pred, if_false, if_true = branches
+        return f"tf.cond({v(pred)}, lambda: {v(if_true)}, lambda: {v(if_false)})", False
     if kind == "Cumsum" and tr.constant(ins[1]) is not None:
         flags = "".join(f", {k}=True" for k in ("exclusive", "reverse") if op.get_attr(k))
         return f"tf.math.cumsum({v(ins[0])}, axis={int(tr.constant(ins[1]))}{flags})", False
@@ -103,6 +109,34 @@ def translate(tr, t) -> tuple[str, bool | int] | None:
                                                                  ("alpha", "alpha"), ("beta", "beta")))
         return f"tf.nn.local_response_normalization({v(ins[0])}, {args})", False
     return None
+
+
+def _cond_branches(op):
+    """(predicate, false branch's value, true branch's value) of a v1 `tf.cond`'s Merge: its inputs are the false
+    and the true branch's results, each reading its data through Switch outputs of one predicate (output 0 in the
+    false branch, 1 in the true one); None for any other Merge (a while loop's, a nested cond's)."""
+    if len(op.inputs) != 2:
+        return None
+    preds = set()
+    for branch, t in enumerate(op.inputs):
+        stack, seen = [t], set()
+        while stack:
+            x = stack.pop()
+            if x.name in seen:
+                continue
+            seen.add(x.name)
+            if x.op.type == "Switch":
+                if x.value_index != branch:
+                    return None
+                preds.add(x.op.inputs[1].name)
+                continue
+            if x.op.type in ("Merge", "Enter", "Exit", "NextIteration", "LoopCond"):
+                return None
+            stack.extend(x.op.inputs)
+    if len(preds) != 1:
+        return None
+    pred = op.graph.get_tensor_by_name(preds.pop())
+    return pred, op.inputs[0], op.inputs[1]
 
 
 def subscript(tr, t) -> str:

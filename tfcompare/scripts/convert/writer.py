@@ -36,6 +36,7 @@ from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_
 from tfcompare.scripts.convert.provenance import per_block
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
+from tfcompare.scripts.child.train_ops import independent
 
 __all__ = ["Written", "write"]
 
@@ -83,6 +84,12 @@ def _mark_lines(match, lead: str) -> str:
     head, rest = parts[0], " ".join(parts[1:])
     return "\n".join([first + head, *textwrap.wrap(rest, MAX_LINE, initial_indent=more, subsequent_indent=more,
                                                    break_on_hyphens=False)])
+
+
+def _independent(module_dict: dict, train_ops: list) -> set:
+    """The script's names of train ops that share no variable with any other of them."""
+    alone = [op for op in train_ops if all(independent([op, o]) for o in train_ops if o is not op)]
+    return {k for k, v in module_dict.items() if any(v is op for op in alone)} if len(train_ops) > 1 else set()
 
 
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,
@@ -213,7 +220,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         datasets={k for k, v in module_dict.items() if isinstance(v, tf.data.Dataset)},
                         iterators={k for k, v in module_dict.items() if isinstance(v, tf.compat.v1.data.Iterator)},
                         pipeline={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
-                                  and v.op.type in ITERATOR_OUTPUTS})
+                                  and v.op.type in ITERATOR_OUTPUTS},
+                        independent=_independent(module_dict, [found["train_op"], *(e["train_op"] for e in others)]))
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
     kept = carried.rewrite(text, plan, first_step_line, main)
