@@ -237,6 +237,19 @@ def slot_state(probe, graph) -> tuple[list, object]:
                                      probe._rate, probe._start, probe.record)
         found += mine
         counter = counter if counter is not None else step
+    # a variable two optimizers train (InfoGAN's generator: G's Adam and Q's) has a slot of each under one record
+    # key: not compared (read, each would overwrite the other's), said in a note
+    seen: dict = {}
+    for name, variable_key, _ in found:
+        seen[(name, variable_key)] = seen.get((name, variable_key), 0) + 1
+    shared = sorted(k for k, n in seen.items() if n > 1)
+    if shared:
+        found = [f for f in found if (f[0], f[1]) not in shared]
+        for name, variable_key in shared:
+            probe.record.arrays.pop(slots.key(name, "init", variable_key), None)
+        probe.record.notes.append("optimizer slots of variables more than one optimizer trains, not compared (each "
+                                  "optimizer keeps its own): " + ", ".join(f"{n} of {k}" for n, k in shared[:6]) +
+                                  (", ..." if len(shared) > 6 else ""))
     return found, counter
 
 
