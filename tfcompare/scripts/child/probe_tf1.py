@@ -171,7 +171,8 @@ class TF1Probe:
         out = []
         for entry in joint:
             world = {op for op in ancestors([entry["train_op"]]) if op.type in train_ops.VARIABLE_OPS}
-            mine = [v for v in tf.compat.v1.global_variables() if v.op in world]
+            every = sess.graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)  # the session's graph's
+            mine = [v for v in every if v.op in world]
             out.append(dict(zip(map(id, mine), self._run(sess, mine))))
         return [{}, *out]
 

@@ -3,9 +3,9 @@ function that returns a dict of its tensors, pkmital's tutorials) or `sess.run(m
 class's attributes), read as plain names (`ae_cost`, `ae_x`, `model_train_op`) bound to the same graph values, so
 they are translated like a script's named tensors.
 
-Only a tensor, a variable or a train op, member of a name the script binds once (not a loop variable: `for net in nets: sess.run(net.train)` reads
-another network each time) whose value is a tensor, an op or a variable at the first training step; the source's
-line numbers are kept (`late.with_inline_fetches` replaces each span).
+Only a member whose value at the first training step is a tensor, a variable or a train op, of a name the script
+binds once (not a loop variable: `for net in nets: sess.run(net.train)` reads another network each time); the
+source's line numbers are kept (`late.with_inline_fetches` replaces each span).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The TF2 expression of TF1 ops that tutorials use beside layers: one-hot labels, embedding lookups, batched and
 unshaped matmuls, `tf.where`, padding, tiling and slicing, random draws in the forward pass (a VAE's noise),
-transposed and depthwise convolutions, local response normalisation, a TF1 `tf.cond` on a fed flag. Each is the one public TF2 call that runs
-the same kernel, so the rewrite computes what TF1 did, bit for bit (`Translator._op` asks here last).
+transposed and depthwise convolutions, local response normalisation, a TF1 `tf.cond` on a fed flag. Each is the
+one public TF2 call that runs the same kernel, so the rewrite computes what TF1 did, bit for bit (`Translator._op`
+asks here last).
 """
 
 from __future__ import annotations
