@@ -201,8 +201,13 @@ class TF1Probe:
         if rec.step_ops and self.entry not in rec.step_ops and not rec.repeat:
             # another optimizer's first step (a GAN's generator, a second network): its loss may draw where the
             # first's did not (the network with dropout); read twice from the same weights, as the first was
-            again = [np.asarray(self._run(sess, self.loss, feed)) for _ in range(2)]
-            rec.repeat = noise.relative(*again)
+            now = noise.snapshot(self, sess)  # a read that runs update ops (a moving average in the forward pass)
+            try:  # is undone, as the first step's reads are
+                again = [np.asarray(self._run(sess, self.loss, feed)) for _ in range(2)]
+                rec.repeat = noise.relative(*again)
+            finally:
+                if now is not None:
+                    noise.restore(sess, now)
         rec.step_ops.append(self.entry)
         for (_, var), g in zip(self.grads_and_vars, grad_values):  # the gradients of this step's optimizer
             rec.arrays[f"grad/{step}/{var.op.name}"] = noise.dense(g)
