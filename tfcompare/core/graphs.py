@@ -144,13 +144,15 @@ def _static_filter(op):
         return None
 
 
-def ancestors(fetches) -> set:
-    """Every op the fetches (tensors or ops) depend on, through data and control inputs."""
+def ancestors(fetches, control: bool = True) -> set:
+    """Every op the fetches (tensors or ops) depend on, through data and (unless `control` is False) control
+    inputs."""
     seen, todo = set(), [getattr(f, "op", f) for f in fetches]
     while todo:
         op = todo.pop()
         if op not in seen:
             seen.add(op)
             todo.extend(t.op for t in op.inputs)
-            todo.extend(op.control_inputs)
+            if control:
+                todo.extend(op.control_inputs)
     return seen

@@ -69,6 +69,8 @@ def fed_rates(run, sess, feed, forward, site) -> list[dict]:
     import numpy as np
     import tensorflow as tf
 
+    from tfcompare.core.graphs import ancestors
+
     masks = [op for op in forward if op.type == "GreaterEqual" and op.inputs[0].op.type == "RandomUniform"]
     if not masks:
         return []
@@ -83,13 +85,8 @@ def fed_rates(run, sess, feed, forward, site) -> list[dict]:
     out = []
     for op, rate, taken in zip(masks, rates, branches):
         rate = float(np.max(rate)) if taken else 0.0
-        stack, seen = [op.inputs[1].op], set()  # through data inputs: a cond's pivot is a control input only
-        while stack:
-            a = stack.pop()
-            if a not in seen:
-                seen.add(a)
-                stack.extend(t.op for t in a.inputs)
-        fed = any(a.type in ("Placeholder", "PlaceholderWithDefault") for a in seen)
+        # through data inputs: a cond's pivot (a control input) reads the fed flag, not the rate
+        fed = any(a.type in ("Placeholder", "PlaceholderWithDefault") for a in ancestors([op.inputs[1]], control=False))
         out.append({"rate": rate, "how": f"rate {rate:g} (keep_prob {1 - rate:g}) {'fed' if fed else 'set'}, "
                                          f"{site(op)}", "live": rate > 0})
     return out

@@ -170,7 +170,7 @@ class TF1Probe:
             return []
         out = []
         for entry in joint:
-            world = {op for op in ancestors([entry["train_op"]]) if op.type in train_ops.VARIABLE_OPS}
+            world = train_ops.variables_of(entry["train_op"])
             every = sess.graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)  # the session's graph's
             mine = [v for v in every if v.op in world]
             out.append(dict(zip(map(id, mine), self._run(sess, mine))))

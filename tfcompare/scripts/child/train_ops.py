@@ -14,6 +14,7 @@ and `finish` keeps, where the steps ran one entry, that entry's variables and th
 
 from __future__ import annotations
 
+import collections
 import importlib
 
 import tensorflow as tf
@@ -23,7 +24,7 @@ from tfcompare.core.optimizer_replay import tf1_learning_rate
 from tfcompare.scripts.child import slots
 
 __all__ = ["optimizer_patches", "ENTRY_KEYS", "Stop", "op_site", "runs", "entries", "select", "union", "slot_state",
-           "finish", "independent", "switch", "VARIABLE_OPS"]
+           "finish", "independent", "variables_of", "switch"]
 
 ENTRY_KEYS = ("train_op", "loss", "optimizer", "grads_and_vars", "raw_grads")
 
@@ -140,11 +141,12 @@ def select(probe, fetches) -> None:
     found = entries(probe.found)
     ran = [i for i, e in enumerate(found) if e["train_op"] is not None and runs(fetches, e["train_op"])]
     probe.joint = ran if len(ran) > 1 and independent([found[i]["train_op"] for i in ran]) else []
-    said = (f"TF1 runs the train ops {', '.join(found[i]['train_op'].name for i in ran)} in one Session.run; they "
-            "share no variable, so each computes what it would alone: they are compared as steps in the fetch's "
-            "order") if probe.joint else ""
-    if said and said not in probe.record.notes:
-        probe.record.notes.append(said)
+    if probe.joint:
+        said = (f"TF1 runs the train ops {', '.join(found[i]['train_op'].name for i in ran)} in one Session.run; "
+                "they share no variable, so each computes what it would alone: they are compared as steps in the "
+                "fetch's order")
+        if said not in probe.record.notes:
+            probe.record.notes.append(said)
     if len(ran) > 1 and not probe.joint:
         sites = ", ".join(f"{found[i]['train_op'].name} ({op_site(found[i]['train_op'], probe.script)})" for i in ran)
         probe.record.status = "unpairable"
@@ -173,19 +175,24 @@ def select(probe, fetches) -> None:
         probe._rate = tf1_learning_rate(probe.train_op.graph, probe.train_op)
 
 
+def variables_of(train_op) -> set:
+    """The variable ops a train op reads or writes (weights, slots, counters)."""
+    return {a for a in ancestors([train_op]) if a.type in _VARIABLE_OPS}
+
+
 def independent(train_ops: list) -> bool:
-    """Whether the train ops read and write disjoint sets of variables (weights, slots, counters): run together,
-    each computes what it would alone (MorvanZhou's networks with and without dropout or batch norm)."""
+    """Whether the train ops read and write disjoint sets of variables: run together, each computes what it would
+    alone (MorvanZhou's networks with and without dropout or batch norm)."""
     seen: set = set()
     for op in train_ops:
-        mine = {a for a in ancestors([op]) if a.type in VARIABLE_OPS}
+        mine = variables_of(op)
         if mine & seen:
             return False
         seen |= mine
     return True
 
 
-VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
+_VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
 _WRITES = {"Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
            "ScatterUpdate", "ResourceScatterUpdate"}
 
@@ -239,9 +246,7 @@ def slot_state(probe, graph) -> tuple[list, object]:
         counter = counter if counter is not None else step
     # a variable two optimizers train (InfoGAN's generator: G's Adam and Q's) has a slot of each under one record
     # key: not compared (read, each would overwrite the other's), said in a note
-    seen: dict = {}
-    for name, variable_key, _ in found:
-        seen[(name, variable_key)] = seen.get((name, variable_key), 0) + 1
+    seen = collections.Counter((name, variable_key) for name, variable_key, _ in found)
     shared = sorted(k for k, n in seen.items() if n > 1)
     if shared:
         found = [f for f in found if (f[0], f[1]) not in shared]

@@ -54,10 +54,8 @@ class SessionRuns(RewriteState):
             return self._summary_values(name, feed, step)
         if name in self.plan.values:
             return ast.parse(self.plan.values[name], mode="eval").body
-        prefix, args = self.plan.methods[name]
-        if any(a not in feed for a in args):
-            return None
-        return ast.parse(f"{prefix}({', '.join(ast.unparse(feed[a]) for a in args)}).numpy()", mode="eval").body
+        call = _call(*self.plan.methods[name], feed)
+        return None if call is None else ast.parse(f"{call}.numpy()", mode="eval").body
 
     def _summary_values(self, name: str, feed: dict, step: bool):
         """{tag: (tf.summary.scalar | histogram, value)} for a fetched TF1 summary; in the training step the loss's
@@ -66,10 +64,10 @@ class SessionRuns(RewriteState):
         for tag, kind, prefix, args, is_loss in self.plan.summaries[name]:
             if is_loss and step:
                 continue
-            if any(a not in feed for a in args):
+            call = _call(prefix, args, feed)
+            if call is None:
                 return None
-            value = f"{prefix}({', '.join(ast.unparse(feed[a]) for a in args)}).numpy()"
-            parts.append(f"{tag!r}: (tf.summary.{kind}, {value})")
+            parts.append(f"{tag!r}: (tf.summary.{kind}, {call}.numpy())")
         return ast.parse("{" + ", ".join(parts) + "}", mode="eval").body
 
     def _with_loss(self, name: str, param: str) -> str:
@@ -107,9 +105,9 @@ class SessionRuns(RewriteState):
         fn, step_args, losses = self.plan.step_of(trains[0])
         if len({self.plan.step_of(n)[0] for n in trains}) > 1:
             return self._side_by_side(names, feed)
-        if any(a not in feed for a in step_args):
+        step = _call(fn, step_args, feed)
+        if step is None:
             return None
-        step = f"{fn}({', '.join(ast.unparse(feed[a]) for a in step_args)})"
         if single:
             return ast.parse(step, mode="eval").body
         extras = [n for n in names if n not in self.plan.train and n not in losses and
@@ -144,13 +142,10 @@ class SessionRuns(RewriteState):
         that share variables have no order in TF1: not written (pair gives no verdict on them either)."""
         if any(n not in self.plan.independent for n in names):
             return None
-        calls = []
-        for n in names:
-            fn, step_args, _ = self.plan.step_of(n)
-            if any(a not in feed for a in step_args):
-                return None
-            calls.append(ast.parse(f"{fn}({', '.join(ast.unparse(feed[a]) for a in step_args)})", mode="eval").body)
-        return ast.Tuple(calls, ast.Load())
+        calls = [_call(*self.plan.step_of(n)[:2], feed) for n in names]
+        if any(c is None for c in calls):
+            return None
+        return ast.Tuple([ast.parse(c, mode="eval").body for c in calls], ast.Load())
 
     def _calls(self, stmt):
         """Rewrite the Session.run / eval calls inside `stmt`; returns (the statements it becomes, ok, had_any)."""
@@ -185,6 +180,13 @@ class SessionRuns(RewriteState):
                 return ast.copy_location(new, node)
 
         return _unpacked(Calls().visit(stmt)), state["ok"], state["any"]
+
+
+def _call(function: str, args: list, feed: dict) -> str | None:
+    """`function(...)` with the feed's values of `args` (placeholder names), in order; None where one is not fed."""
+    if any(a not in feed for a in args):
+        return None
+    return f"{function}({', '.join(ast.unparse(feed[a]) for a in args)})"
 
 
 def _unpacked(stmt) -> list:

@@ -36,7 +36,7 @@ from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_
 from tfcompare.scripts.convert.provenance import per_block
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
-from tfcompare.scripts.child.train_ops import independent
+from tfcompare.scripts.child.train_ops import variables_of
 
 __all__ = ["Written", "write"]
 
@@ -88,8 +88,12 @@ def _mark_lines(match, lead: str) -> str:
 
 def _independent(module_dict: dict, train_ops: list) -> set:
     """The script's names of train ops that share no variable with any other of them."""
-    alone = [op for op in train_ops if all(independent([op, o]) for o in train_ops if o is not op)]
-    return {k for k, v in module_dict.items() if any(v is op for op in alone)} if len(train_ops) > 1 else set()
+    if len(train_ops) < 2:
+        return set()
+    worlds = [variables_of(op) for op in train_ops]
+    alone = [op for op, mine in zip(train_ops, worlds)
+             if not any(mine & other for other in worlds if other is not mine)]
+    return {k for k, v in module_dict.items() if any(v is op for op in alone)}
 
 
 def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict, feed: dict,

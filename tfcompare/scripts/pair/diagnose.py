@@ -357,10 +357,10 @@ def _reduction(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     # decisive where one side is a mean or a sum: a loss that is neither on both sides (a softmax GAN's partition
     # over the whole batch) doubles with each side's way of doubling its inputs, which says nothing of the steps;
     # nor where the loss draws (a live dropout: x0.955 in TF1, x1.19 in TF2 on the cookbook's siamese network)
+    neither = [r.startswith("neither") for r in (r1, r2)]
     return [Finding("reduction", f"loss reduction over the batch: {r1} in TF1, {r2} in TF2 (the same batch fed "
                                  f"twice: loss x{tf1.reduction_ratio:.3g} in TF1, x{tf2.reduction_ratio:.3g} in TF2)",
-                    not (r1.startswith("neither") and r2.startswith("neither")) and not (
-                        draws and (r1.startswith("neither") or r2.startswith("neither"))))]
+                    not (all(neither) or (draws and any(neither))))]
 
 
 def unpaired_findings(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
