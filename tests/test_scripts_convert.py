@@ -696,6 +696,20 @@ def test_dense_layer_is_one_line_and_exact():
     np.testing.assert_array_equal(tf1, tf2)
 
 
+def test_ones_like_and_zeros_like_are_written_as_such():
+    """TF1's graph-mode ones_like / zeros_like of a tensor with an unknown batch size is Fill(Shape(x), 1 or 0)
+    (a GAN's labels for its discriminator's logits): written as the call the script made, not `tf.fill(...)`."""
+    rng = np.random.RandomState(2)
+
+    def build(v1, groups):
+        x = v1.placeholder(tf.float32, [None, 3])
+        return tf.reduce_sum(tf.ones_like(x) * x + tf.zeros_like(x) - tf.fill(tf.shape(x), 2.0)), {x: "x"}
+
+    lines, tf1, tf2 = _translate_and_compare(build, {"x": rng.rand(4, 3).astype(np.float32)})
+    assert lines == ["t1 = tf.reduce_sum(tf.ones_like(x) * x + tf.zeros_like(x) - tf.fill(tf.shape(x), 2.0))"], lines
+    assert tf1 == tf2
+
+
 def test_conv_pool_and_precedence_are_exact():
     rng = np.random.RandomState(1)
 
@@ -773,6 +787,70 @@ def test_moving_average_updates_are_read_and_zero_debias_is_a_todo():
     assert todos == ["the moving-average update of FusedBatchNormV3 (moving mean/variance: zero_debias, "
                      "updates_collections=None or another form) from the TF1 graph"] * 2
     assert len(written) == 2 and "# TODO(tfcompare): TF1's train op also updated the moving mean" in written[0]
+
+
+
+@pytest.mark.parametrize("shape", [(8, 3), (4, 5, 5, 3)], ids=["moments", "fused"])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_on_a_fed_flag_updates_its_moving_statistics_as_tf1(shape, training):
+    """tf.layers.batch_normalization(training=is_training) with UPDATE_OPS under the train op (MorvanZhou's batch
+    norm tutorial): the forward pass is a tf.cond on the flag (the moving statistics read as non-trainable
+    variables in its inference branch), and the moving averages are written as the assignments TF1's train op ran,
+    under `if flag:` (rank 2: tf.nn.moments in a cond; rank 4: the fused kernel, its momentum a cond). One step,
+    both flag values: the loss and every moving statistic are TF1's, bit for bit."""
+    from tfcompare.scripts.convert.moving import assignment_lines, assignments, idle_variables, \
+        moving_average_updates
+    from tfcompare.scripts.legacy.tf_layers import batch_normalization
+
+    from tensorflow.python.ops import control_flow_util
+
+    v1 = tf.compat.v1
+    rng = np.random.RandomState(7)
+    batch = (rng.rand(*shape) * 4 + 1).astype(np.float32)
+    with tf.Graph().as_default() as graph:
+        x = v1.placeholder(tf.float32, [None, *shape[1:]])
+        flag = v1.placeholder(tf.bool, None)
+        # as the TF1 child builds it (disable_v2_behavior): control flow v1, reference variables
+        saved, control_flow_util.ENABLE_CONTROL_FLOW_V2 = control_flow_util.ENABLE_CONTROL_FLOW_V2, False
+        try:
+            with v1.variable_scope("", use_resource=False):
+                loss = tf.reduce_mean(tf.square(batch_normalization(x, momentum=0.4, training=flag)))
+        finally:
+            control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
+        with tf.control_dependencies(v1.get_collection(v1.GraphKeys.UPDATE_OPS)):
+            train = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        idle = idle_variables(graph)
+        assert sorted(idle) == ["batch_normalization/moving_mean", "batch_normalization/moving_variance"]
+        found, unwritten = moving_average_updates(graph, train, loss, "<test>", [])
+        items = assignments(graph, train, loss, found, idle, "<test>", [])
+        assert found == {} and [i.variable.op.name for i in items] == sorted(idle)
+        # rank 2: the update runs in the cond's true branch; rank 4: always, its momentum 1 when not training
+        assert all(i.when is (flag if len(shape) == 2 else None) and not i.negated for i in items)
+        with v1.Session(graph=graph) as sess:
+            sess.run(v1.global_variables_initializer())
+            trained = {v.op.name: v for v in v1.trainable_variables()}
+            start = {name: sess.run(v) for name, v in {**trained, **idle}.items()}
+            tr = Translator("<test>", [], sess, {}, {n: n.replace("/", "_") for n in trained},
+                            {x.op.name: "x", flag.op.name: "flag"}, {})
+            tr.idle = {n: n.replace("/", "_") for n in idle}
+            lines, expr = tr.function(loss)
+            assignment_lines(tr, items)
+            tf1_loss, _ = sess.run([loss, train], {x: batch, flag: training})
+            tf1_moving = {name: sess.run(v) for name, v in idle.items()}
+    code = "\n".join(line.code for line in lines) + f"\nresult = {expr}"
+    assert "TODO" not in code and "if update_moving_averages:" in code, code
+    assert ("    if flag:" in code) == (len(shape) == 2), code
+    model = type("M", (), {})()
+    for name, value in start.items():
+        setattr(model, name.replace("/", "_"), tf.Variable(value, trainable=name in trained))
+    scope = {"tf": tf, "self": model, "x": tf.constant(batch), "flag": tf.constant(training),
+             "update_moving_averages": True}
+    exec(compile(code, "<written>", "exec"), scope)
+    assert scope["result"].numpy() == tf1_loss
+    for name, value in tf1_moving.items():
+        np.testing.assert_array_equal(getattr(model, name.replace("/", "_")).numpy(), value)
+    moved = any(not np.array_equal(tf1_moving[n], start[n]) for n in idle)
+    assert moved == training  # momentum 1 when not training: the same statistics
 
 
 _TF1_MOVING = """
@@ -1343,3 +1421,70 @@ def test_a_dropout_inside_a_cond_is_live_only_where_its_branch_runs():
                                lambda op: "line 1") for flag in (True, False)]
     assert [[(d["rate"], d["live"]) for d in r] for r in rates] == [[(0.5, True)], [(0.0, False)]], rates
     assert rates[0][0]["how"] == "rate 0.5 (keep_prob 0.5) set, line 1"
+
+
+def test_the_written_mnist_loader_holds_out_tf1s_validation_split_and_shuffles_each_epoch():
+    """The loader written for `input_data.read_data_sets` (gone from TF 2) holds out TF1's validation split (the
+    first 5,000 training images by default) and hands out each epoch in a new order, a batch running on into the
+    next epoch, as TF 1.15's did. With shuffling off (pair turns tf.data's off on both sides) its batches are pair's
+    stand-in for TF1's helper, batch for batch, and those are the first examples a Keras loader returns."""
+    import inspect
+    import types
+
+    from tfcompare.scripts.child.loaders import _read_data_sets, synthetic
+    from tfcompare.scripts.convert.written_cells import LOADER
+
+    keras_like = types.SimpleNamespace(datasets=types.SimpleNamespace(mnist=types.SimpleNamespace(
+        load_data=lambda: synthetic("mnist"))))
+    scope = {"np": np, "types": types, "tf": types.SimpleNamespace(keras=keras_like, data=tf.data)}
+    exec(LOADER, scope)
+    assert inspect.signature(scope["read_data_sets"]).parameters["validation_size"].default == 5000
+    (x, y), (test_x, _) = synthetic("mnist")
+    flat = x.reshape(len(x), -1).astype(np.float32) / 255.0
+    sets = scope["read_data_sets"](one_hot=True)
+    np.testing.assert_array_equal(sets.validation.images, flat[:5000])
+    n = len(x) - 5000
+    assert sets.train.num_examples == n and sets.test.num_examples == len(test_x)
+    assert sets.train.labels.shape == (n, 10) and sets.train.labels.dtype == np.float64  # TF1's one-hot
+    rows = {r.tobytes(): i for i, r in enumerate(flat[5000:])}
+    order = [rows[r.tobytes()] for _ in range(n // 100 + 1) for r in sets.train.next_batch(100)[0]]
+    assert sets.train.epochs_completed == 1
+    first, second = order[:n], order[n:]
+    assert sorted(first) == list(range(n)) and first != list(range(n))  # one epoch: each example once, shuffled
+    assert len(second) == 100 - n % 100 or n % 100 == 0
+    assert second != first[:len(second)]  # the next epoch: another order
+    # shuffling off: the stand-in's stream, which is also where a Keras loader's examples start
+    original = tf.data.Dataset.shuffle
+    tf.data.Dataset.shuffle = lambda self, *args, **kwargs: self
+    try:
+        written = scope["read_data_sets"](one_hot=True).train
+    finally:
+        tf.data.Dataset.shuffle = original
+    stand_in = _read_data_sets(one_hot=True).train
+    for _ in range(n // 128 + 2):
+        a, b = written.next_batch(128), stand_in.next_batch(128)
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_array_equal(_read_data_sets().train.images[:n], flat[:n])
+    assert written.epochs_completed == stand_in.epochs_completed == 1
+
+
+def test_a_dropout_with_keep_prob_one_is_its_input_not_a_group():
+    """`tf.nn.dropout(x, keep_prob=1.0)` returns x itself (char-rnn's default output_keep_prob): recorded as a group
+    it made x's translation call itself (RecursionError inside tfcompare); with a real rate it is a group."""
+    from tfcompare.scripts.convert.calls import _dropout
+
+    groups: dict = {}
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 3])
+        same = tf.compat.v1.nn.dropout(x, keep_prob=1.0)
+        _dropout(groups, same, None, x, keep_prob=1.0)
+        assert same is x and groups == {}
+        dropped = tf.compat.v1.nn.dropout(x, keep_prob=0.5)
+        _dropout(groups, dropped, None, x, keep_prob=0.5)
+        assert list(groups) == [dropped.name] and groups[dropped.name].inputs[0] is x
+        with tf.compat.v1.Session() as sess:
+            tr = Translator("<test>", [], sess, {}, {}, {x.op.name: "x"}, groups)
+            lines, expr = tr.function(tf.reduce_sum(same * 2.0) + tf.reduce_sum(dropped))
+    assert [line.code for line in lines] == ["drop1 = tf.nn.dropout(x, rate=1 - 0.5)",
+                                             "t1 = tf.reduce_sum(x * 2.0) + tf.reduce_sum(drop1)"], lines

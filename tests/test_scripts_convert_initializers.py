@@ -12,16 +12,21 @@ v1 = tf.compat.v1
 
 
 @pytest.mark.parametrize("make, shape, expected", [
-    (lambda: None, [784, 256], "GlorotUniform"),  # get_variable's default
-    (v1.glorot_normal_initializer, [784, 256], "GlorotNormal"),
-    (v1.glorot_uniform_initializer, [5, 5, 3, 32], "GlorotUniform"),  # a conv kernel: fans times the window
-    (lambda: v1.variance_scaling_initializer(2.0, "fan_in", "truncated_normal"), [300, 100], "HeNormal"),
-    (lambda: v1.variance_scaling_initializer(2.0, "fan_in", "uniform"), [300, 100], "HeUniform"),
-    (lambda: v1.variance_scaling_initializer(1.0, "fan_in", "uniform"), [64, 10], "LecunUniform"),
+    (lambda: None, [784, 256], "GlorotUniform()"),  # get_variable's default
+    (v1.glorot_normal_initializer, [784, 256], "GlorotNormal()"),
+    (v1.glorot_uniform_initializer, [5, 5, 3, 32], "GlorotUniform()"),  # a conv kernel: fans times the window
+    (lambda: v1.variance_scaling_initializer(2.0, "fan_in", "truncated_normal"), [300, 100], "HeNormal()"),
+    (lambda: v1.variance_scaling_initializer(2.0, "fan_in", "uniform"), [300, 100], "HeUniform()"),
+    (lambda: v1.variance_scaling_initializer(1.0, "fan_in", "uniform"), [64, 10], "LecunUniform()"),
     (lambda: v1.random_normal_initializer(stddev=0.1), [784, 256], None),
     (lambda: v1.truncated_normal_initializer(stddev=0.05), [784, 256], None),
     (lambda: v1.random_uniform_initializer(-0.0753, 0.0753), [784, 256], None),  # near Glorot's limit, not it
     (lambda: v1.variance_scaling_initializer(2.0, "fan_avg", "truncated_normal"), [300, 100], None),
+    # wiseodd's xavier_init: normal(stddev=1 / sqrt(fan_in / 2)), untruncated: no Keras class, its VarianceScaling
+    (lambda: v1.random_normal_initializer(stddev=float(1 / np.sqrt(300 / 2.0))), [300, 100],
+     'VarianceScaling(scale=2.0, mode="fan_in", distribution="untruncated_normal")'),
+    (lambda: v1.random_normal_initializer(stddev=float(np.sqrt(1 / 200))), [300, 100],
+     'VarianceScaling(scale=1.0, mode="fan_avg", distribution="untruncated_normal")'),
 ])
 def test_a_variance_scaling_scheme_is_named_only_where_its_parameters_are_exactly_keras(make, shape, expected):
     graph = tf.Graph()
@@ -33,9 +38,11 @@ def test_a_variance_scaling_scheme_is_named_only_where_its_parameters_are_exactl
     assert named(scheme, shape) == expected
     if expected:  # the Keras initializer named draws within TF1's range (uniform) / with its spread (normal)
         # seeded: unseeded, 640 values reach past 0.99 of the bound only 96% of the time (0.995^640 = 4% miss)
-        drawn = getattr(tf.keras.initializers, expected)(seed=1234)(shape).numpy()
+        seeded = expected[:-1] + ("seed=1234)" if expected.endswith("()") else ", seed=1234)")
+        drawn = eval("tf.keras.initializers." + seeded)(shape).numpy()
         if scheme["scheme"] == "uniform":
             assert drawn.min() >= scheme["low"] and drawn.max() <= scheme["high"]
             assert drawn.max() > 0.99 * scheme["high"]
         else:
-            assert np.std(drawn) == pytest.approx(scheme["stddev"] * 0.87962566, rel=0.02)
+            truncated = scheme["scheme"] == "truncated_normal"
+            assert np.std(drawn) == pytest.approx(scheme["stddev"] * (0.87962566 if truncated else 1.0), rel=0.02)

@@ -3,8 +3,8 @@
 A pair of scripts usually loads MNIST-like data through a helper: TF1's `tensorflow.examples.tutorials.mnist`
 (gone from TensorFlow 2.x) or `keras.datasets.*.load_data()` (a download). Both are replaced, in the child
 that runs the script, by the same seeded images and labels: TF1's helper returns them as it always did
-(images flattened and scaled to [0, 1], labels one-hot on request) and hands out batches in order, without
-shuffling; Keras's loaders return the raw uint8 arrays. `tf.data.Dataset.shuffle` is turned off too, so the
+(images flattened and scaled to [0, 1], labels one-hot on request, 5,000 held out for validation) and hands out
+batches in order, without shuffling; Keras's loaders return the raw uint8 arrays. `tf.data.Dataset.shuffle` is turned off too, so the
 n-th batch of one script holds the same examples as the n-th batch of the other. A script that reads any
 other file is not substituted: the file is read as it is, and a missing one is reported, never guessed.
 """
@@ -18,7 +18,11 @@ import numpy as np
 
 __all__ = ["SHAPES", "TRAIN_EXAMPLES", "install", "synthetic"]
 
-TRAIN_EXAMPLES = 2048  # enough batches for any K a comparison uses; the real sets' sizes do not matter here
+# The training set repeats a period of _DISTINCT examples (enough batches for any K a comparison uses), and the
+# period divides TF1's default validation split (read_data_sets holds out the first 5,000): what TF1's helper
+# leaves for training starts with the same examples, in the same order, as the whole set a Keras loader returns.
+_DISTINCT = 2500
+TRAIN_EXAMPLES = 3 * _DISTINCT
 _TEST_EXAMPLES = 512
 _SEED = 20261201
 # loader -> (image shape, label shape per example, classes)
@@ -29,37 +33,39 @@ def synthetic(name: str) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarra
     """((x_train, y_train), (x_test, y_test)) as `keras.datasets.<name>.load_data()` returns them: uint8 images."""
     image, label, classes = SHAPES[name]
     rng = np.random.default_rng([_SEED, sorted(SHAPES).index(name)])
-    n = TRAIN_EXAMPLES + _TEST_EXAMPLES
+    n = _DISTINCT + _TEST_EXAMPLES
     x = rng.integers(0, 256, size=(n, *image), dtype=np.uint8)
     y = rng.integers(0, classes, size=(n, *label), dtype=np.uint8)
-    return (x[:TRAIN_EXAMPLES], y[:TRAIN_EXAMPLES]), (x[TRAIN_EXAMPLES:], y[TRAIN_EXAMPLES:])
+    period = np.arange(TRAIN_EXAMPLES) % _DISTINCT
+    return (x[period], y[period]), (x[_DISTINCT:], y[_DISTINCT:])
 
 
 class _DataSet:
-    """TF1's `input_data` DataSet: images (N, 784) float32 in [0, 1], labels int or one-hot; batches in order."""
+    """TF 1.15's input_data DataSet without its shuffling: images (N, 784) float32 in [0, 1], labels int or
+    one-hot; next_batch hands out the examples in order, a batch running on into the next epoch as TF1's did."""
 
-    def __init__(self, images: np.ndarray, labels: np.ndarray, one_hot: bool, reshape: bool):
+    def __init__(self, images, labels, one_hot, reshape):
         images = images.astype(np.float32) / 255.0
         self.images = images.reshape(len(images), -1) if reshape else images[..., np.newaxis]
-        self.labels = np.eye(10, dtype=np.float32)[labels] if one_hot else labels.astype(np.uint8)
+        self.labels = np.eye(10)[labels] if one_hot else labels
         self.num_examples = len(images)
         self.epochs_completed = 0
         self._index = 0
 
     def next_batch(self, batch_size, fake_data=False, shuffle=True):
-        if self._index + batch_size > self.num_examples:
-            self.epochs_completed += 1
-            self._index = 0
-        start, self._index = self._index, self._index + batch_size
-        return self.images[start:self._index], self.labels[start:self._index]
+        index = (self._index + np.arange(batch_size)) % self.num_examples
+        self._index += batch_size
+        self.epochs_completed = self._index // self.num_examples
+        return self.images[index], self.labels[index]
 
 
-def _read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True, validation_size=0,
+def _read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True, validation_size=5000,
                     seed=None, source_url=None):
+    """TF1's split: the first `validation_size` training images are the validation set, the rest the training set."""
     (x, y), (tx, ty) = synthetic("mnist")
-    sets = types.SimpleNamespace(train=_DataSet(x, y, one_hot, reshape), test=_DataSet(tx, ty, one_hot, reshape))
-    sets.validation = sets.test
-    return sets
+    return types.SimpleNamespace(train=_DataSet(x[validation_size:], y[validation_size:], one_hot, reshape),
+                                 validation=_DataSet(x[:validation_size], y[:validation_size], one_hot, reshape),
+                                 test=_DataSet(tx, ty, one_hot, reshape))
 
 
 def _tutorial_modules() -> dict[str, types.ModuleType]:

@@ -25,12 +25,12 @@ _XENT = {"softmax_xent": "softmax_cross_entropy_with_logits", "sparse_xent": "sp
 
 # a mean over a cross-entropy's examples, as the Keras loss that computes it (from the logits, a mean over the batch)
 _KERAS_LOSSES = {"softmax_xent": "CategoricalCrossentropy", "sparse_xent": "SparseCategoricalCrossentropy",
-                 "sigmoid_xent": "BinaryCrossentropy"}
+                 "sigmoid_xent": "BinaryCrossentropy", "mse": "MeanSquaredError"}
 _XENT_OPS = {"SoftmaxCrossEntropyWithLogits": "softmax_xent", "SparseSoftmaxCrossEntropyWithLogits": "sparse_xent"}
 
 
 def _keras_loss_call(kind: str, labels: str, logits: str) -> str:
-    return f"tf.keras.losses.{_KERAS_LOSSES[kind]}(from_logits=True)({labels}, {logits})"
+    return f"tf.keras.losses.{_KERAS_LOSSES[kind]}({'' if kind == 'mse' else 'from_logits=True'})({labels}, {logits})"
 
 
 def keras_loss(tr, mean) -> str | None:
@@ -61,7 +61,7 @@ def keras_loss(tr, mean) -> str | None:
 
 @dataclasses.dataclass
 class Group:
-    kind: str  # dropout | softmax_xent | sparse_xent | sigmoid_xent | lstm | gru | accuracy
+    kind: str  # dropout | softmax_xent | sparse_xent | sigmoid_xent | mse | lstm | gru | accuracy
     op: object  # the output op: its TF1 line is the group's
     inputs: list  # the tensors the TF2 call reads
     outputs_ops: set
@@ -69,7 +69,7 @@ class Group:
 
     @property
     def stem(self) -> str:
-        return {"dropout": "drop", "lstm": "lstm", "gru": "gru", "accuracy": "acc"}.get(self.kind, "xent")
+        return {"dropout": "drop", "lstm": "lstm", "gru": "gru", "accuracy": "acc", "mse": "mse"}.get(self.kind, "xent")
 
     def translate(self, tr, t) -> str:
         if self.kind in _HELPERS:
@@ -87,7 +87,7 @@ class Group:
             keep_text = tr._rhs(keep)
             rate = f"1 - {keep_text}" if self.params["keep"] else keep_text
             return f"tf.nn.dropout({tr.value(x)}, rate={rate})"
-        if self.kind in _XENT:
+        if self.kind in _XENT or self.kind == "mse":
             labels, logits = self.inputs
             if self.params.get("mean"):  # tf.losses.*_cross_entropy at its defaults: the Keras loss
                 return _keras_loss_call(self.kind, tr.value(labels), tr.value(logits))
@@ -138,6 +138,7 @@ def install(groups: dict, decays: dict) -> None:
         _wrap(v1.losses, "softmax_cross_entropy", functools.partial(_losses, groups, "softmax_xent"))
         _wrap(v1.losses, "sparse_softmax_cross_entropy", functools.partial(_losses, groups, "sparse_xent"))
         _wrap(v1.losses, "sigmoid_cross_entropy", functools.partial(_losses, groups, "sigmoid_xent"))
+        _wrap(v1.losses, "mean_squared_error", functools.partial(_losses, groups, "mse"))
         _wrap(v1.train, "exponential_decay", functools.partial(_decay, decays))
         _wrap(v1.nn, "static_rnn", functools.partial(_static_rnn, groups))
         _wrap(v1.nn, "dynamic_rnn", functools.partial(_dynamic_rnn, groups))
@@ -194,6 +195,8 @@ def _dropout(groups, out, original, x, keep_prob=None, noise_shape=None, seed=No
     keep = rate is None
     level = _tensor(keep_prob if keep else rate, x)
     x = _tensor(x)
+    if out.name == x.name:  # a rate of 0 (`keep_prob=1.0`): TF returns its input, no dropout to write
+        return
     groups[out.name] = Group("dropout", out.op, [x, level], _inside(out, [x, level]), {"keep": keep})
 
 
@@ -208,15 +211,26 @@ def _xent(groups, kind, out, original, _sentinel=None, labels=None, logits=None,
     groups[out.name] = Group(kind, out.op, [labels, logits], _inside(out, [labels, logits]))
 
 
-def _losses(groups, kind, out, original, labels, logits, weights=1.0, *rest, **kwargs):
-    """tf.losses.*_cross_entropy with its defaults (weights 1, no smoothing, SUM_BY_NONZERO_WEIGHTS): a mean."""
+# each tf.losses function's first two parameters, as scripts name them in a call
+_LOSS_PARAMETERS = {"softmax_xent": ("onehot_labels", "logits"), "sparse_xent": ("labels", "logits"),
+                    "sigmoid_xent": ("multi_class_labels", "logits"), "mse": ("labels", "predictions")}
+
+
+def _losses(groups, kind, out, original, *args, **kwargs):
+    """tf.losses.* with its defaults (weights 1, no smoothing, SUM_BY_NONZERO_WEIGHTS): a mean over the examples;
+    its arguments positional or by TF1's names (`onehot_labels=`, `predictions=`)."""
     import tensorflow as tf
 
+    names = (*_LOSS_PARAMETERS[kind], "weights")
+    given = dict(zip(names, args), **kwargs)
+    labels, logits, weights = given.pop(names[0]), given.pop(names[1]), given.pop("weights", 1.0)
     default = tf.compat.v1.losses.Reduction.SUM_BY_NONZERO_WEIGHTS
-    if rest or kwargs.get("label_smoothing") or kwargs.get("reduction") not in (None, default) or \
-            not (isinstance(weights, float) and weights == 1.0):
+    if len(args) > 3 or given.get("label_smoothing") or given.get("reduction") not in (None, default) or \
+            not (isinstance(weights, (int, float)) and weights == 1.0):
         return
     labels, logits = _tensor(labels), _tensor(logits)
+    if kind == "mse" and not (logits.shape.rank == 2 and labels.shape.rank in (2, None)):
+        return  # Keras means over the last axis, then the batch: the same mean for a rank-2 prediction
     groups[out.name] = Group(kind, out.op, [labels, logits], _inside(out, [labels, logits]), {"mean": True})
 
 

@@ -31,18 +31,29 @@ def _fans(shape: list[int]) -> tuple[float, float]:
 
 
 def named(scheme: dict | None, shape: list[int]) -> str | None:
-    """The Keras initializer class whose draws have `scheme`'s distribution for `shape`, or None."""
+    """The Keras initializer whose draws have `scheme`'s distribution for `shape` (`GlorotUniform()`, or a
+    `VarianceScaling(...)` no class names: an untruncated normal such as `xavier_init`'s sqrt(2 / fan_in)), or None."""
     if not scheme or not shape or any(not isinstance(d, int) or d <= 0 for d in shape):
         return None
     fan_in, fan_out = _fans(shape)
+    fans = {"fan_in": fan_in, "fan_avg": (fan_in + fan_out) / 2, "fan_out": fan_out}
     for name, (scale, mode, distribution) in _KNOWN.items():
-        n = {"fan_in": fan_in, "fan_avg": (fan_in + fan_out) / 2}[mode]
-        if distribution == "uniform" and scheme.get("scheme") == "uniform":
-            limit = math.sqrt(3.0 * scale / n)
-            if math.isclose(scheme["high"], limit, rel_tol=1e-5) and math.isclose(scheme["low"], -limit, rel_tol=1e-5):
-                return name
-        if distribution == "truncated_normal" and scheme.get("scheme") == "truncated_normal" and \
-                not scheme.get("mean"):
-            if math.isclose(scheme["stddev"], math.sqrt(scale / n) / _TRUNCATED, rel_tol=1e-5):
-                return name
+        if _matches(scheme, scale, fans[mode], distribution):
+            return f"{name}()"
+    for scale in (1.0, 2.0):
+        for mode, n in fans.items():
+            if _matches(scheme, scale, n, "untruncated_normal"):
+                return f'VarianceScaling(scale={scale}, mode="{mode}", distribution="untruncated_normal")'
     return None
+
+
+def _matches(scheme: dict, scale: float, n: float, distribution: str) -> bool:
+    kind = scheme.get("scheme")
+    if distribution == "uniform" and kind == "uniform":
+        limit = math.sqrt(3.0 * scale / n)
+        return math.isclose(scheme["high"], limit, rel_tol=1e-5) and math.isclose(scheme["low"], -limit, rel_tol=1e-5)
+    if distribution in ("truncated_normal", "untruncated_normal") and not scheme.get("mean") and \
+            kind == {"truncated_normal": "truncated_normal", "untruncated_normal": "normal"}[distribution]:
+        stddev = math.sqrt(scale / n) / (_TRUNCATED if distribution == "truncated_normal" else 1.0)
+        return math.isclose(scheme["stddev"], stddev, rel_tol=1e-5)
+    return False

@@ -76,7 +76,7 @@ def keras_initializer(v, sess, tr=None) -> str | None:
     kind = (scheme or {}).get("scheme")
     keras_name = named(scheme, list(v.shape.as_list()))
     if keras_name:
-        return f"keras.initializers.{keras_name}()"
+        return f"keras.initializers.{keras_name}"
 
     def f(x):
         return number(np.float32(x))

@@ -31,8 +31,9 @@ class Later:
         return [variables[v.op.name] for _, v in found["grads_and_vars"]] if self.steps else None
 
 
-def later_steps(others: list, methods: list, module_dict: dict, variables: dict, placeholder_global: dict, by_argument: dict, tr, optimizer_context: tuple, script: str,
-                lines: list[str]) -> Later:
+def later_steps(others: list, methods: list, module_dict: dict, variables: dict, placeholder_global: dict,
+                by_argument: dict, tr, optimizer_context: tuple, script: str, lines: list[str],
+                assigned: set = frozenset()) -> Later:
     graph, sess, decays, notes, constants = optimizer_context
     out = Later()
     taken = set(module_dict) | {"train_step", "optimizer", "model", "Model"}
@@ -51,7 +52,9 @@ def later_steps(others: list, methods: list, module_dict: dict, variables: dict,
                                     constants, module_dict, op)
         out.classes.append(cls)
         out.optimizers.append(f"{optimizer} = {expr}  # {at}: {where[1][:60] if where else ''}".rstrip())
-        out.code += ["", "", *step_code(method[0], method[1], set(), step_todo_lines([], op, tr, script, lines),
+        updating = {method[0]} if method[0] in tr.updating else set()
+        out.code += ["", "", *step_code(method[0], method[1], updating,
+                                        step_todo_lines([], op, tr, script, lines, assigned),
                                         input_signature([by_argument[a] for a in method[1]]), step, optimizer,
                                         [variables[v.op.name] for _, v in entry["grads_and_vars"]])]
         for name in globals_:

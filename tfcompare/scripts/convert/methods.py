@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tfcompare.scripts.convert import summaries as summary_ops
 from tfcompare.scripts.convert.forward import fed_inputs
+from tfcompare.scripts.convert.moving import assignment_lines
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
 from tfcompare.scripts.convert.train_step import input_signature
@@ -41,6 +42,7 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
         method = identifier(f"{method}_fn" if style == "keras" and method in taken else method, method_taken)
         fed = fed_inputs(target, feed_tensors)
         args = [arguments[fed_key(t)] for t in fed]
+        assignment_lines(tr, tr.assignments.get(target.name, []))  # its train op's assignments, at its end
         if target is loss:
             updated = set(tr.updated)
         flag = ", update_moving_averages=False" if tr.updated else ""
@@ -52,6 +54,8 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
         method_code.append(f"{INDENT * 2}return {expr}")
         method_code.append("")
         methods.append((target, method, args))
+        if tr.updated:
+            tr.updating.add(method)
         if own:
             plan_methods[own] = (f"model.{method}", [placeholder_global[a] for a in args])
     return methods, method_code, plan_methods, untranslated, fetched_summaries, updated

@@ -75,7 +75,7 @@ def _initializer(v, sess, attr: str, tr: Translator) -> str:
     kind = (scheme or {}).get("scheme")
     keras_name = named(scheme, shape)
     if keras_name:
-        return f"tf.keras.initializers.{keras_name}()({shape}{dt})"
+        return f"tf.keras.initializers.{keras_name}({shape}{dt})"
     if kind in ("normal", "truncated_normal"):
         fn = "tf.random.normal" if kind == "normal" else "tf.random.truncated_normal"
         mean = f", mean={number(np.float32(scheme['mean']))}" if scheme["mean"] else ""

@@ -5,7 +5,10 @@ TF 1.15's `contrib.layers.batch_norm` (and a hand-written `nn.fused_batch_norm` 
 updates each moving statistic with `moving_averages.assign_moving_average(v, value, decay)`:
 `v -= (v - value) * (1 - decay)`, `value` the fused kernel's batch mean, or its batch variance as the kernel
 returns it (with Bessel's correction n / (n - 1)). That form is written; any other (`zero_debias=True`'s biased
-copy and step counter, a decay computed from a tensor) stays a TODO.
+copy and step counter, a decay computed from a tensor) is written as any other assignment the train op ran to a
+non-trainable variable (`assignments`): the assigned value translated op by op, under `if <flag>:` where TF1 ran it
+inside a `tf.cond` (`tf.layers.batch_normalization(training=is_training)`'s updates, a hand-written
+`tf.assign(pop_mean, ...)`).
 """
 
 from __future__ import annotations
@@ -15,15 +18,19 @@ import dataclasses
 import numpy as np
 
 from tfcompare.core.graphs import ancestors
-from tfcompare.scripts.convert.ops import source_line
+from tfcompare.scripts.convert.naming import INDENT
+from tfcompare.scripts.convert.ops import Line, source_line
 
-__all__ = ["Update", "moving_average_updates", "other_assignments", "FUSED_BATCH_NORM"]
+__all__ = ["Update", "Assignment", "moving_average_updates", "assignments", "assignment_lines", "other_assignments",
+           "idle_variables", "FUSED_BATCH_NORM"]
 
 FUSED_BATCH_NORM = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
 _ASSIGN_SUB = ("AssignSub", "AssignSubVariableOp")
 _ASSIGN = ("Assign", "AssignAdd", "AssignVariableOp", "AssignAddVariableOp", *_ASSIGN_SUB, "ScatterUpdate",
            "ResourceScatterUpdate")
-_READ = ("Identity", "ReadVariableOp", "Snapshot")
+_READ = ("Identity", "ReadVariableOp", "Snapshot", "RefSwitch", "Switch")
+_METHOD = {"Assign": "assign", "AssignVariableOp": "assign", "AssignAdd": "assign_add",
+           "AssignAddVariableOp": "assign_add", "AssignSub": "assign_sub", "AssignSubVariableOp": "assign_sub"}
 _VARIABLE_OPS = ("VariableV2", "VarHandleOp", "Variable")
 
 
@@ -34,6 +41,30 @@ class Update:
     factor: float  # 1 - decay, as the graph's float32 constant
     where: str = ""  # "TF1 line N: ..." of the update
     attr: str = ""  # the attribute on the written model
+
+
+@dataclasses.dataclass
+class Assignment:
+    op: object  # the TF1 assign op its train op ran
+    variable: object  # the non-trainable tf.Variable it assigns
+    when: object = None  # the predicate of the tf.cond it runs in, or None
+    negated: bool = False  # in the cond's false branch
+    where: str = ""
+
+
+def _optimizers_own(op) -> bool:
+    """Made by an optimizer (its slots, powers and updates): the Keras optimizer has its own."""
+    return any(f.name in ("apply_gradients", "minimize", "_create_slots", "_prepare") for f in (op.traceback or []))
+
+
+def idle_variables(graph) -> dict:
+    """{op name: tf.Variable} of the global variables that are not trainable and not an optimizer's own: moving
+    statistics, counters, a hand-kept average. The rewrite holds each as a `tf.Variable(trainable=False)`."""
+    import tensorflow as tf
+
+    trainable = {v.op.name for v in graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)}
+    return {v.op.name: v for v in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
+            if v.op.name not in trainable and not _optimizers_own(v.op)}
 
 
 def _variable_op(t):
@@ -107,13 +138,77 @@ def moving_average_updates(graph, train_op, loss, script: str, lines: list[str])
     return found, unwritten
 
 
-def other_assignments(train_op, found: dict, unwritten: list, script: str, lines: list[str]) -> list[tuple]:
+def assignments(graph, train_op, loss, found: dict, idle: dict, script: str, lines: list[str]) -> list[Assignment]:
+    """Each assignment TF1's train op ran (its UPDATE_OPS, a control dependency) to a non-trainable variable, other
+    than the optimizer's and the batch norm updates in `found`; in a tf.cond, with its predicate. Not those the
+    loss waits on (they run at every evaluation too), nor those in nested conds or while loops."""
+    fused = {u.variable.op.name for us in found.values() for u in us}
+    forced = ancestors([loss])
+    out = []
+    for op in sorted(ancestors([train_op]), key=lambda o: o._id):
+        if op.type not in _METHOD or op in forced or _optimizers_own(op) or _debiasing(op):
+            continue
+        target, when, negated = op.inputs[0], None, False
+        if target.op.type in ("RefSwitch", "Switch"):
+            when, negated = _unwrapped(target.op.inputs[1]), target.value_index == 0
+            if when.op.type in ("Switch", "RefSwitch", "Merge") or op._control_flow_context is None or \
+                    op._control_flow_context.outer_context is not None:
+                continue  # nested, or a loop's
+        elif op._control_flow_context is not None:
+            continue
+        variable = _variable_op(target)
+        if variable is None or variable.name not in idle or variable.name in fused:
+            continue
+        line = source_line(op, script, lines)
+        out.append(Assignment(op, idle[variable.name], when, negated, f"TF1 line {line[0]}" if line else ""))
+    return out
+
+
+def _debiasing(op) -> bool:
+    """Part of zero_debias's biased copy and step counter, or reading another assignment's result: not written
+    op by op (the batch norm stays a TODO, never half of it)."""
+    return any(f.name == "_zero_debias" for f in (op.traceback or [])) or \
+        any(a.type in _ASSIGN for a in ancestors([op.inputs[1]], control=False))
+
+
+def assignment_lines(tr, items: list[Assignment]) -> None:
+    """Write `items` at the end of the function `tr` is writing (the loss's), run when the step asks
+    (`update_moving_averages`): the value as the translator writes it, the assignment under the cond's flag."""
+    if not items:
+        return
+    tr.lines.append(Line("if update_moving_averages:", "TF1's train op ran these assignments (UPDATE_OPS)"))
+    head, guard = len(tr.lines), None
+    for item in items:
+        value = tr.value(item.op.inputs[1])
+        call = f"self.{tr.idle[item.variable.op.name]}.{_METHOD[item.op.type]}({value})"
+        if item.when is not None:
+            # one `if` for a run of assignments under one flag, unless the value needed lines of its own
+            if guard != (item.when.name, item.negated) or not tr.lines[-1].code.startswith(INDENT):
+                flag = tr.operand(item.when, 0 if not item.negated else 4)
+                tr.lines.append(Line(f"if {'not ' if item.negated else ''}{flag}:", "TF1 ran these in a tf.cond"))
+            call = INDENT + call
+        guard = None if item.when is None else (item.when.name, item.negated)
+        tr.lines.append(Line(call, item.where))
+        tr.updated.add(item.op.name)
+        tr.assigned.add(item.op.name)
+    for line in tr.lines[head:]:
+        line.code = INDENT + line.code
+
+
+def _unwrapped(t):
+    while t.op.type == "Identity" and t.op.inputs:
+        t = t.op.inputs[0]
+    return t
+
+
+def other_assignments(train_op, found: dict, unwritten: list, script: str, lines: list[str],
+                      written_also: set = frozenset()) -> list[tuple]:
     """(variable name, "TF1 line N" or "") of each assignment TF1's train op ran that the TF2 step does not write:
     not the optimizer's own (made inside `apply_gradients`: its slots, powers, the global step), not a moving
     average written from `found`, not an `assign_moving_average` of a batch norm already a TODO (`unwritten`: it
     feeds the assignment, or has its TF1 line). A hand-written `tf.assign(pop_mean, ...)` under the train op is
     one."""
-    written = {u.variable.op.name for us in found.values() for u in us}
+    written = {u.variable.op.name for us in found.values() for u in us} | set(written_also)
     todo_lines = {source_line(op, script, lines) for op in unwritten} - {None}
     out = []
     for op in sorted(ancestors([train_op]), key=lambda o: o._id):

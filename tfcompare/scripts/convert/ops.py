@@ -9,15 +9,16 @@ decay; a cross-entropy's mean is its Keras loss) gets its own line. An op withou
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import numpy as np
 
 from tfcompare.scripts.convert import tensor_ops
+from tfcompare.scripts.convert.batch_norm import batch_norm
+from tfcompare.scripts.convert.written_line import Line, number
 from tfcompare.scripts.convert.calls import keras_loss
 from tfcompare.core.generated_code import literal
-from tfcompare.scripts.convert.naming import INDENT as _INDENT, identifier
+from tfcompare.scripts.convert.naming import identifier
 
 __all__ = ["Line", "Translator", "number", "dtype_text", "source_line"]
 
@@ -26,7 +27,6 @@ _VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
 _OWN_LINE = {"Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "MaxPool", "AvgPool",
              "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "Conv2D", "Reshape", "Mean",
              "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}
-_STAT = {1: "batch_mean", 2: "batch_variance"}  # the kernel's variance output is Bessel-corrected, as TF1 used it
 _ATTRIBUTE = re.compile(r"[A-Za-z_]\w*\.[A-Za-z_]\w*")  # `bn1.y`: a field of a bound result, an atom
 _BINARY = {"Add": "+", "AddV2": "+", "Sub": "-", "Mul": "*", "RealDiv": "/", "Div": "/", "FloorDiv": "//"}
 _LEVEL = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2}  # Python's precedence of the operators written; 0: an atom
@@ -41,28 +41,6 @@ _NAMED = {"Relu": "h", "Relu6": "h", "Elu": "h", "Selu": "h", "Sigmoid": "h", "T
           "LogSoftmax": "log_probs", "MaxPool": "pool", "AvgPool": "pool", "Conv2D": "conv", "Reshape": "flat",
           "Mean": "mean", "SoftmaxCrossEntropyWithLogits": "xent", "SparseSoftmaxCrossEntropyWithLogits": "xent",
           "FusedBatchNorm": "bn", "FusedBatchNormV2": "bn", "FusedBatchNormV3": "bn"}
-
-
-@dataclasses.dataclass
-class Line:
-    code: str
-    comment: str = ""
-
-    def text(self, indent: str) -> str:
-        return f"{indent}{self.code}" + (f"  # {self.comment}" if self.comment else "")
-
-
-def number(value) -> str:
-    """A float32/int constant as the shortest literal that reads back the same; NaN and infinities as
-    `float("nan")` / `float("inf")` / `-float("inf")` (a bare `inf` is a NameError in the written script)."""
-    value = np.asarray(value)
-    if value.dtype.kind == "b":
-        return repr(bool(value))
-    if value.dtype.kind in "iu":
-        return repr(int(value))
-    if not np.isfinite(value):
-        return literal(float(value))
-    return str(np.float32(value)) if value.dtype == np.float32 else repr(float(value))
 
 
 def dtype_text(dtype) -> str:
@@ -94,6 +72,15 @@ class Translator:
         self.arguments = arguments  # placeholder op name (naming.fed_key) -> argument name
         self.groups = groups  # output tensor name -> calls.Group
         self.updates: dict[str, list] = {}  # batch norm op name -> its MovingAverage updates the train op ran
+        # non-trainable variable op name -> attribute (moving statistics, counters): a tf.Variable(trainable=False)
+        # where a function reads it; the ones read
+        self.idle: dict[str, str] = {}
+        self.idle_read: set[str] = set()
+        # loss tensor name -> [moving.Assignment]: what else its train op assigned, written after the loss; the
+        # assignments written (op names) and the methods that write some
+        self.assignments: dict[str, list] = {}
+        self.assigned: set[str] = set()
+        self.updating: set[str] = set()
         self.todos: list[str] = []
         self.helpers: set[str] = set()  # functions the written code calls (basic_lstm)
         self.metrics: dict[str, tuple[str, object]] = {}  # model attribute -> (its constructor, the TF1 op)
@@ -156,7 +143,9 @@ class Translator:
             self._memo[t.name] = result
             return result
         if op.type in _VARIABLE_OPS:
-            attr = self.variables.get(op.name)  # not trained: the TODO call stands where the variable is read
+            attr = self.variables.get(op.name) or self.idle.get(op.name)
+            if op.name in self.idle and op.name not in self.variables:
+                self.idle_read.add(op.name)
             result = (f"self.{attr}" if attr else self._todo(op, "a variable the optimizer does not train"), False)
             self._memo[t.name] = result
             return result
@@ -322,7 +311,7 @@ class Translator:
                     f"strides={op.get_attr('strides')}, padding={op.get_attr('padding').decode()!r}{_format(op)})"), \
                 False
         if kind in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"):
-            return self._batch_norm(t), False
+            return batch_norm(self, t), False
         if kind == "Shape":
             out = op.get_attr("out_type")
             return f"tf.shape({self.value(ins[0])}{'' if out.name == 'int32' else ', out_type=' + dtype_text(out)})", \
@@ -368,36 +357,6 @@ class Translator:
         if more is not None:
             return more
         return self._todo(op, "no TF2 translation written for this op"), False
-
-    def _batch_norm(self, t) -> str:
-        """Batch norm in training mode as TF1 ran it: the same fused kernel (TF2 has no public fused call, and
-        `tf.nn.moments` + `tf.nn.batch_normalization` differ from it by float32 rounding), normalised output only."""
-        op, ins = t.op, list(t.op.inputs)
-        if t.value_index != 0 or not op.get_attr("is_training"):
-            what = "its batch mean/variance output" if t.value_index else "inference mode (moving statistics)"
-            return self._todo(op, what)
-        x, scale, offset = (self.value(i) for i in ins[:3])
-        fmt = op.get_attr("data_format").decode()
-        factor = op.get_attr("exponential_avg_factor") if op.type == "FusedBatchNormV3" else 1.0
-        extra = "" if factor == 1.0 else f", exponential_avg_factor={number(np.float32(factor))}"
-        call = (f"tf.raw_ops.{op.type}(x={x}, scale={scale}, offset={offset}, mean=[], variance=[], "
-                f"epsilon={number(np.float32(op.get_attr('epsilon')))}{extra}, data_format={fmt!r}, "
-                f"is_training=True)")
-        updates = self.updates.get(op.name)
-        if not updates:
-            return f"{call}.y"
-        key = op.name + ":*"
-        fresh = key not in self._memo
-        bn = self._multi(op, call, "bn")
-        if fresh:  # TF1's UPDATE_OPS, run by its train op: assign_moving_average(v, batch stat, decay), no debias
-            self.updated.add(op.name)
-            self.lines.append(Line("if update_moving_averages:", "TF1's train op ran these (UPDATE_OPS)"))
-            for update in updates:
-                v = f"self.{update.attr}"
-                self.lines.append(Line(f"{_INDENT}{v}.assign_sub(({v} - {bn}.{_STAT[update.output]}) * "
-                                       f"{number(np.float32(update.factor))})",
-                                       f"1 - decay; {update.where}" if update.where else "1 - decay"))
-        return f"{bn}.y"
 
     def _rhs(self, t, level: int = 3, right: bool = False) -> str:
         value = self.constant(t)

@@ -65,6 +65,10 @@ def translate(tr, t) -> tuple[str, bool | int] | None:
     if kind == "Tile":
         return f"tf.tile({v(ins[0])}, {tr._const_text(ins[1])})", False
     if kind == "Fill":
+        like, value = ins[0], tr.constant(ins[1])
+        if like.op.type == "Shape" and value is not None and value.ndim == 0 and value in (0, 1) and \
+                like.op.inputs[0].dtype == op.outputs[0].dtype:  # TF1's graph-mode ones_like / zeros_like
+            return f"tf.{'ones' if value == 1 else 'zeros'}_like({v(like.op.inputs[0])})", False
         return f"tf.fill({tr._const_text(ins[0])}, {v(ins[1])})", False
     if kind in ("Pad", "PadV2", "MirrorPad"):
         mode = "" if kind != "MirrorPad" else f", mode={op.get_attr('mode').decode()!r}"
@@ -129,15 +133,23 @@ def _cond_branches(op):
             if x.op.type == "Switch":
                 if x.value_index != branch:
                     return None
-                preds.add(x.op.inputs[1].name)
+                preds.add(_unwrapped(x.op.inputs[1]).name)
                 continue
             if x.op.type in ("Merge", "Enter", "Exit", "NextIteration", "LoopCond"):
                 return None
-            stack.extend(x.op.inputs)
+            # a constant branch (`lambda: 1.0`) reaches its Switch through the pivot, a control input
+            stack.extend([*x.op.inputs, *(o for c in x.op.control_inputs for o in c.outputs)])
     if len(preds) != 1:
         return None
     pred = op.graph.get_tensor_by_name(preds.pop())
     return pred, op.inputs[0], op.inputs[1]
+
+
+def _unwrapped(t):
+    """The predicate through the cond's own Identity (`pred_id`): one predicate for every Switch."""
+    while t.op.type == "Identity" and t.op.inputs:
+        t = t.op.inputs[0]
+    return t
 
 
 def subscript(tr, t) -> str:

@@ -44,11 +44,12 @@ def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: 
             f"{INDENT}return loss_value"]
 
 
-def step_todo_lines(unwritten: list, train_op, tr, script: str, lines: list[str]) -> list[str]:
+def step_todo_lines(unwritten: list, train_op, tr, script: str, lines: list[str],
+                    assigned: set = frozenset()) -> list[str]:
     """The TODO lines of the step (each also in `tr.todos`): the moving averages not written, and the train op's
     other assignments."""
     step_todos = _moving_average_todos(unwritten, script, lines, tr.todos)
-    for variable, where in other_assignments(train_op, tr.updates, unwritten, script, lines):
+    for variable, where in other_assignments(train_op, tr.updates, unwritten, script, lines, assigned):
         where = where or "the TF1 graph"
         tr.todos.append(f"an assignment to {variable} TF1's train op ran (not an optimizer update) from {where}")
         step_todos.append(f"{INDENT}# TODO(tfcompare): TF1's train op also assigned {variable} ({where}); "

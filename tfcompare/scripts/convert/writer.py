@@ -14,6 +14,7 @@ import re
 import textwrap
 from pathlib import Path
 
+from tfcompare.core.graphs import ancestors
 from tfcompare.core.generated_code import in_docstring
 from tfcompare.core.source_files import read_script
 from tfcompare.scripts.convert import keras_layers
@@ -26,7 +27,7 @@ from tfcompare.scripts.convert.late import with_inline_fetches
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines, variable_line
-from tfcompare.scripts.convert.moving import moving_average_updates
+from tfcompare.scripts.convert.moving import assignments, idle_variables, moving_average_updates
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
@@ -143,12 +144,20 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
 
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
     tr.updates, unwritten = moving_average_updates(graph, train_op, loss, script, lines)
-    moving = {}  # variable op name -> (attr, tf.Variable): the non-trainable statistics the step updates
+    idle = idle_variables(graph)
+    # variable op name -> (attr, tf.Variable): the non-trainable variables (moving statistics) read or updated
+    moving = {name: (identifier(var_globals.get(name, name), taken), v) for name, v in idle.items()}
     for update in (u for us in tr.updates.values() for u in us):
         name = update.variable.op.name
         if name not in moving:
             moving[name] = (identifier(var_globals.get(name, name), taken), update.variable)
         update.attr = moving[name][0]
+    tr.idle = {name: attr for name, (attr, _) in moving.items()}
+    for entry in [found, *others]:
+        tr.assignments[entry["loss"].name] = assignments(graph, entry["train_op"], entry["loss"], tr.updates, idle,
+                                                         script, lines)
+    planned = ancestors([a.op for items in tr.assignments.values() for a in items])
+    unwritten = [op for op in unwritten if op not in planned]  # its updates are assignments written op by op
     tree = ast.parse(text)
     bound = [t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
              for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)]
@@ -179,7 +188,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                                       taken | set(variables.values()) | set(arguments.values()))
         variables.update(owned)  # a layer's weight is read as self.dense1.kernel where it is used op by op
     method_taken = set(variables.values()) | taken | {layer.attr for layer in layers}
-    out_tensor = None if tr.updates else model_output(loss, trained)  # the moving averages' flag: not yet shared
+    out_tensor = None if tr.updates or any(tr.assignments.values()) else model_output(loss, trained)  # the moving averages' flag: not yet shared
     if out_tensor is not None and style == "keras" and len(fed_inputs(out_tensor, feed_tensors)) != 1:
         out_tensor = None  # Keras's call takes one input tensor positionally: a fed keep_prob would be refused
     forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments) if out_tensor is not None else []
@@ -196,22 +205,23 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                       sess, tr)
     else:
         init_lines = [variable_line(attr, v, sess, tr) for attr, v in trained_attrs.items()]
-    written_moving = {name: attr for name, (attr, v) in moving.items()
-                      if any(u.variable is v for bn in updated for u in tr.updates[bn])}
-    init_lines += [variable_line(attr, moving[name][1], sess, tr, trainable=False)
-                   for name, attr in written_moving.items()]
     init_lines += [line for attr, (constructor, op) in tr.metrics.items()
                    for line in metric_lines(attr, constructor, op, tr, style)]
-    restore_lines = restore_method({**{v.op.name: variables[v.op.name] for v in trained}, **written_moving})
     unwritten += [graph.get_operation_by_name(bn) for bn in tr.updates if bn not in updated]  # not on the loss path
-
-    step_todos = step_todo_lines(unwritten, train_op, tr, script, lines)
+    assigned = {a.variable.op.name for items in tr.assignments.values() for a in items if a.op.name in tr.assigned}
+    step_todos = step_todo_lines(unwritten, train_op, tr, script, lines, assigned)
     for key, value in module_dict.items():  # `G_loss = G_recon_loss`: both names fetch the one method
         own = names.get(value.name) if isinstance(value, tf.Tensor) else None
         if own in plan_methods and key not in plan_methods and key.isidentifier():
             plan_methods[key] = plan_methods[own]
     later = later_steps(others, methods, module_dict, variables, placeholder_global, by_argument, tr,
-                        (graph, sess, decays, notes, constants), script, lines)
+                        (graph, sess, decays, notes, constants), script, lines, assigned)
+    written_moving = {name: attr for name, (attr, v) in moving.items()  # read (by any step) or updated
+                      if name in tr.idle_read or name in assigned
+                      or any(u.variable is v for bn in updated for u in tr.updates.get(bn, ()))}
+    init_lines += [variable_line(attr, moving[name][1], sess, tr, trainable=False)
+                   for name, attr in written_moving.items()]
+    restore_lines = restore_method({**{v.op.name: variables[v.op.name] for v in trained}, **written_moving})
 
     plan = carried.Plan(graph=graph_names, train=train_names | set(later.steps), methods=plan_methods, values=values,
                         steps=later.steps, loss_names={k for k, v in module_dict.items() if v is loss},
@@ -247,7 +257,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     if kept.loader:
         out += [LOADER.strip("\n"), "", ""]
         notes.append("input_data.read_data_sets (gone from TF 2) is written into the script on "
-                     "tf.keras.datasets.mnist, without a validation split or shuffling")
+                     "tf.keras.datasets.mnist, with TF1's validation split (5,000 images), each epoch shuffled by tf.data")
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
     if kept.head:
         out += ["", ""]

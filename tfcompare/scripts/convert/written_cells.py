@@ -5,10 +5,6 @@ tf.keras.datasets.mnist.
 
 from __future__ import annotations
 
-import inspect
-
-from tfcompare.scripts.child.loaders import _DataSet
-
 __all__ = ["LSTM_HELPER", "GRU_HELPER", "HELPER_SOURCE", "LOADER"]
 
 LSTM_HELPER = '''
@@ -51,15 +47,40 @@ def gru(inputs, gate_kernel, gate_bias, candidate_kernel, candidate_bias):
 '''
 HELPER_SOURCE = {"lstm": LSTM_HELPER, "gru": GRU_HELPER}
 
-# written into the TF2 script (which imports no tfcompare): the DataSet pair's loader stub hands TF1, then the
-# loader on tf.keras.datasets.mnist
-LOADER = inspect.getsource(_DataSet) + '''
+# written into the TF2 script (which imports no tfcompare): TF 1.15's mnist read_data_sets on
+# tf.keras.datasets.mnist, with TF1's validation split, and each epoch's order shuffled by tf.data
+LOADER = '''
+class _DataSet:
+    """TF 1.15's input_data DataSet: images (N, 784) float32 in [0, 1], labels int or one-hot; next_batch
+    hands out the examples in an order shuffled at each epoch (by tf.data; TF1 shuffled with NumPy), a batch
+    running on into the next epoch as TF1's did."""
 
-def read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True, validation_size=0,
+    def __init__(self, images, labels, one_hot, reshape):
+        images = images.astype(np.float32) / 255.0
+        self.images = images.reshape(len(images), -1) if reshape else images[..., np.newaxis]
+        self.labels = np.eye(10)[labels] if one_hot else labels
+        self.num_examples = len(images)
+        self.epochs_completed = 0
+        self._order = iter(tf.data.Dataset.range(self.num_examples).shuffle(self.num_examples).repeat()
+                           .batch(self.num_examples))  # one epoch's order per element
+        self._pending = np.zeros([0], np.int64)
+        self._given = 0
+
+    def next_batch(self, batch_size, fake_data=False, shuffle=True):
+        while len(self._pending) < batch_size:
+            self._pending = np.concatenate([self._pending, next(self._order).numpy()])
+        index, self._pending = self._pending[:batch_size], self._pending[batch_size:]
+        self._given += batch_size
+        self.epochs_completed = self._given // self.num_examples
+        return self.images[index], self.labels[index]
+
+
+def read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True, validation_size=5000,
                    seed=None, source_url=None):
     """TF1's tensorflow.examples.tutorials.mnist.input_data.read_data_sets (gone from TF 2), on
-    tf.keras.datasets.mnist: no validation split is held out and batches are not shuffled."""
+    tf.keras.datasets.mnist: the first `validation_size` training images held out, as TF1 did."""
     (x, y), (test_x, test_y) = tf.keras.datasets.mnist.load_data()
-    test = _DataSet(test_x, test_y, one_hot, reshape)
-    return types.SimpleNamespace(train=_DataSet(x, y, one_hot, reshape), test=test, validation=test)
+    return types.SimpleNamespace(train=_DataSet(x[validation_size:], y[validation_size:], one_hot, reshape),
+                                 validation=_DataSet(x[:validation_size], y[:validation_size], one_hot, reshape),
+                                 test=_DataSet(test_x, test_y, one_hot, reshape))
 '''

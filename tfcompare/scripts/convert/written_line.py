@@ -1,0 +1,34 @@
+"""A line of the TF2 code convert writes (its code and the comment that says where it came from), and a constant
+written as the literal that reads back the same."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from tfcompare.core.generated_code import literal
+
+__all__ = ["Line", "number"]
+
+
+@dataclasses.dataclass
+class Line:
+    code: str
+    comment: str = ""
+
+    def text(self, indent: str) -> str:
+        return f"{indent}{self.code}" + (f"  # {self.comment}" if self.comment else "")
+
+
+def number(value) -> str:
+    """A float32/int constant as the shortest literal that reads back the same; NaN and infinities as
+    `float("nan")` / `float("inf")` / `-float("inf")` (a bare `inf` is a NameError in the written script)."""
+    value = np.asarray(value)
+    if value.dtype.kind == "b":
+        return repr(bool(value))
+    if value.dtype.kind in "iu":
+        return repr(int(value))
+    if not np.isfinite(value):
+        return literal(float(value))
+    return str(np.float32(value)) if value.dtype == np.float32 else repr(float(value))
