@@ -61,17 +61,23 @@ def written_model_class(text: str):
     tree = ast.parse(text)
     model = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model")
     read = {n.id for n in ast.walk(model) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for n in tree.body:  # `args = parser.parse_args()`: the parser's defaults, not pytest's command line
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and \
+                getattr(n.value.func, "attr", "") == "parse_args" and not n.value.args:
+            n.value.args = [ast.List([], ast.Load())]
     while True:  # and what those assignments read (`n_samples = train_X.shape[0]` needs train_X)
         keep = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef)) or n is model
-                or (isinstance(n, ast.Assign) and n.lineno < model.lineno and "parse_args" not in ast.unparse(n)
-                    and {t.id for t in n.targets if isinstance(t, ast.Name)} & read)]
+                or (isinstance(n, ast.Assign) and n.lineno < model.lineno
+                    and {t.id for t in n.targets if isinstance(t, ast.Name)} & read)
+                or (isinstance(n, ast.Expr) and n.lineno < model.lineno and "add_argument" in ast.unparse(n)
+                    and "parser" in read)]
         more = read | {n.id for k in keep if isinstance(k, ast.Assign) for n in ast.walk(k.value)
                        if isinstance(n, ast.Name)}
         if more == read:
             break
         read = more
     scope: dict = {}
-    exec(compile(ast.Module(keep, []), "<written>", "exec"), scope)
+    exec(compile(ast.fix_missing_locations(ast.Module(keep, [])), "<written>", "exec"), scope)
     return scope["Model"], tree
 
 

@@ -34,8 +34,8 @@ from tfcompare.scripts.convert.written_cells import GRU_HELPER, LSTM_HELPER
 from tfcompare.scripts.convert.ops import Translator
 
 DATA = Path(__file__).parent / "data" / "convert"
-SCRIPTS = {  # script -> ARGS (dropout off so both sides' masks cannot differ)
-    "logreg_gd": (), "mlp_adam": (), "cnn_dropout": ("--dropout", "1.0"), "autoencoder_rmsprop": (),
+SCRIPTS = {  # script -> ARGS (cnn_dropout at its default keep_prob 0.75: convert's pair turns dropout off)
+    "logreg_gd": (), "mlp_adam": (), "cnn_dropout": (), "autoencoder_rmsprop": (),
     "decay_momentum": (), "lstm_static_rnn": (), "mlp_batch_norm": (), "mlp_batch_norm_updates": (),
     "lstm_dynamic_rnn": (), "gru_centered_rmsprop": (), "softmax_interactive": (), "linreg_step_fetch": (),
     "mlp_graph_summary_saver": (), "linreg_examples": (), "mlp_streaming_accuracy": (), "mlp_dataset_iterator": (),
@@ -78,8 +78,7 @@ def test_converted_script_is_tf2_and_pair_agrees(converted, name):
         assert {"logreg_gd": "@tf.function(input_signature=[\n    tf.TensorSpec([None, 20], tf.float32),\n"
                              "    tf.TensorSpec([None, 3], tf.float32),\n])\ndef train_step(x, y):",
                 "cnn_dropout": "@tf.function(input_signature=[\n    tf.TensorSpec([None, 144], tf.float32),\n"
-                               "    tf.TensorSpec([None, 5], tf.float32),\n    tf.TensorSpec(None, tf.float32),\n])\n"
-                               "def train_step(X, Y, keep_prob):"}[name] in text, text
+                               "    tf.TensorSpec([None, 5], tf.float32),\n])\ndef train_step(X, Y):"}[name] in text, text
     # provenance once per block, and the code tfcompare wrote (the model and the step) within 100 columns
     written = text.split("class Model(tf.Module):")[1].split("def train_step(")[0]
     assert not re.search(r"\S  # TF1 line", written) and "# TF1 line" in written  # no trailer left
@@ -100,7 +99,12 @@ def test_written_optimizers_carry_tf1_settings(converted):
     assert 'initializer="ones"' in text["autoencoder_rmsprop"]  # TF1's mean-square slot starts at 1
     assert ("Momentum(learning_rate=tf.keras.optimizers.schedules.ExponentialDecay(0.2, decay_steps=2.0, "
             "decay_rate=0.5, staircase=True), momentum=0.9)") in text["decay_momentum"]
-    assert "tf.nn.dropout(h2, rate=1 - keep_prob)" in text["cnn_dropout"]
+    # keep_prob fed args.dropout to train and 1.0 to evaluate: the `training` argument, the script's own rate
+    assert "drop1 = tf.cond(training, lambda: tf.nn.dropout(h2, rate=1 - args.dropout), lambda: h2)" in \
+        text["cnn_dropout"]
+    assert "loss_value = model.loss_op(X, Y, training=True)" in text["cnn_dropout"]
+    assert "loss = model.loss_op(batch_x, batch_y, training=False).numpy()" in text["cnn_dropout"]
+    assert "train_step(batch_x, batch_y)\n" in text["cnn_dropout"] and "keep_prob" not in text["cnn_dropout"]
     assert "basic_lstm(tf.unstack(X, num=6, axis=1)" in text["lstm_static_rnn"]
     assert "h1 = tf.nn.relu(conv1 + self.biases_bc1)" in text["cnn_dropout"]
     assert "tf.nn.l2_loss(self.w1)" in text["decay_momentum"]
@@ -110,7 +114,6 @@ def test_written_optimizers_carry_tf1_settings(converted):
     assert "TODO" not in text["mlp_batch_norm"]  # the script ran no moving-average updates: none to carry
     # the script's own loop, batch size and logging are carried over
     assert "batch_size = 40" in text["decay_momentum"] and 'print("step %d: loss %.4f"' in text["decay_momentum"]
-    assert "loss = model.loss_op(batch_x, batch_y, 1.0).numpy()" in text["cnn_dropout"]
     # dynamic_rnn: one basic_lstm call over the time axis, TF1's outputs[:, -1, :] as the same subscript
     assert ("outputs1, state1 = basic_lstm(tf.unstack(X, axis=1), self.rnn_basic_lstm_cell_kernel, "
             "self.rnn_basic_lstm_cell_bias, forget_bias=1.0)") in text["lstm_dynamic_rnn"]
@@ -153,8 +156,9 @@ def test_one_forward_pass_is_the_models_call_and_saves(converted, tmp_path):
         model = written_model_class(text)[0]()
         specs = model.__call__.input_signature
         rng = np.random.RandomState(0)
-        # a batch of 3 for each shaped input; an input of unknown rank (keep_prob) is the scalar 1
-        args = [tf.constant(rng.rand(*[3 if d is None else d for d in spec.shape]) if spec.shape.rank is not None
+        # a batch of 3 for each shaped input; an input of unknown rank (keep_prob) is the scalar 1; `training` False
+        args = [tf.constant(False) if spec.dtype == tf.bool else
+                tf.constant(rng.rand(*[3 if d is None else d for d in spec.shape]) if spec.shape.rank is not None
                             else 1.0, dtype=spec.dtype) for spec in specs]
         expected = model(*args).numpy()
         tf.saved_model.save(model, str(tmp_path / name))
@@ -1488,3 +1492,41 @@ def test_a_dropout_with_keep_prob_one_is_its_input_not_a_group():
             lines, expr = tr.function(tf.reduce_sum(same * 2.0) + tf.reduce_sum(dropped))
     assert [line.code for line in lines] == ["drop1 = tf.nn.dropout(x, rate=1 - 0.5)",
                                              "t1 = tf.reduce_sum(x * 2.0) + tf.reduce_sum(drop1)"], lines
+
+
+@pytest.mark.parametrize("loop, expected", [
+    ("sess.run(train, {x: bx, keep_prob: 0.8})\nsess.run(loss, feed_dict={x: bx, keep_prob: 1.0})", ("0.8", 2)),
+    ("sess.run(train, {x: bx, keep_prob: dropout})\nsess.run(loss, {x: bx, keep_prob: 1})", ("dropout", 2)),
+    ("sess.run(train, {x: bx, keep_prob: args.keep})", ("args.keep", 1)),
+    ("sess.run(train, {x: bx, keep_prob: 0.8})  # read by the loss too", "read"),
+    ("sess.run(train, {x: bx, keep_prob: 0.8})\nsess.run(loss, {x: bx, keep_prob: 0.5})", None),  # a third value
+    ("feed = {x: bx, keep_prob: 0.8}\nsess.run(train, feed)", None),  # a feed dict the calls do not spell out
+    ("sess.run(train, {x: bx, keep_prob: 0.8})\nprint(keep_prob)", None),  # read another way after the graph
+    ("def main():\n    keep = 0.8\n    sess.run(train, {x: bx, keep_prob: keep})", None),  # a local of main
+])
+def test_a_fed_keep_prob_is_the_training_argument_only_where_it_is_a_switch(loop, expected):
+    """training_flag: keep_prob fed one value to train and 1.0 elsewhere, in dicts the Session.run calls spell out,
+    read by nothing but its dropouts, is the `training` argument (the rate written as the script wrote it: a
+    number, or a name the script binds at its top level); any other use leaves the argument as it was."""
+    import types
+
+    from tfcompare.scripts.convert.calls import _dropout
+    from tfcompare.scripts.convert.training_flag import training_flags
+
+    tree = ast.parse(f"import tensorflow as tf\ndropout = 0.8\nargs = parse()\nx = 1\nkeep_prob = 2\n{loop}\n")
+    groups: dict = {}
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 3])
+        keep_prob = tf.compat.v1.placeholder(tf.float32)
+        _dropout(groups, tf.compat.v1.nn.dropout(x, keep_prob=keep_prob), None, x, keep_prob=keep_prob)
+        if expected == "read":
+            tf.reduce_sum(x) * keep_prob  # the loss scaled by it: not a dropout switch only
+        module_dict = {"x": x, "keep_prob": keep_prob, "dropout": 0.8, "args": types.SimpleNamespace(keep=0.8)}
+        flags = training_flags(tree, module_dict, {x: np.zeros([2, 3]), keep_prob: 0.8}, [x, keep_prob],
+                               {x.name: "x", keep_prob.name: "keep_prob"}, groups, first_step_line=6)
+    if expected in (None, "read"):
+        assert flags == []
+        return
+    [flag] = flags
+    assert (flag.keep_text, len(flag.values)) == expected and flag.placeholder is keep_prob and flag.keep == 0.8
+    assert sorted(flag.values.values()) == [False, True][2 - expected[1]:]

@@ -84,6 +84,12 @@ class Group:
             return f"{metric}({labels}, {predictions})"
         if self.kind == "dropout":
             x, keep = self.inputs
+            if keep.name in tr.flags:  # the fed keep_prob read as `training`: dropout only when training
+                flag, value = tr.flags[keep.name]
+                kept = tr.value(x)
+                # tf.cond, not a Python `if`: the flag is a tensor of the step's signature, and the code must not
+                # depend on AutoGraph seeing its source
+                return f"tf.cond({flag}, lambda: tf.nn.dropout({kept}, rate=1 - {value}), lambda: {kept})"
             keep_text = tr._rhs(keep)
             rate = f"1 - {keep_text}" if self.params["keep"] else keep_text
             return f"tf.nn.dropout({tr.value(x)}, rate={rate})"

@@ -139,7 +139,7 @@ def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict) -> list
     lines = []
     if style == "module":
         if fed:  # a fed tensor's static shape: TF1 refused a feed that did not fit it
-            lines.append(f"{INDENT}@tf.function({input_signature(fed)})")
+            lines.append(f"{INDENT}@tf.function({input_signature(fed, tr.flags)})")
         lines.append(f"{INDENT}def __call__(self{args}):")
     else:
         lines.append(f"{INDENT}def call(self{args}):")

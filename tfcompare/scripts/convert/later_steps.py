@@ -55,7 +55,7 @@ def later_steps(others: list, methods: list, module_dict: dict, variables: dict,
         updating = {method[0]} if method[0] in tr.updating else set()
         out.code += ["", "", *step_code(method[0], method[1], updating,
                                         step_todo_lines([], op, tr, script, lines, assigned),
-                                        input_signature([by_argument[a] for a in method[1]]), step, optimizer,
+                                        input_signature([by_argument[a] for a in method[1]], tr.flags), step, optimizer,
                                         [variables[v.op.name] for _, v in entry["grads_and_vars"]])]
         for name in globals_:
             out.steps[name] = (step, [placeholder_global[a] for a in method[1]],

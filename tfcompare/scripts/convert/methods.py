@@ -48,7 +48,7 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
         flag = ", update_moving_averages=False" if tr.updated else ""
         if args and not flag:
             # called outside the step too (`model.accuracy(test_x, test_y)`): cast as TF1's placeholders did
-            method_code.append(f"{INDENT}@tf.function({input_signature(fed)})")
+            method_code.append(f"{INDENT}@tf.function({input_signature(fed, tr.flags)})")
         method_code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}{flag}):")
         method_code += [line.text(INDENT * 2) for line in body]
         method_code.append(f"{INDENT * 2}return {expr}")
@@ -78,7 +78,7 @@ def summary_methods(fetched: dict, tr: Translator, loss, methods: list, taken: s
             fed = fed_inputs(s.value, feed_tensors)
             args = [arguments[fed_key(t)] for t in fed]
             if args:  # NumPy's float64 data cast to the placeholder's dtype, as TF1's feed did
-                code.append(f"{INDENT}@tf.function({input_signature(fed)})")
+                code.append(f"{INDENT}@tf.function({input_signature(fed, tr.flags)})")
             code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
             code.extend(line.text(INDENT * 2) for line in body)
             code.extend([f"{INDENT * 2}return {expr}", ""])

@@ -80,6 +80,7 @@ class Translator:
         # assignments written (op names) and the methods that write some
         self.assignments: dict[str, list] = {}
         self.assigned: set[str] = set()
+        self.flags: dict[str, tuple[str, str]] = {}  # keep_prob tensor -> (the `training` argument, its value's text)
         self.updating: set[str] = set()
         self.todos: list[str] = []
         self.helpers: set[str] = set()  # functions the written code calls (basic_lstm)

@@ -54,7 +54,7 @@ class SessionRuns(RewriteState):
             return self._summary_values(name, feed, step)
         if name in self.plan.values:
             return ast.parse(self.plan.values[name], mode="eval").body
-        call = _call(*self.plan.methods[name], feed)
+        call = _call(*self.plan.methods[name], feed, self.plan.flags)
         return None if call is None else ast.parse(f"{call}.numpy()", mode="eval").body
 
     def _summary_values(self, name: str, feed: dict, step: bool):
@@ -64,7 +64,7 @@ class SessionRuns(RewriteState):
         for tag, kind, prefix, args, is_loss in self.plan.summaries[name]:
             if is_loss and step:
                 continue
-            call = _call(prefix, args, feed)
+            call = _call(prefix, args, feed, self.plan.flags)
             if call is None:
                 return None
             parts.append(f"{tag!r}: (tf.summary.{kind}, {call}.numpy())")
@@ -105,7 +105,7 @@ class SessionRuns(RewriteState):
         fn, step_args, losses = self.plan.step_of(trains[0])
         if len({self.plan.step_of(n)[0] for n in trains}) > 1:
             return self._side_by_side(names, feed)
-        step = _call(fn, step_args, feed)
+        step = _call(fn, step_args, feed, self.plan.flags)
         if step is None:
             return None
         if single:
@@ -142,7 +142,7 @@ class SessionRuns(RewriteState):
         that share variables have no order in TF1: not written (pair gives no verdict on them either)."""
         if any(n not in self.plan.independent for n in names):
             return None
-        calls = [_call(*self.plan.step_of(n)[:2], feed) for n in names]
+        calls = [_call(*self.plan.step_of(n)[:2], feed, self.plan.flags) for n in names]
         if any(c is None for c in calls):
             return None
         return ast.Tuple([ast.parse(c, mode="eval").body for c in calls], ast.Load())
@@ -182,11 +182,22 @@ class SessionRuns(RewriteState):
         return _unpacked(Calls().visit(stmt)), state["ok"], state["any"]
 
 
-def _call(function: str, args: list, feed: dict) -> str | None:
-    """`function(...)` with the feed's values of `args` (placeholder names), in order; None where one is not fed."""
+def _call(function: str, args: list, feed: dict, flags: dict | None = None) -> str | None:
+    """`function(...)` with the feed's values of `args` (placeholder names), in order; None where one is not fed.
+    A training flag's value (`flags`: its feeds' values read as True or False) is `True` / `False`."""
     if any(a not in feed for a in args):
         return None
-    return f"{function}({', '.join(ast.unparse(feed[a]) for a in args)})"
+    flags, values = flags or {}, []
+    for i, a in enumerate(args):
+        if a in flags:
+            param, fed = flags[a]
+            training = fed.get(ast.dump(feed[a]))
+            if training is None:
+                return None
+            values.append(f"{param}={training!r}" if all(b in flags for b in args[i:]) else repr(training))
+        else:
+            values.append(ast.unparse(feed[a]))
+    return f"{function}({', '.join(values)})"
 
 
 def _unpacked(stmt) -> list:

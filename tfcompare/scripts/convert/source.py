@@ -55,6 +55,50 @@ def _string_spans(code: str) -> list[tuple[int, int]] | None:
         return None
 
 
+_PLAIN = (ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.List, ast.operator, ast.unaryop,
+          ast.expr_context)
+
+
+def _constants_first(head: list, tail: list, tree: ast.Module, first_step_line: int) -> tuple[list, list]:
+    """`n_filters_2 = 16` written among the graph's statements (a tutorial's layer by layer), moved before the
+    model, which may read it: a name bound once at the top level to numbers and names already bound there. The
+    other statements keep their place and every statement its order among its kind."""
+    bound_once = _top_names(tree.body, once=True)
+    known = _top_names(head)
+    moved, kept = [], []
+    for s in tail:
+        plain = isinstance(s, ast.Assign) and getattr(s, "lineno", first_step_line + 1) < first_step_line and \
+            all(isinstance(t, ast.Name) and t.id in bound_once for t in s.targets) and \
+            all(isinstance(n, _PLAIN) for n in ast.walk(s.value)) and \
+            all(n.id in known for n in ast.walk(s.value) if isinstance(n, ast.Name))
+        (moved if plain and not _kept_binds(kept, s) else kept).append(s)
+        if plain:
+            known |= {t.id for t in s.targets}
+    return head + moved, kept
+
+
+def _kept_binds(kept: list, s: ast.Assign) -> bool:
+    """A statement left in place binds or reads a name `s` binds before `s` would now run."""
+    names = {t.id for t in s.targets}
+    return any(isinstance(n, ast.Name) and n.id in names for k in kept for n in ast.walk(k))
+
+
+def _top_names(body: list, once: bool = False) -> set:
+    counts: dict = {}
+    for s in body:
+        targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, (ast.AnnAssign,
+                                                                                          ast.AugAssign)) else []
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+        if isinstance(s, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            names = [s.name] if hasattr(s, "name") else [(a.asname or a.name).split(".")[0] for a in s.names]
+            for name in names:
+                counts[name] = counts.get(name, 0) + 1
+    return {k for k, v in counts.items() if v == 1} if once else set(counts)
+
+
 def _wrapped(code: str, depth: int) -> str:
     """Unparsed `code` (one logical line per line) within MAX_LINE columns where it will stand, `depth` blocks in;
     a line a string spans is never broken (nor any line, when the code does not tokenize)."""
@@ -132,5 +176,6 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
         if not placed and (rewriter.model_parts or not before):
             placed = True  # the first graph statement: the model goes here
         (tail if placed else head).extend(new)
+    head, tail = _constants_first(head, tail, tree, first_step_line)
     return Carried([text(x) for x in head], [text(x) for x in tail], [ast.unparse(x) for x in imports],
                    rewriter.todos, rewriter.loader, rewriter.summaries)

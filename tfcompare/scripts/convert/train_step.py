@@ -11,12 +11,15 @@ from tfcompare.scripts.convert.ops import source_line
 __all__ = ["step_todo_lines", "step_code", "input_signature"]
 
 
-def input_signature(placeholders: list) -> str:
+def input_signature(placeholders: list, flags: dict | None = None) -> str:
     """`input_signature=[tf.TensorSpec(...), ...]` from TF1's placeholders, in the step's argument order: the step
     casts what it is given to the placeholder's dtype, as a TF1 feed did (float64 NumPy data to float32), and a
     batch of another size does not trace it again."""
     specs = []
     for t in placeholders:
+        if t.name in (flags or {}):  # a keep_prob read as the `training` switch
+            specs.append("tf.TensorSpec([], tf.bool)")
+            continue
         shape = None if t.shape.rank is None else t.shape.as_list()
         specs.append(f"tf.TensorSpec({shape}, tf.{t.dtype.base_dtype.name})")
     return f"input_signature=[{', '.join(specs)}]"
@@ -24,9 +27,10 @@ def input_signature(placeholders: list) -> str:
 
 def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: list[str],
               signature: str = "", name: str = "train_step", optimizer: str = "optimizer",
-              trains: list[str] | None = None) -> list[str]:
+              trains: list[str] | None = None, call_args: list[str] | None = None) -> list[str]:
     """The lines of `train_step` (or `name`), taking the fed placeholders `loss_args` and returning the loss; with
-    several optimizers (a GAN) each step trains its TF1 var_list, `trains` (the model's attributes), not them all."""
+    several optimizers (a GAN) each step trains its TF1 var_list, `trains` (the model's attributes), not them all;
+    `call_args`: the loss method's arguments where they are not the step's (`training=True`)."""
     variables = "model.trainable_variables"
     listed = []
     if trains is not None:
@@ -35,7 +39,7 @@ def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: 
     return [f"@tf.function({signature})" if signature else "@tf.function",
             f"def {name}({', '.join(loss_args)}):",
             f"{INDENT}with tf.GradientTape() as tape:",
-            f"{INDENT * 2}loss_value = model.{loss_method}({', '.join(loss_args)}"
+            f"{INDENT * 2}loss_value = model.{loss_method}({', '.join(call_args or loss_args)}"
             f"{', update_moving_averages=True' if updated else ''})",
             *listed,
             f"{INDENT}gradients = tape.gradient(loss_value, {variables})",

@@ -37,6 +37,7 @@ from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_
 from tfcompare.scripts.convert.provenance import per_block
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
+from tfcompare.scripts.convert.training_flag import training_flags
 from tfcompare.scripts.child.train_ops import variables_of
 
 __all__ = ["Written", "write"]
@@ -159,6 +160,16 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     planned = ancestors([a.op for items in tr.assignments.values() for a in items])
     unwritten = [op for op in unwritten if op not in planned]  # its updates are assignments written op by op
     tree = ast.parse(text)
+    flags = training_flags(tree, module_dict, feed, feed_tensors, names, groups, first_step_line) \
+        if style == "module" else []
+    for flag in flags:  # `keep_prob: 0.8` to train, `keep_prob: 1.0` elsewhere: the `training` argument
+        old = arguments[fed_key(flag.placeholder)]
+        new = identifier("training", arg_taken)
+        arguments[fed_key(flag.placeholder)] = new
+        placeholder_global[new], by_argument[new] = placeholder_global.pop(old), by_argument.pop(old)
+        tr.flags[flag.placeholder.name] = (new, flag.keep_text)
+        notes.append(f"{flag.name} (fed {flag.keep:g} in training, 1.0 elsewhere) is the `{new}` argument: dropout "
+                     "only when training")
     bound = [t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
              for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)]
     tr.arrays = [(k, v) for k, v in module_dict.items() if isinstance(v, np.ndarray) and v.size > 16 and
@@ -195,6 +206,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     methods, method_code, plan_methods, untranslated, fetched_summaries, updated = fetch_methods(
         targets, loss, names, values, tr, style, taken, method_taken, feed_tensors, arguments, placeholder_global, tf)
     loss_method, loss_args = methods[0][1], methods[0][2]
+    flag_args = {name for name, _ in tr.flags.values()}
+    step_params = [a for a in loss_args if a not in flag_args]  # the step always trains: `training=True` inside
     plan_summaries, summary_lines = summary_methods(fetched_summaries, tr, loss, methods, method_taken, method_code,
                                                     feed_tensors, arguments, placeholder_global, script, lines,
                                                     untranslated)
@@ -226,7 +239,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     plan = carried.Plan(graph=graph_names, train=train_names | set(later.steps), methods=plan_methods, values=values,
                         steps=later.steps, loss_names={k for k, v in module_dict.items() if v is loss},
                         after={k for k, v in values.items() if v.startswith("optimizer.iterations")},
-                        step_args=[placeholder_global[a] for a in loss_args], loss=names.get(loss.name),
+                        step_args=[placeholder_global[a] for a in step_params], loss=names.get(loss.name),
                         tf_names=tf_names, untranslated=untranslated, summaries=plan_summaries,
                         summary_lines=summary_lines, late=set(late or ()),
                         placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
@@ -235,7 +248,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         iterators={k for k, v in module_dict.items() if isinstance(v, tf.compat.v1.data.Iterator)},
                         pipeline={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
                                   and v.op.type in ITERATOR_OUTPUTS},
-                        independent=_independent(module_dict, [found["train_op"], *(e["train_op"] for e in others)]))
+                        independent=_independent(module_dict, [found["train_op"], *(e["train_op"] for e in others)]),
+                        flags={flag.name: (tr.flags[flag.placeholder.name][0], flag.values) for flag in flags})
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
     kept = carried.rewrite(text, plan, first_step_line, main)
@@ -288,9 +302,11 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             f"optimizer = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
             *later.optimizers,
             "", "",
-            *step_code(loss_method, loss_args, updated, step_todos,
-                       input_signature([by_argument[a] for a in loss_args]) if all(a in by_argument for a in loss_args)
-                       else "", trains=later.first_trains(found, variables)),
+            *step_code(loss_method, step_params, updated, step_todos,
+                       input_signature([by_argument[a] for a in step_params]) if all(a in by_argument for a in step_params)
+                       else "", trains=later.first_trains(found, variables),
+                       call_args=[a if a not in flag_args else f"{a}=True" if set(loss_args[i:]) <= flag_args else "True"
+                                  for i, a in enumerate(loss_args)]),
             *later.code,
             "", ""]
     out += per_block(model_part)  # one provenance comment per block, lines within MAX_LINE
