@@ -204,7 +204,7 @@ class TF1Probe:
             now = noise.snapshot(self, sess)  # a read that runs update ops (a moving average in the forward pass)
             try:  # is undone, as the first step's reads are
                 again = [np.asarray(self._run(sess, self.loss, feed)) for _ in range(2)]
-                rec.repeat = noise.relative(*again)
+                rec.repeat = noise.drawn(noise.relative(*again))
             finally:
                 if now is not None:
                     noise.restore(sess, now)
