@@ -411,6 +411,13 @@ def test_a_gan_gets_a_step_per_optimizer_each_training_its_var_list_and_pair_pro
     assert "    D_loss_curr = train_step(x_batch, z_batch).numpy()\n" in text
     assert "    G_loss_curr = G_solver_step(z_batch).numpy()\n" in text
     assert "name='generator/g_out/b'" in text and "model.trainable_variables" not in text
+    # the script's generator(z) and discriminator(x, reuse=False) are methods with its own names (reuse, which
+    # changes no op, is not a parameter), written once and called by both losses
+    assert "    def generator(self, z):\n" in text and "    def discriminator(self, x):\n" in text
+    assert "        logits = tf.matmul(h2, self.discriminator_d_out_w) + self.discriminator_d_out_b\n" \
+           "        prob = tf.sigmoid(logits)\n        return prob, logits\n" in text
+    assert text.count("tf.matmul(h2, self.discriminator_d_out_w)") == 1
+    assert "        G_sample = self.generator(Z)\n        D_logit_fake = self.discriminator(G_sample)[1]\n" in text
     pair = results["gan_mlp"].pair
     assert sum("names agree" in p["how"] for p in pair.pairing) == 6 and len(pair.pairing) == 12
     assert any("2 optimizers' train ops" in n for n in pair.notes)
@@ -1530,3 +1537,72 @@ def test_a_fed_keep_prob_is_the_training_argument_only_where_it_is_a_switch(loop
     [flag] = flags
     assert (flag.keep_text, len(flag.values)) == expected and flag.placeholder is keep_prob and flag.keep == 0.8
     assert sorted(flag.values.values()) == [False, True][2 - expected[1]:]
+
+
+_FUNCTIONS = '''
+import tensorflow as tf
+w = tf.Variable(tf.ones([3, 3]), name="w")
+v = tf.Variable(tf.ones([3, 2]), name="v")
+x = tf.compat.v1.placeholder(tf.float32, [None, 3])
+scale = tf.compat.v1.placeholder(tf.float32, [])
+
+
+def block(h, reuse=False):
+    with tf.compat.v1.variable_scope("block", reuse=reuse):
+        hidden = tf.nn.relu(tf.matmul(h, w))
+        return hidden
+
+
+def head(h):
+    out = tf.matmul(h, v) * scale
+    return out
+
+
+def width(h, k):
+    return tf.matmul(h, w[:, :k])
+
+
+a = block(x)
+b = block(a, reuse=True)
+c = head(b)
+d = width(x, 1)
+e = width(x, 2)
+loss = tf.reduce_sum(c) + tf.reduce_sum(d) + tf.reduce_sum(e)
+'''
+
+
+def test_the_scripts_own_functions_are_methods_only_where_every_call_can_be_one(tmp_path):
+    """script_functions: `block(h, reuse=False)`, called twice from the script's top level, is a method with its
+    own local name and the tensor parameter only (reuse changes no op); `head` reads a placeholder it is not given
+    (refused: a method would need it as a parameter); `width(x, k)` returns no assigned name (refused). The
+    losses call `self.block(...)`, and the written code computes TF1's loss."""
+    from tfcompare.scripts.convert.script_functions import find_calls, function_methods
+
+    script = tmp_path / "functions.py"
+    script.write_text(_FUNCTIONS)
+    namespace: dict = {}
+    with tf.Graph().as_default() as graph:
+        exec(compile(_FUNCTIONS, str(script), "exec"), namespace)
+        found = find_calls(graph, str(script), ast.parse(_FUNCTIONS), namespace)
+        assert sorted(found) == ["block"] and [c.params for c in found["block"]] == [["h"], ["h"]]
+        assert found["block"][1].args[0] is namespace["a"]
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            feeds = {"x": np.arange(6, dtype=np.float32).reshape(2, 3) / 6, "scale": np.float32(0.5)}
+            expected = sess.run(namespace["loss"], {namespace[k]: v for k, v in feeds.items()})
+            tr = Translator(str(script), _FUNCTIONS.split("\n"), sess, {}, {"w": "w", "v": "v"},
+                            {"Placeholder": "x", "Placeholder_1": "scale"}, {})
+            methods = function_methods(tr, found)
+            lines, expr = tr.function(namespace["loss"])
+    assert [m.split("  # ")[0] for m in methods] == [
+        "    def block(self, h):", "        hidden = tf.nn.relu(tf.matmul(h, self.w))", "        return hidden", ""], methods
+    code = "\n".join(line.code for line in lines)
+    assert code.startswith("h1 = self.block(x)\nh2 = self.block(h1)\nt1 = tf.reduce_sum(tf.matmul(h2, self.v) * scale)"), code
+    model = type("M", (), {})()
+    model.w, model.v = tf.Variable(tf.ones([3, 3])), tf.Variable(tf.ones([3, 2]))
+    scope = {"tf": tf, "x": tf.constant(feeds["x"]), "scale": tf.constant(feeds["scale"])}
+    exec("\n".join(m[4:] for m in methods), scope)
+    model.block = lambda h: scope["block"](model, h)
+    scope["self"] = model
+    exec(compile(code + f"\nresult = {expr}", "<written>", "exec"), scope)
+    np.testing.assert_allclose(scope["result"].numpy(), expected, rtol=1e-6)

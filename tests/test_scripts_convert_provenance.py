@@ -94,3 +94,23 @@ def test_a_rewritten_statement_of_the_scripts_own_code_is_filled_within_the_line
     assert _wrapped(far, 0).split("\n")[0] == "result_of_the_evaluation_of_the_whole_model = model.evaluate_everything_on("
     docstring = 'def f():\n    """' + "x(a, b)" * 20 + '\n    """\n    return 1'
     assert _wrapped(docstring, 0) == docstring  # a line inside a string is never broken
+
+
+def test_the_scripts_own_comments_are_carried_above_the_statement_they_were_on():
+    """The comment lines just above a TF1 line and the comment at its end go above the statement written from it,
+    once each however many statements name that line; a `#` inside a string and the coding line are not
+    comments to carry; lines no statement came from carry nothing."""
+    from tfcompare.scripts.convert.provenance import script_comments
+
+    tf1 = ('# -*- coding: utf-8 -*-\nimport tensorflow as tf\n# Store layers weight\nw = tf.Variable(1)  # first\n'
+           'name = "# not a comment"\n# Convolution Layer\nconv1 = conv2d(x)   # -> (28, 28, 16)\n# unused\n\n')
+    comments = script_comments(tf1)
+    assert comments == {4: ["# Store layers weight", "# first"], 7: ["# Convolution Layer", "# -> (28, 28, 16)"]}
+    written = ["    def f(self, x):", "        c = tf.nn.conv2d(x, self.w)  # TF1 line 7: conv1 = conv2d(x)",
+               "        h = tf.nn.relu(c)  # TF1 line 7: conv1 = conv2d(x)", "        return h  # TF1 line 9: x"]
+    assert per_block(written, comments) == [
+        "    def f(self, x):", "        # TF1 lines 7, 9", "        # Convolution Layer", "        # -> (28, 28, 16)",
+        "        c = tf.nn.conv2d(x, self.w)", "        h = tf.nn.relu(c)", "        return h"]
+    assert per_block(written) == per_block(written, {})  # without the script's comments: as before
+    # a comment holding a character Python reads as a line break would end the written comment there: not carried
+    assert script_comments("z = 3  # u\u2028import os\nw = 4  # form\x0cfeed\n") == {}

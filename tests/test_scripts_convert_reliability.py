@@ -106,7 +106,11 @@ def test_a_hostile_file_name_is_data_in_the_rewrite_and_no_code_runs(hostile):
         assert "__import__" not in _code_names(text) and "system" not in _code_names(text)
         assert text.splitlines()[0].startswith('"""TF2 rewrite of x\\"\\"\\"+str(__import__(\\"os\\")')  # one line
     text = (folder / "module_tf2.py").read_text(encoding="utf-8")
-    assert 22 in provenance(text, "self.W = tf.Variable(") and '"""+{}' not in text.split("class Model")[1].split("model = Model()")[0]
+    model_code = text.split("class Model")[1].split("model = Model()")[0]
+    assert 22 in provenance(text, "self.W = tf.Variable(")
+    # the script's own comment on that line is carried above it, a comment line and nothing else
+    assert '        # """+{}\\\xe9 #\n        self.W = tf.Variable(' in model_code, model_code
+    assert all(line.lstrip().startswith("#") for line in model_code.splitlines() if '"""+{}' in line)
     # a TODO's text past 100 columns goes on `#     ` lines below its mark: joined, it reads as the TF1 line did
     joined = re.sub(r"\n[ \t]*#     ", " ", text)
     assert ('pass  # TODO(tfcompare): TF1 graph code run after the first training step from TF1 line 38: graph_def = '

@@ -80,6 +80,9 @@ class Translator:
         # assignments written (op names) and the methods that write some
         self.assignments: dict[str, list] = {}
         self.assigned: set[str] = set()
+        # the script's own functions written as methods (script_functions): output tensor / op name -> its Call
+        self.calls: dict[str, object] = {}
+        self.call_ops: dict[str, object] = {}
         self.flags: dict[str, tuple[str, str]] = {}  # keep_prob tensor -> (the `training` argument, its value's text)
         self.updating: set[str] = set()
         self.todos: list[str] = []
@@ -111,8 +114,8 @@ class Translator:
         expr, _ = self._expr(target, top=True)
         return self.lines, expr
 
-    def _count(self, target) -> None:
-        seen, stack = set(), [target.op]
+    def _count(self, *targets) -> None:
+        seen, stack = set(), [t.op for t in targets]
         while stack:
             op = stack.pop()
             if op.name in seen:
@@ -130,6 +133,9 @@ class Translator:
         return self._sharing and any(t.name in self.shared for t in op.outputs)
 
     def _inputs(self, op) -> list:
+        call = self.call_ops.get(op.name)
+        if call is not None and call.active:  # a call of the script's function: its arguments
+            return list(call.args)
         group = next((g for g in self.groups.values() if op.name in g.outputs_ops), None)
         return list(group.inputs) if group is not None else list(op.inputs)
 
@@ -154,14 +160,17 @@ class Translator:
             result = (self.arguments.get(t.name) or self.arguments[op.name], False)
             self._memo[t.name] = result
             return result
-        if self._sharing and t.name in self.shared:
+        call = self.calls.get(t.name)
+        if call is not None and call.active:
+            code, compound, group = call.text(self, t), False, None
+        elif self._sharing and t.name in self.shared:
             code, compound, group = self.shared[t.name], False, None
         elif group is not None:
             code, compound = group.translate(self, t), False
         else:
             code, compound = self._op(t)
         own = (t.name in self.names or top or (group is None and op.type in _OWN_LINE)
-               or getattr(group, "kind", "") in ("dropout", "layer")
+               or getattr(group, "kind", "") in ("dropout", "layer") or (call is not None and call.active)
                or self._consumers.get(t.name, 0) > 1 or len(code) > 90)
         if own and not (code.isidentifier() or _is_literal(code) or _ATTRIBUTE.fullmatch(code)):
             name = self._bind(t, code, group)

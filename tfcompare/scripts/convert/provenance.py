@@ -5,7 +5,8 @@ but a reviewer reads a trailer on every line, and the lines run past 500 charact
 statements at one indentation gets one comment above it (`# TF1 lines 35-37`), the trailers go, and a line
 still too long is broken inside its brackets (`line_width`). Only comments tokenize finds are touched (never
 text inside a string), and only in the code tfcompare generated: the script's own carried code is never passed
-here.
+here. The script's own comments on the TF1 lines a statement came from (the comment lines just above one, a
+comment at its end: `# Convolution Layer`, `# -> (14, 14, 32)`) are carried above the statement, each once.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import tokenize
 
 from tfcompare.scripts.convert.line_width import wrap
 
-__all__ = ["per_block"]
+__all__ = ["per_block", "script_comments"]
 
 _TRAILER = re.compile(r"# TF1 lines? (\d+)(?:-(\d+))?(?::|$)")
 _KEPT = ("TODO(tfcompare)", "not ", "TF1's ")  # a mark, a reason it is written op by op, the weights a layer holds
@@ -57,10 +58,37 @@ def _ranges(numbers: list[int]) -> str:
     return ("TF1 line " if len(numbers) == 1 else "TF1 lines ") + ", ".join(parts)
 
 
-def per_block(lines: list[str]) -> list[str]:
-    """The generated model code with one provenance comment per block of consecutive statements."""
+def script_comments(source: str) -> dict[int, list[str]]:
+    """TF1 line number -> the script's own comments on it: the comment lines just above it, then its own trailing
+    comment (tokenized: a `#` inside a string is not one)."""
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return {}
+    lines = source.split("\n")
+    # a comment that holds a character Python reads as a line break (\r, \x0c, U+2028, ...) is not carried: in the
+    # written script, what follows it would be code
+    tokens = [t for t in tokens if len(t.string.splitlines()) == 1 and "\x00" not in t.string]
+    alone = {t.start[0]: t.string for t in tokens if not t.line[:t.start[1]].strip()}
+    trailing = {t.start[0]: t.string for t in tokens if t.line[:t.start[1]].strip()}
+    out: dict[int, list[str]] = {}
+    for n in range(1, len(lines) + 1):
+        above, k = [], n - 1
+        while k in alone and not alone[k].startswith("#!") and "coding" not in alone[k]:
+            above.insert(0, alone[k])
+            k -= 1
+        found = above + ([trailing[n]] if n in trailing else [])
+        if found and lines[n - 1].strip() and n not in alone:
+            out[n] = found
+    return out
+
+
+def per_block(lines: list[str], comments: dict[int, list[str]] | None = None) -> list[str]:
+    """The generated model code with one provenance comment per block of consecutive statements, and the script's
+    own `comments` (script_comments) on the TF1 lines each statement came from above it, once each."""
     text = "\n".join(lines) + "\n"
     trailers = _trailers(text)
+    carried: set[int] = set()
     source = text.split("\n")[:-1]  # an element may hold several lines (a docstring)
     out, i = [], 0
     while i < len(source):
@@ -72,6 +100,10 @@ def per_block(lines: list[str]) -> list[str]:
         block, numbers = [], []
         while i in trailers and re.match(r"\s*", source[i])[0] == indent:
             column, named, kept = trailers[i]
+            for n in named:  # the script's own comments on those lines, above the statement, once each
+                if n not in carried:
+                    block += [f"{indent}{c}" for c in (comments or {}).get(n, [])]
+                    carried.add(n)
             block.append(source[i][:column].rstrip() + (f"  # {kept}" if kept else ""))
             numbers += named
             i += 1

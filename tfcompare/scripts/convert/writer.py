@@ -31,10 +31,11 @@ from tfcompare.scripts.convert.moving import assignments, idle_variables, moving
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
+from tfcompare.scripts.convert.script_functions import find_calls, function_methods
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
 from tfcompare.scripts.convert.script_numbers import ScriptNumbers
 from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_method
-from tfcompare.scripts.convert.provenance import per_block
+from tfcompare.scripts.convert.provenance import per_block, script_comments
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
 from tfcompare.scripts.convert.training_flag import training_flags
@@ -203,6 +204,9 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     if out_tensor is not None and style == "keras" and len(fed_inputs(out_tensor, feed_tensors)) != 1:
         out_tensor = None  # Keras's call takes one input tensor positionally: a fed keep_prob would be refused
     forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments) if out_tensor is not None else []
+    # no one forward pass: the script's own graph-building functions (a GAN's generator, discriminator), as methods
+    function_code = function_methods(tr, find_calls(graph, script, tree, module_dict)) \
+        if out_tensor is None and style == "module" else []
     methods, method_code, plan_methods, untranslated, fetched_summaries, updated = fetch_methods(
         targets, loss, names, values, tr, style, taken, method_taken, feed_tensors, arguments, placeholder_global, tf)
     loss_method, loss_args = methods[0][1], methods[0][2]
@@ -297,7 +301,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             *([f"{INDENT}def __init__(self):", f"{INDENT * 2}super().__init__(name=\"model\")"] if style == "module"
               else [f"{INDENT}def __init__(self, name=\"model\", **kwargs):",
                     f"{INDENT * 2}super().__init__(name=name, **kwargs)"]), *init_lines, "",
-            *forward_code, *method_code, *restore_lines, "",
+            *forward_code, *function_code, *method_code, *restore_lines, "",
             "model = Model()",
             f"optimizer = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
             *later.optimizers,
@@ -309,7 +313,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                   for i, a in enumerate(loss_args)]),
             *later.code,
             "", ""]
-    out += per_block(model_part)  # one provenance comment per block, lines within MAX_LINE
+    out += per_block(model_part, script_comments(text))  # provenance per block, the script's own comments
     if kept.summaries:
         out += [summary_ops.HELPER.strip("\n"), "", ""]
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
