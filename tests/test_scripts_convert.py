@@ -1562,20 +1562,29 @@ def width(h, k):
     return tf.matmul(h, w[:, :k])
 
 
+def odd(image):
+    packed = tf.nn.space_to_depth(image, 2)
+    return packed
+
+
 a = block(x)
 b = block(a, reuse=True)
 c = head(b)
 d = width(x, 1)
 e = width(x, 2)
 loss = tf.reduce_sum(c) + tf.reduce_sum(d) + tf.reduce_sum(e)
+images = tf.compat.v1.placeholder(tf.float32, [None, 4, 4, 1])
+f = odd(images)
+g = odd(f)
 '''
 
 
 def test_the_scripts_own_functions_are_methods_only_where_every_call_can_be_one(tmp_path):
     """script_functions: `block(h, reuse=False)`, called twice from the script's top level, is a method with its
     own local name and the tensor parameter only (reuse changes no op); `head` reads a placeholder it is not given
-    (refused: a method would need it as a parameter); `width(x, k)` returns no assigned name (refused). The
-    losses call `self.block(...)`, and the written code computes TF1's loss."""
+    (refused: a method would need it as a parameter); `width(x, k)` returns no assigned name (refused); `odd`
+    holds an op with no translation (refused, and its TODOs not left in the list). The losses call
+    `self.block(...)`, and the written code computes TF1's loss."""
     from tfcompare.scripts.convert.script_functions import find_calls, function_methods
 
     script = tmp_path / "functions.py"
@@ -1584,15 +1593,18 @@ def test_the_scripts_own_functions_are_methods_only_where_every_call_can_be_one(
     with tf.Graph().as_default() as graph:
         exec(compile(_FUNCTIONS, str(script), "exec"), namespace)
         found = find_calls(graph, str(script), ast.parse(_FUNCTIONS), namespace)
-        assert sorted(found) == ["block"] and [c.params for c in found["block"]] == [["h"], ["h"]]
+        assert sorted(found) == ["block", "odd"] and [c.params for c in found["block"]] == [["h"], ["h"]]
         assert found["block"][1].args[0] is namespace["a"]
         with tf.compat.v1.Session() as sess:
             sess.run(tf.compat.v1.global_variables_initializer())
             feeds = {"x": np.arange(6, dtype=np.float32).reshape(2, 3) / 6, "scale": np.float32(0.5)}
             expected = sess.run(namespace["loss"], {namespace[k]: v for k, v in feeds.items()})
             tr = Translator(str(script), _FUNCTIONS.split("\n"), sess, {}, {"w": "w", "v": "v"},
-                            {"Placeholder": "x", "Placeholder_1": "scale"}, {})
+                            {"Placeholder": "x", "Placeholder_1": "scale", "Placeholder_2": "images"}, {})
             methods = function_methods(tr, found)
+            # odd(): an op with no translation, so no method; its translations leave no TODO in the console's list
+            assert tr.todos == [] and "odd" not in "\n".join(methods) and not any(c.function == "odd"
+                                                                                for c in tr.calls.values())
             lines, expr = tr.function(namespace["loss"])
     assert [m.split("  # ")[0] for m in methods] == [
         "    def block(self, h):", "        hidden = tf.nn.relu(tf.matmul(h, self.w))", "        return hidden", ""], methods

@@ -35,7 +35,8 @@ def test_convert_proves_a_live_dropout_with_dropout_off_and_keeps_it_in_the_scri
                             f"has a live dropout (rate 0.25 (keep_prob 0.75) fed, line 53): two processes draw "
                             f"different masks, so live dropout cannot agree step by step; {out} keeps its dropout")
     assert f"proof: {result.proof}" in result.lines()
-    assert "tf.nn.dropout(h2, rate=1 - keep_prob)" in out.read_text()  # the written script is unchanged
+    # the written script keeps its dropout (keep_prob a switch: the `training` argument, dropout when training)
+    assert "tf.cond(training, lambda: tf.nn.dropout(h2, rate=1 - args.dropout), lambda: h2)" in out.read_text()
     pair = result.pair
     assert pair.status == AGREE and pair.dropout == OFF_TEXT
     assert f"dropout: {OFF_TEXT}" in pair.lines()

@@ -66,6 +66,7 @@ def function_methods(tr, found: dict[str, list[Call]]) -> list[str]:
     outputs are then its calls wherever another method reads them)."""
     code = []
     for calls in found.values():
+        todos = list(tr.todos)  # a refused function's translations leave no TODO in the console's list
         for call in calls:  # every call's outputs are calls while the others are translated
             for t in call.outputs:
                 tr.calls[t.name] = call
@@ -78,6 +79,7 @@ def function_methods(tr, found: dict[str, list[Call]]) -> list[str]:
                     tr.calls.pop(t.name, None)
                 for name in call.ops:
                     tr.call_ops.pop(name, None)
+            tr.todos[:] = todos
             continue
         lines, exprs = bodies[0]
         first = calls[0]
