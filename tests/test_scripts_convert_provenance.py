@@ -114,3 +114,5 @@ def test_the_scripts_own_comments_are_carried_above_the_statement_they_were_on()
     assert per_block(written) == per_block(written, {})  # without the script's comments: as before
     # a comment holding a character Python reads as a line break would end the written comment there: not carried
     assert script_comments("z = 3  # u\u2028import os\nw = 4  # form\x0cfeed\n") == {}
+    # only PEP 263's coding line is not carried: a comment that says "coding" further down is
+    assert script_comments("import x\n\n# Decoding layer\ny = 1\n") == {4: ["# Decoding layer"]}

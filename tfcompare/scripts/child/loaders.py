@@ -4,9 +4,10 @@ A pair of scripts usually loads MNIST-like data through a helper: TF1's `tensorf
 (gone from TensorFlow 2.x) or `keras.datasets.*.load_data()` (a download). Both are replaced, in the child
 that runs the script, by the same seeded images and labels: TF1's helper returns them as it always did
 (images flattened and scaled to [0, 1], labels one-hot on request, 5,000 held out for validation) and hands out
-batches in order, without shuffling; Keras's loaders return the raw uint8 arrays. `tf.data.Dataset.shuffle` is turned off too, so the
-n-th batch of one script holds the same examples as the n-th batch of the other. A script that reads any
-other file is not substituted: the file is read as it is, and a missing one is reported, never guessed.
+batches in order, without shuffling; Keras's loaders return the raw uint8 arrays. `tf.data.Dataset.shuffle` is
+turned off too, so the n-th batch of one script holds the same examples as the n-th batch of the other. A script
+that reads any other file is not substituted: the file is read as it is, and a missing one is reported, never
+guessed.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import numpy as np
 from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.ops import Line, source_line
+from tfcompare.scripts.convert.tensor_ops import unwrapped
 
 __all__ = ["Update", "Assignment", "moving_average_updates", "assignments", "assignment_lines", "other_assignments",
            "idle_variables", "FUSED_BATCH_NORM"]
@@ -150,7 +151,7 @@ def assignments(graph, train_op, loss, found: dict, idle: dict, script: str, lin
             continue
         target, when, negated = op.inputs[0], None, False
         if target.op.type in ("RefSwitch", "Switch"):
-            when, negated = _unwrapped(target.op.inputs[1]), target.value_index == 0
+            when, negated = unwrapped(target.op.inputs[1]), target.value_index == 0
             if when.op.type in ("Switch", "RefSwitch", "Merge") or op._control_flow_context is None or \
                     op._control_flow_context.outer_context is not None:
                 continue  # nested, or a loop's
@@ -193,12 +194,6 @@ def assignment_lines(tr, items: list[Assignment]) -> None:
         tr.assigned.add(item.op.name)
     for line in tr.lines[head:]:
         line.code = INDENT + line.code
-
-
-def _unwrapped(t):
-    while t.op.type == "Identity" and t.op.inputs:
-        t = t.op.inputs[0]
-    return t
 
 
 def other_assignments(train_op, found: dict, unwritten: list, script: str, lines: list[str],

@@ -20,6 +20,7 @@ from tfcompare.scripts.convert.line_width import wrap
 __all__ = ["per_block", "script_comments"]
 
 _TRAILER = re.compile(r"# TF1 lines? (\d+)(?:-(\d+))?(?::|$)")
+_CODING = re.compile(r"#.*?coding[:=]")  # PEP 263's line (1 or 2): not a comment on the code below it
 _KEPT = ("TODO(tfcompare)", "not ", "TF1's ")  # a mark, a reason it is written op by op, the weights a layer holds
 
 
@@ -74,7 +75,7 @@ def script_comments(source: str) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     for n in range(1, len(lines) + 1):
         above, k = [], n - 1
-        while k in alone and not alone[k].startswith("#!") and "coding" not in alone[k]:
+        while k in alone and not alone[k].startswith("#!") and not (k <= 2 and _CODING.match(alone[k])):
             above.insert(0, alone[k])
             k -= 1
         found = above + ([trailing[n]] if n in trailing else [])

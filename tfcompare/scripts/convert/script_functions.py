@@ -149,11 +149,12 @@ def _call(f: ast.FunctionDef, line: int, ops: set, tree: ast.Module, module_dict
             if t.op.name not in names and t.name not in arg_names and t.op.type not in _VARIABLES and \
                     not (t.op.type == "Identity" and t.op.inputs and t.op.inputs[0].op.type in _VARIABLES):
                 return None
+    body = _statements(f)
     assigned = {}  # name -> the statement in the body that assigned it last
-    for s in _statements(f):
+    for s in body:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
             assigned[s.targets[0].id] = s
-    returned = _statements(f)[-1].value
+    returned = body[-1].value
     returned = returned.elts if isinstance(returned, ast.Tuple) else [returned]
     if not all(isinstance(r, ast.Name) and r.id in assigned for r in returned):
         return None

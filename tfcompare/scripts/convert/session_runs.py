@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from tfcompare.scripts.convert.rewrite_state import RewriteState
+from tfcompare.scripts.convert.training_flag import switch_argument
 
 __all__ = ["SessionRuns"]
 
@@ -194,7 +195,7 @@ def _call(function: str, args: list, feed: dict, flags: dict | None = None) -> s
             training = fed.get(ast.dump(feed[a]))
             if training is None:
                 return None
-            values.append(f"{param}={training!r}" if all(b in flags for b in args[i:]) else repr(training))
+            values.append(switch_argument(param, training, all(b in flags for b in args[i:])))
         else:
             values.append(ast.unparse(feed[a]))
     return f"{function}({', '.join(values)})"

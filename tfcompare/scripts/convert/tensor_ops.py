@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["translate", "subscript"]
+__all__ = ["translate", "subscript", "unwrapped"]
 
 _UNARY = {"Sign": "tf.sign", "Round": "tf.round", "Sin": "tf.sin", "Cos": "tf.cos", "Ceil": "tf.math.ceil",
           "Erf": "tf.math.erf", "ZerosLike": "tf.zeros_like", "OnesLike": "tf.ones_like", "Rint": "tf.math.rint",
@@ -133,7 +133,7 @@ def _cond_branches(op):
             if x.op.type == "Switch":
                 if x.value_index != branch:
                     return None
-                preds.add(_unwrapped(x.op.inputs[1]).name)
+                preds.add(unwrapped(x.op.inputs[1]).name)
                 continue
             if x.op.type in ("Merge", "Enter", "Exit", "NextIteration", "LoopCond"):
                 return None
@@ -145,8 +145,8 @@ def _cond_branches(op):
     return pred, op.inputs[0], op.inputs[1]
 
 
-def _unwrapped(t):
-    """The predicate through the cond's own Identity (`pred_id`): one predicate for every Switch."""
+def unwrapped(t):
+    """A cond's predicate through its own Identity (`pred_id`): one predicate for every Switch of the cond."""
     while t.op.type == "Identity" and t.op.inputs:
         t = t.op.inputs[0]
     return t

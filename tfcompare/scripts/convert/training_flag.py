@@ -4,9 +4,10 @@ TF1 scripts switch dropout off by feeding its keep probability: `keep_prob: 0.8`
 1.0` wherever they evaluate. Carried over as it is, the rewrite keeps that plumbing (a float argument every call
 passes). Where the script does exactly that, the rewrite takes `training` instead: the dropout is
 `tf.cond(training, lambda: tf.nn.dropout(x, rate=1 - 0.8), lambda: x)`, the training step calls the loss with
-`training=True` and every other call passes `training=False`. Only where it is exactly that: the placeholder is a float scalar read by nothing but dropouts' keep
-probability, and every feed of it after the graph is built is a dict entry of a call whose value is a number (or a
-name bound to one) equal to the training step's value or to 1.0. Anything else keeps the argument as it was.
+`training=True` and every other call passes `training=False`. Only where it is exactly that: the placeholder is a
+float scalar read by nothing but dropouts' keep probability, and every feed of it after the graph is built is a
+dict entry of a call whose value is a number (or a name bound to one) equal to the training step's value or to
+1.0. Anything else keeps the argument as it was.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-__all__ = ["Flag", "training_flags"]
+__all__ = ["Flag", "training_flags", "switch_argument"]
 
 
 @dataclasses.dataclass
@@ -24,6 +25,12 @@ class Flag:
     keep: float  # the training step's keep probability
     values: dict  # ast.dump of each value the script feeds it -> True (training) or False (evaluation)
     keep_text: str  # the script's expression of it (`0.8`, `dropout`, `args.dropout`), or its value
+    param: str = "training"  # the argument's name in the rewrite
+
+
+def switch_argument(param: str, training: bool, last: bool) -> str:
+    """The switch's value in a call: `training=True` where no positional argument follows it, else `True`."""
+    return f"{param}={training!r}" if last else repr(training)
 
 
 def training_flags(tree: ast.AST, module_dict: dict, feed: dict, feed_tensors: list, names: dict, groups: dict,
@@ -66,7 +73,7 @@ def _only_dropout_keeps(t, groups: dict) -> bool:
     for group in {id(g): g for g in groups.values()}.values():
         if group.kind == "dropout" and group.params.get("keep") and group.inputs[1].name == t.name:
             inside |= group.outputs_ops
-    readers = [op for op in t.consumers()]
+    readers = list(t.consumers())
     return bool(readers) and all(op.name in inside for op in readers)
 
 

@@ -38,7 +38,7 @@ from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_
 from tfcompare.scripts.convert.provenance import per_block, script_comments
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
-from tfcompare.scripts.convert.training_flag import training_flags
+from tfcompare.scripts.convert.training_flag import switch_argument, training_flags
 from tfcompare.scripts.child.train_ops import variables_of
 
 __all__ = ["Written", "write"]
@@ -168,7 +168,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         new = identifier("training", arg_taken)
         arguments[fed_key(flag.placeholder)] = new
         placeholder_global[new], by_argument[new] = placeholder_global.pop(old), by_argument.pop(old)
-        tr.flags[flag.placeholder.name] = (new, flag.keep_text)
+        tr.flags[flag.placeholder.name], flag.param = (new, flag.keep_text), new
         notes.append(f"{flag.name} (fed {flag.keep:g} in training, 1.0 elsewhere) is the `{new}` argument: dropout "
                      "only when training")
     bound = [t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
@@ -200,7 +200,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                                       taken | set(variables.values()) | set(arguments.values()))
         variables.update(owned)  # a layer's weight is read as self.dense1.kernel where it is used op by op
     method_taken = set(variables.values()) | taken | {layer.attr for layer in layers}
-    out_tensor = None if tr.updates or any(tr.assignments.values()) else model_output(loss, trained)  # the moving averages' flag: not yet shared
+    # the moving averages' flag is not shared yet: no one forward pass where the loss's method updates them
+    out_tensor = None if tr.updates or any(tr.assignments.values()) else model_output(loss, trained)
     if out_tensor is not None and style == "keras" and len(fed_inputs(out_tensor, feed_tensors)) != 1:
         out_tensor = None  # Keras's call takes one input tensor positionally: a fed keep_prob would be refused
     forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments) if out_tensor is not None else []
@@ -253,7 +254,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         pipeline={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
                                   and v.op.type in ITERATOR_OUTPUTS},
                         independent=_independent(module_dict, [found["train_op"], *(e["train_op"] for e in others)]),
-                        flags={flag.name: (tr.flags[flag.placeholder.name][0], flag.values) for flag in flags})
+                        flags={flag.name: (flag.param, flag.values) for flag in flags})
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
     kept = carried.rewrite(text, plan, first_step_line, main)
@@ -275,7 +276,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     if kept.loader:
         out += [LOADER.strip("\n"), "", ""]
         notes.append("input_data.read_data_sets (gone from TF 2) is written into the script on "
-                     "tf.keras.datasets.mnist, with TF1's validation split (5,000 images), each epoch shuffled by tf.data")
+                     "tf.keras.datasets.mnist, with TF1's validation split (5,000 images), each epoch shuffled by "
+                     "tf.data")
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
     if kept.head:
         out += ["", ""]
@@ -307,9 +309,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             *later.optimizers,
             "", "",
             *step_code(loss_method, step_params, updated, step_todos,
-                       input_signature([by_argument[a] for a in step_params]) if all(a in by_argument for a in step_params)
-                       else "", trains=later.first_trains(found, variables),
-                       call_args=[a if a not in flag_args else f"{a}=True" if set(loss_args[i:]) <= flag_args else "True"
+                       input_signature([by_argument[a] for a in step_params])
+                       if all(a in by_argument for a in step_params) else "",
+                       trains=later.first_trains(found, variables),
+                       call_args=[a if a not in flag_args else switch_argument(a, True, set(loss_args[i:]) <= flag_args)
                                   for i, a in enumerate(loss_args)]),
             *later.code,
             "", ""]
