@@ -66,8 +66,8 @@ def test_converted_script_is_tf2_and_pair_agrees(converted, name):
     out, results = converted
     result = results[name]
     assert result.status == WRITTEN_AGREES, "\n".join(result.lines())
-    assert result.todos == []
     text = (out / f"{name}_tf2.py").read_text()
+    assert result.todos == [] and "TODO" not in text  # the console's list is the file's marks
     tree = ast.parse(text)
     imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     imported += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
@@ -100,13 +100,17 @@ def test_written_optimizers_carry_tf1_settings(converted):
     assert ("Momentum(learning_rate=tf.keras.optimizers.schedules.ExponentialDecay(0.2, decay_steps=2.0, "
             "decay_rate=0.5, staircase=True), momentum=0.9)") in text["decay_momentum"]
     # keep_prob fed args.dropout to train and 1.0 to evaluate: the `training` argument, the script's own rate
-    assert "drop1 = tf.cond(training, lambda: tf.nn.dropout(h2, rate=1 - args.dropout), lambda: h2)" in \
+    assert "fc1 = tf.cond(training, lambda: tf.nn.dropout(fc1, rate=1 - args.dropout), lambda: fc1)" in \
         text["cnn_dropout"]
+    # conv_net's own names, and its helpers conv2d / maxpool2d as the methods it calls (issue 36)
+    assert ("        conv1 = self.conv2d(x, self.weights_wc1, self.biases_bc1)\n"
+            "        conv1 = self.maxpool2d(conv1)\n        fc1 = tf.reshape(conv1, [-1, 288])\n") in text["cnn_dropout"]
+    assert "    def conv2d(self, x, W, b):\n" in text["cnn_dropout"]
     assert "loss_value = model.loss_op(X, Y, training=True)" in text["cnn_dropout"]
     assert "loss = model.loss_op(batch_x, batch_y, training=False).numpy()" in text["cnn_dropout"]
     assert "train_step(batch_x, batch_y)\n" in text["cnn_dropout"] and "keep_prob" not in text["cnn_dropout"]
     assert "basic_lstm(tf.unstack(X, num=6, axis=1)" in text["lstm_static_rnn"]
-    assert "h1 = tf.nn.relu(conv1 + self.biases_bc1)" in text["cnn_dropout"]
+    assert "        x = x + b\n        return tf.nn.relu(x)\n" in text["cnn_dropout"]  # a BiasAdd as `+`
     assert "tf.nn.l2_loss(self.w1)" in text["decay_momentum"]
     assert ("bn1 = tf.raw_ops.FusedBatchNormV3(x=flat1, scale=self.BatchNorm_gamma, offset=self.BatchNorm_beta, "
             "mean=[], variance=[], epsilon=0.001, data_format='NHWC', is_training=True).y") in text["mlp_batch_norm"]
@@ -1538,82 +1542,26 @@ def test_a_fed_keep_prob_is_the_training_argument_only_where_it_is_a_switch(loop
     assert sorted(flag.values.values()) == [False, True][2 - expected[1]:]
 
 
-_FUNCTIONS = '''
-import tensorflow as tf
-w = tf.Variable(tf.ones([3, 3]), name="w")
-v = tf.Variable(tf.ones([3, 2]), name="v")
-x = tf.compat.v1.placeholder(tf.float32, [None, 3])
-scale = tf.compat.v1.placeholder(tf.float32, [])
+def test_the_consoles_todo_list_is_the_files_marks_one_for_one():
+    """Both kinds of mark, in the file's order with their lines: a comment (its text continued below it), and a
+    TODO_tfcompare call (two on one line are two); a string or a comment that only mentions the mark is none."""
+    from tfcompare.scripts.convert.todo_marks import todo_marks
 
-
-def block(h, reuse=False):
-    with tf.compat.v1.variable_scope("block", reuse=reuse):
-        hidden = tf.nn.relu(tf.matmul(h, w))
-        return hidden
-
-
-def head(h):
-    out = tf.matmul(h, v) * scale
-    return out
-
-
-def width(h, k):
-    return tf.matmul(h, w[:, :k])
-
-
-def odd(image):
-    packed = tf.nn.space_to_depth(image, 2)
-    return packed
-
-
-a = block(x)
-b = block(a, reuse=True)
-c = head(b)
-d = width(x, 1)
-e = width(x, 2)
-loss = tf.reduce_sum(c) + tf.reduce_sum(d) + tf.reduce_sum(e)
-images = tf.compat.v1.placeholder(tf.float32, [None, 4, 4, 1])
-f = odd(images)
-g = odd(f)
-'''
-
-
-def test_the_scripts_own_functions_are_methods_only_where_every_call_can_be_one(tmp_path):
-    """script_functions: `block(h, reuse=False)`, called twice from the script's top level, is a method with its
-    own local name and the tensor parameter only (reuse changes no op); `head` reads a placeholder it is not given
-    (refused: a method would need it as a parameter); `width(x, k)` returns no assigned name (refused); `odd`
-    holds an op with no translation (refused, and its TODOs not left in the list). The losses call
-    `self.block(...)`, and the written code computes TF1's loss."""
-    from tfcompare.scripts.convert.script_functions import find_calls, function_methods
-
-    script = tmp_path / "functions.py"
-    script.write_text(_FUNCTIONS)
-    namespace: dict = {}
-    with tf.Graph().as_default() as graph:
-        exec(compile(_FUNCTIONS, str(script), "exec"), namespace)
-        found = find_calls(graph, str(script), ast.parse(_FUNCTIONS), namespace)
-        assert sorted(found) == ["block", "odd"] and [c.params for c in found["block"]] == [["h"], ["h"]]
-        assert found["block"][1].args[0] is namespace["a"]
-        with tf.compat.v1.Session() as sess:
-            sess.run(tf.compat.v1.global_variables_initializer())
-            feeds = {"x": np.arange(6, dtype=np.float32).reshape(2, 3) / 6, "scale": np.float32(0.5)}
-            expected = sess.run(namespace["loss"], {namespace[k]: v for k, v in feeds.items()})
-            tr = Translator(str(script), _FUNCTIONS.split("\n"), sess, {}, {"w": "w", "v": "v"},
-                            {"Placeholder": "x", "Placeholder_1": "scale", "Placeholder_2": "images"}, {})
-            methods = function_methods(tr, found)
-            # odd(): an op with no translation, so no method; its translations leave no TODO in the console's list
-            assert tr.todos == [] and "odd" not in "\n".join(methods) and not any(c.function == "odd"
-                                                                                for c in tr.calls.values())
-            lines, expr = tr.function(namespace["loss"])
-    assert [m.split("  # ")[0] for m in methods] == [
-        "    def block(self, h):", "        hidden = tf.nn.relu(tf.matmul(h, self.w))", "        return hidden", ""], methods
-    code = "\n".join(line.code for line in lines)
-    assert code.startswith("h1 = self.block(x)\nh2 = self.block(h1)\nt1 = tf.reduce_sum(tf.matmul(h2, self.v) * scale)"), code
-    model = type("M", (), {})()
-    model.w, model.v = tf.Variable(tf.ones([3, 3])), tf.Variable(tf.ones([3, 2]))
-    scope = {"tf": tf, "x": tf.constant(feeds["x"]), "scale": tf.constant(feeds["scale"])}
-    exec("\n".join(m[4:] for m in methods), scope)
-    model.block = lambda h: scope["block"](model, h)
-    scope["self"] = model
-    exec(compile(code + f"\nresult = {expr}", "<written>", "exec"), scope)
-    np.testing.assert_allclose(scope["result"].numpy(), expected, rtol=1e-6)
+    text = ("import tensorflow as tf\n"
+            "if True:\n"
+            "    pass  # TODO(tfcompare): TF1 graph code run after the first training step from TF1 line 9:\n"
+            "    #     graph.finalize()\n"
+            "    #     \n"
+            "y = tf.add(TODO_tfcompare('Qr (no TF2 translation written for this op) from TF1 line 3'), "
+            "TODO_tfcompare(\"B's op\"))\n"
+            "s = 'TODO(tfcompare): in a string'  # a comment about TODO_tfcompare('x')\n"
+            "def TODO_tfcompare(what):\n"
+            "    raise NotImplementedError(what)\n"
+            "z = 1  # TODO(tfcompare): initializer Qr\n")
+    assert todo_marks(text) == [
+        "line 3: TF1 graph code run after the first training step from TF1 line 9: graph.finalize()",
+        "line 6: Qr (no TF2 translation written for this op) from TF1 line 3",
+        "line 6: B's op",
+        "line 10: initializer Qr"]
+    # not Python (a mark the writer left in broken text is still listed)
+    assert todo_marks("def f(:\n    x = TODO_tfcompare('A')  # TODO(tfcompare): B\n") == ["line 2: A", "line 2: B"]

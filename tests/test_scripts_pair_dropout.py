@@ -36,7 +36,7 @@ def test_convert_proves_a_live_dropout_with_dropout_off_and_keeps_it_in_the_scri
                             f"different masks, so live dropout cannot agree step by step; {out} keeps its dropout")
     assert f"proof: {result.proof}" in result.lines()
     # the written script keeps its dropout (keep_prob a switch: the `training` argument, dropout when training)
-    assert "tf.cond(training, lambda: tf.nn.dropout(h2, rate=1 - args.dropout), lambda: h2)" in out.read_text()
+    assert "tf.cond(training, lambda: tf.nn.dropout(fc1, rate=1 - args.dropout), lambda: fc1)" in out.read_text()
     pair = result.pair
     assert pair.status == AGREE and pair.dropout == OFF_TEXT
     assert f"dropout: {OFF_TEXT}" in pair.lines()

@@ -130,10 +130,17 @@ def fed_inputs(t, feed_tensors: list) -> list:
     return [f for f in feed_tensors if f.name in read]
 
 
-def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict) -> list[str]:
+def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict, own_names: dict | None = None) -> list[str]:
     """The forward pass as the model's call; the tensor is registered in `tr.shared` with the call every other
-    method writes in its place (`self(X)`)."""
-    body, expr = tr.function(out, share=False)
+    method writes in its place (`self(X)`); `own_names`: tensor name -> the name the script's function that
+    computed it gave it (script_functions.forward_names), used in this method only."""
+    names = dict(tr.names)
+    tr.names.update(own_names or {})
+    try:
+        body, expr = tr.function(out, share=False)
+    finally:
+        tr.names.clear()
+        tr.names.update(names)
     fed = fed_inputs(out, feed_tensors)
     args = "".join(f", {arguments[fed_key(t)]}" for t in fed)
     lines = []

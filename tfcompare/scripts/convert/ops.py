@@ -61,6 +61,11 @@ def _short(text: str, width: int = 64) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
+def _active(calls: dict, name: str):
+    """The outermost call of the script's functions that made `name` and is not the one being written."""
+    return next((c for c in calls.get(name, ()) if c.active), None)
+
+
 class Translator:
     """Translate tensors of one TF1 graph; `lines` collects the statements of the function being written."""
 
@@ -80,9 +85,10 @@ class Translator:
         # assignments written (op names) and the methods that write some
         self.assignments: dict[str, list] = {}
         self.assigned: set[str] = set()
-        # the script's own functions written as methods (script_functions): output tensor / op name -> its Call
-        self.calls: dict[str, object] = {}
-        self.call_ops: dict[str, object] = {}
+        # the script's own functions written as methods (script_functions): output tensor / op name -> the Calls
+        # that made it, outermost first (`generator`'s output is also that of the `linear` it returned)
+        self.calls: dict[str, list] = {}
+        self.call_ops: dict[str, list] = {}
         self.flags: dict[str, tuple[str, str]] = {}  # keep_prob tensor -> (the `training` argument, its value's text)
         self.updating: set[str] = set()
         self.todos: list[str] = []
@@ -133,8 +139,8 @@ class Translator:
         return self._sharing and any(t.name in self.shared for t in op.outputs)
 
     def _inputs(self, op) -> list:
-        call = self.call_ops.get(op.name)
-        if call is not None and call.active:  # a call of the script's function: its arguments
+        call = _active(self.call_ops, op.name)
+        if call is not None:  # a call of the script's function: its arguments
             return list(call.args)
         group = next((g for g in self.groups.values() if op.name in g.outputs_ops), None)
         return list(group.inputs) if group is not None else list(op.inputs)
@@ -144,6 +150,10 @@ class Translator:
         if t.name in self._memo:
             return self._memo[t.name]
         op = t.op
+        if t.name in self.arguments and op.type in _PASS | _VARIABLE_OPS:  # a variable given to a method (`W`)
+            result = (self.arguments[t.name], False)
+            self._memo[t.name] = result
+            return result
         group = self.groups.get(t.name)
         if op.type in _PASS and op.inputs and group is None:
             result = self._expr(op.inputs[0])
@@ -160,8 +170,8 @@ class Translator:
             result = (self.arguments.get(t.name) or self.arguments[op.name], False)
             self._memo[t.name] = result
             return result
-        call = self.calls.get(t.name)
-        if call is not None and call.active:
+        call = _active(self.calls, t.name)
+        if call is not None:
             code, compound, group = call.text(self, t), False, None
         elif self._sharing and t.name in self.shared:
             code, compound, group = self.shared[t.name], False, None
@@ -170,7 +180,7 @@ class Translator:
         else:
             code, compound = self._op(t)
         own = (t.name in self.names or top or (group is None and op.type in _OWN_LINE)
-               or getattr(group, "kind", "") in ("dropout", "layer") or (call is not None and call.active)
+               or getattr(group, "kind", "") in ("dropout", "layer") or call is not None
                or self._consumers.get(t.name, 0) > 1 or len(code) > 90)
         if own and not (code.isidentifier() or _is_literal(code) or _ATTRIBUTE.fullmatch(code)):
             name = self._bind(t, code, group)
@@ -195,7 +205,11 @@ class Translator:
         name = self.names.get(t.name) or self._fresh(_NAMED.get(t.op.type, "t") if group is None else group.stem)
         op = group.op if group is not None else t.op
         shared = self._sharing and t.name in self.shared  # the forward pass's call: its TF1 lines are in the call
-        self.lines.append(Line(f"{name} = {code}", "" if shared else self._comment(op)))
+        call = _active(self.calls, t.name)
+        site = call.chain[-1][1] if call is not None and call.chain else 0
+        comment = "" if shared else f"TF1 line {site}: {_short(self.source[site - 1].strip())}" \
+            if 0 < site <= len(self.source) else self._comment(op)  # a call of the script's function: where it is
+        self.lines.append(Line(f"{name} = {code}", comment))
         self._used.add(name)
         return name
 
@@ -206,7 +220,7 @@ class Translator:
         return "; ".join(p for p in parts if p)
 
     def _fresh(self, stem: str) -> str:
-        taken = self._used | set(self.arguments.values())
+        taken = self._used | set(self.arguments.values()) | set(self.names.values())  # the script's names: reserved
         n = 1
         while f"{stem}{n}" in taken:
             n += 1

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 
 from tfcompare.scripts.convert.naming import INDENT
 
-__all__ = ["Call", "find_calls", "function_methods"]
+__all__ = ["Call", "find_calls", "function_methods", "forward_names"]
 
 _VARIABLES = {"VariableV2", "VarHandleOp", "Variable", "ReadVariableOp", "Const"}
 
@@ -31,6 +32,7 @@ class Call:
     outputs: list  # the tensors it returned, in its return order
     local_names: dict  # tensor name -> the function's own name for it
     active: bool = True  # False while its own body is translated
+    chain: tuple = ()  # ((caller, line), ...) from the script's top level to this call
 
     def text(self, tr, t) -> str:
         call = f"self.{self.function}({', '.join(tr.value(a) for a in self.args)})"
@@ -39,24 +41,33 @@ class Call:
 
 
 def find_calls(graph, script: str, tree: ast.Module, module_dict: dict) -> dict[str, list[Call]]:
-    """{function name: [its calls]} for the script's functions whose every top-level call can be a method call."""
+    """{function name: [its calls]} for the script's functions whose every call can be a method call: calls from
+    the script's top level, and calls from inside another of its functions (`conv2d(x, weights['wc1'], ...)` in
+    `conv_net`), each call told apart by the chain of calls that made it."""
     import tensorflow as tf
 
     defs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef) and _plain(f)}
-    made: dict[tuple[str, int], set] = {}
+    made: dict[tuple, set] = {}
     for op in graph.get_operations():
         frames = [f for f in (op.traceback or []) if f.filename == script]
+        chain = []
         for outer, inner in zip(frames, frames[1:]):
-            if outer.name == "<module>" and inner.name in defs:
-                made.setdefault((inner.name, outer.lineno), set()).add(op)
+            chain.append((outer.name, outer.lineno))
+            if outer.name != "<module>" and outer.name not in defs:
+                break
+            if inner.name in defs:
+                made.setdefault((inner.name, tuple(chain)), set()).add(op)
+            else:
                 break
     found: dict[str, list[Call]] = {}
     refused = set()
-    for (name, line), ops in sorted(made.items(), key=lambda kv: kv[0][1]):
-        call = _call(defs[name], line, ops, tree, module_dict, script, tf)
+    for (name, chain), ops in sorted(made.items(), key=lambda kv: kv[0][1]):
+        outer = tree if chain[-1][0] == "<module>" else defs[chain[-1][0]]
+        call = _call(defs[name], chain[-1][1], ops, outer, module_dict, script, tf)
         if call is None:
             refused.add(name)
         else:
+            call.chain = chain
             found.setdefault(name, []).append(call)
     return {k: v for k, v in found.items() if k not in refused}
 
@@ -65,20 +76,25 @@ def function_methods(tr, found: dict[str, list[Call]]) -> list[str]:
     """The methods' lines; each function whose calls all translate to the same code is registered with `tr` (its
     outputs are then its calls wherever another method reads them)."""
     code = []
-    for calls in found.values():
+    # the innermost first: a helper another function calls (`linear` in `generator`) is a method, or refused, before
+    # the body that calls it is written
+    for calls in sorted(found.values(), key=lambda cs: -max(len(c.chain) for c in cs)):
         todos = list(tr.todos)  # a refused function's translations leave no TODO in the console's list
         for call in calls:  # every call's outputs are calls while the others are translated
-            for t in call.outputs:
-                tr.calls[t.name] = call
-            tr.call_ops.update({name: call for name in call.ops})
+            for name in [t.name for t in call.outputs]:
+                tr.calls[name] = sorted([*tr.calls.get(name, []), call], key=lambda c: len(c.chain))
+            for name in call.ops:
+                tr.call_ops[name] = sorted([*tr.call_ops.get(name, []), call], key=lambda c: len(c.chain))
         bodies = [_body(tr, call) for call in calls]
+        flags = {name for name, _ in tr.flags.values()}
         if any(b != bodies[0] for b in bodies) or any(c.params != calls[0].params for c in calls) or \
-                any("TODO_tfcompare" in line for line in bodies[0][0]):
-            for call in calls:
-                for t in call.outputs:
-                    tr.calls.pop(t.name, None)
-                for name in call.ops:
-                    tr.call_ops.pop(name, None)
+                any("TODO_tfcompare" in line or set(re.findall(r"\w+", line.split("  # ")[0])) & flags
+                    for line in bodies[0][0] + bodies[0][1]):
+            for table in (tr.calls, tr.call_ops):  # refused: its calls are made op by op
+                for name in list(table):
+                    table[name] = [c for c in table[name] if c not in calls]
+                    if not table[name]:
+                        del table[name]
             tr.todos[:] = todos
             continue
         lines, exprs = bodies[0]
@@ -87,6 +103,27 @@ def function_methods(tr, found: dict[str, list[Call]]) -> list[str]:
         code += [INDENT * 2 + line for line in lines]
         code += [f"{INDENT * 2}return {', '.join(exprs)}", ""]
     return code
+
+
+def forward_names(found: dict[str, list[Call]], out, tr) -> tuple[dict[str, str], dict[str, list[Call]]]:
+    """For the model's output returned by one of the script's functions (`logits = conv_net(X, ...)`): the
+    function's own local names (`conv1`, `fc1`, `out`, rather than generated ones) for the forward pass written
+    from its ops, and the calls of the script's functions made only inside it (`conv2d`, `maxpool2d`), to be
+    methods the forward pass calls. A name is left out where it would read as another value: an argument's name,
+    or a global name the script gave another tensor."""
+    calls = [c for cs in found.values() for c in cs if any(o.name == out.name for o in c.outputs)]
+    if len(calls) != 1:
+        return {}, {}
+    call = calls[0]
+    taken = set(tr.arguments.values()) | {"self", "training"}
+    others = set(tr.names.values())
+    names = {t: name for t, name in call.local_names.items()
+             if name not in taken and (name not in others or tr.names.get(t) == name)}
+    depth = len(call.chain)
+    nested = {f: cs for f, cs in found.items()
+              if all(len(c.chain) > depth and c.chain[:depth] == call.chain and c.chain[depth][0] == call.function
+                     for c in cs)}
+    return names, nested
 
 
 def _body(tr, call: Call) -> tuple[list[str], list[str]]:
@@ -100,8 +137,14 @@ def _body(tr, call: Call) -> tuple[list[str], list[str]]:
         tr._reset()
         tr._sharing = False
         tr._count(*call.outputs)
-        exprs = [tr._expr(t, top=True)[0] for t in call.outputs]
-        return [line.text("") for line in tr.lines], exprs
+        # an output the function named is bound to its name; one it returned as an expression stays one
+        exprs = [tr._expr(t, top=t.name in call.local_names)[0] for t in call.outputs]
+        lines = list(tr.lines)
+        if len(exprs) == 1 and lines and call.outputs[0].name not in call.local_names and \
+                lines[-1].code.startswith(f"{exprs[0]} = "):  # `h1 = tf.nn.relu(x)`, `return h1`: return the call
+            last = lines.pop()
+            exprs = [dataclasses.replace(last, code=last.code.split(" = ", 1)[1]).text("")]
+        return [line.text("") for line in lines], exprs
     finally:
         call.active = True
         tr.arguments.clear()
@@ -125,50 +168,143 @@ def _statements(f: ast.FunctionDef) -> list:
     return out
 
 
-def _call(f: ast.FunctionDef, line: int, ops: set, tree: ast.Module, module_dict: dict, script: str, tf):
-    """The Call made at `line`, or None where it cannot be a method call."""
-    sites = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+def _call(f: ast.FunctionDef, line: int, ops: set, outer, module_dict: dict, script: str, tf):
+    """The Call made at `line` of `outer` (the module, or the script's function that called it), or None where
+    it cannot be a method call."""
+    sites = [n for n in ast.walk(outer) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
              and n.func.id == f.name and n.lineno == line]
     if len(sites) != 1:
         return None
     bound = _bound(f, sites[0])
     if bound is None:
         return None
-    # the parameters given a tensor the script names are the method's; the others (`reuse=True`, a width) are
-    # not: a call they change translates to other code, and the function is then not written as a method
-    params = [p for p, node in bound.items() if isinstance(node, ast.Name) and
-              isinstance(module_dict.get(node.id), tf.Tensor)]
-    args = [module_dict[bound[p].id] for p in params]
-    if not params or any(isinstance(n, ast.Name) and n.id not in module_dict and n.id != "None"
-                         for p, n in bound.items() if p not in params):
-        return None
     names = {op.name for op in ops}
-    arg_names = {a.name for a in args}
-    for op in ops:  # reads nothing but its arguments, variables and constants
+    external = []  # the tensors the call's ops read from outside it: its tensor arguments, variables, constants
+    for op in sorted(ops, key=lambda o: o._id):
         for t in op.inputs:
-            if t.op.name not in names and t.name not in arg_names and t.op.type not in _VARIABLES and \
-                    not (t.op.type == "Identity" and t.op.inputs and t.op.inputs[0].op.type in _VARIABLES):
+            if t.op.name not in names and all(t is not e for e in external):
+                external.append(t)
+    # the parameters given a tensor are the method's; the others (`reuse=True`, a width, a dict of weights) are
+    # not: a call they change translates to other code, and the function is then not written as a method
+    params, args = [], []
+    nested = not isinstance(outer, ast.Module)
+    for p, node in bound.items():
+        value = _evaluated(node, module_dict)
+        if isinstance(value, tf.Tensor):
+            params.append(p)
+            args.append(value)
+        elif isinstance(value, tf.Variable):  # `weights['wc1']`: the variable as its ops read it
+            read = [t for t in external if _variable_of(t) == value.op.name]
+            if len(read) != 1:
                 return None
+            params.append(p)
+            args.append(read[0])
+        elif value is _UNKNOWN and isinstance(node, ast.Name):
+            if not nested:
+                return None
+            params.append(p)  # a tensor the calling function computed (`conv1`): told from the graph below
+            args.append(None)
+    inner = [t for t in external if _variable_of(t) is None and t.op.type != "Const" and
+             not any(t is a for a in args)]
+    if sum(a is None for a in args) != len(inner) or len(inner) > 1:
+        return None
+    args = [inner[0] if a is None else a for a in args]
+    if not params:
+        return None
+    for t in external:  # reads nothing but its arguments, variables and constants
+        if not any(t is a for a in args) and _variable_of(t) is None and t.op.type != "Const":
+            return None
     body = _statements(f)
-    assigned = {}  # name -> the statement in the body that assigned it last
-    for s in body:
-        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-            assigned[s.targets[0].id] = s
     returned = body[-1].value
     returned = returned.elts if isinstance(returned, ast.Tuple) else [returned]
-    if not all(isinstance(r, ast.Name) and r.id in assigned for r in returned):
+    if len(returned) > 1 and not all(isinstance(r, ast.Name) for r in returned):
         return None
+    assigned: dict[str, list] = {}  # name -> the statements in the body that assign it, in order
+    for s in body:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            assigned.setdefault(s.targets[0].id, []).append(s)
+    made = {}  # statement -> the tensor it computed (its last op's)
+    for statements in [*assigned.values(), [body[-1]]]:
+        for s in statements:
+            at = [op for op in ops if _line(op, script, f.name) in range(s.lineno, s.end_lineno + 1) and op.outputs]
+            if at:
+                made[s] = max(at, key=lambda o: o._id).outputs[0]
+    outputs = []
+    for r in returned:
+        if isinstance(r, ast.Name):
+            last = assigned.get(r.id, [])[-1:]
+            if not last or last[0] not in made:
+                return None
+            outputs.append(made[last[0]])
+        elif body[-1] in made:  # `return tf.nn.relu(x)`: what the return statement computed
+            outputs.append(made[body[-1]])
+        else:
+            return None
+    return Call(f.name, params, names, args, outputs, _local_names(assigned, made, dict(zip(params, args)), ops))
+
+
+def _local_names(assigned: dict, made: dict, params: dict, ops: set) -> dict[str, str]:
+    """tensor name -> the function's own name for it. A name assigned again names each of its values where the
+    rewrite may rebind it as the script did (every reader of the earlier value is computed on the way to the
+    later one); a parameter's name likewise: an earlier value that is read after its name is rebound keeps a
+    generated name."""
+    names = {op.name for op in ops}
     local = {}
-    for name, s in assigned.items():
-        made = [op for op in ops if _line(op, script, f.name) in range(s.lineno, s.end_lineno + 1) and op.outputs]
-        if made:
-            local[max(made, key=lambda o: o._id).outputs[0].name] = name
-    by_name = {v: k for k, v in local.items()}
-    if any(r.id not in by_name for r in returned):
-        return None
-    graph = next(iter(ops)).graph
-    outputs = [graph.get_tensor_by_name(by_name[r.id]) for r in returned]
-    return Call(f.name, params, names, args, outputs, local)
+    for name, statements in assigned.items():
+        values = [made[s] for s in statements if s in made]
+        if not values:
+            continue
+        sequence = ([params[name]] if name in params else []) + values
+        for value in values:
+            local[value.name] = name
+        for before, after in zip(sequence, sequence[1:]):
+            behind = _ancestors(after.op, names)
+            if any(c.name in names and c.name not in behind for c in before.consumers()):
+                if before.name in local:
+                    del local[before.name]
+                elif name in params:  # the parameter is read after the rebinding: the name is not rebound
+                    for value in values:
+                        local.pop(value.name, None)
+                    break
+    return local
+
+
+def _ancestors(op, names: set) -> set:
+    """`op` and the ops of the call it is computed from."""
+    seen, stack = set(), [op]
+    while stack:
+        o = stack.pop()
+        if o.name in seen or o.name not in names:
+            continue
+        seen.add(o.name)
+        stack += [t.op for t in o.inputs]
+    return seen
+
+
+_UNKNOWN = object()
+
+
+def _evaluated(node, module_dict: dict):
+    """The value of a call's argument that names a module global (`x`, `weights['wc1']`), else _UNKNOWN."""
+    if isinstance(node, ast.Name):
+        return module_dict.get(node.id, _UNKNOWN)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        container = _evaluated(node.value, module_dict)
+        try:
+            return container[node.slice.value] if isinstance(container, (dict, list, tuple)) else _UNKNOWN
+        except (KeyError, IndexError, TypeError):
+            return _UNKNOWN
+    if isinstance(node, ast.Constant):
+        return node.value
+    return _UNKNOWN
+
+
+def _variable_of(t) -> str | None:
+    """The variable op a tensor reads (through its read Identity), or None."""
+    op = t.op
+    while op.type in ("Identity", "ReadVariableOp") and op.inputs:
+        op = op.inputs[0].op
+    return op.name if op.type in _VARIABLES - {"Const", "ReadVariableOp"} else None
 
 
 def _bound(f: ast.FunctionDef, site: ast.Call) -> dict | None:

@@ -31,12 +31,13 @@ from tfcompare.scripts.convert.moving import assignments, idle_variables, moving
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator, source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
-from tfcompare.scripts.convert.script_functions import find_calls, function_methods
+from tfcompare.scripts.convert.script_functions import find_calls, forward_names, function_methods
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
 from tfcompare.scripts.convert.script_numbers import ScriptNumbers
 from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_method
 from tfcompare.scripts.convert.provenance import per_block, script_comments
 from tfcompare.scripts.convert.later_steps import later_steps
+from tfcompare.scripts.convert.todo_marks import todo_marks
 from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
 from tfcompare.scripts.convert.training_flag import switch_argument, training_flags
 from tfcompare.scripts.child.train_ops import variables_of
@@ -204,10 +205,14 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     out_tensor = None if tr.updates or any(tr.assignments.values()) else model_output(loss, trained)
     if out_tensor is not None and style == "keras" and len(fed_inputs(out_tensor, feed_tensors)) != 1:
         out_tensor = None  # Keras's call takes one input tensor positionally: a fed keep_prob would be refused
-    forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments) if out_tensor is not None else []
-    # no one forward pass: the script's own graph-building functions (a GAN's generator, discriminator), as methods
-    function_code = function_methods(tr, find_calls(graph, script, tree, module_dict)) \
-        if out_tensor is None and style == "module" else []
+    # the script's own graph-building functions: the forward pass's names and the helpers it calls (`conv2d`), or,
+    # with no one forward pass, the functions themselves (a GAN's generator, discriminator), as methods
+    script_calls = find_calls(graph, script, tree, module_dict)
+    own_names, helpers = forward_names(script_calls, out_tensor, tr) if out_tensor is not None else ({}, {})
+    function_code = function_methods(tr, helpers if out_tensor is not None else script_calls) \
+        if style == "module" else []
+    forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments, own_names) \
+        if out_tensor is not None else []
     methods, method_code, plan_methods, untranslated, fetched_summaries, updated = fetch_methods(
         targets, loss, names, values, tr, style, taken, method_taken, feed_tensors, arguments, placeholder_global, tf)
     loss_method, loss_args = methods[0][1], methods[0][2]
@@ -281,7 +286,6 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
     if kept.head:
         out += ["", ""]
-    all_todos = tr.todos + kept.todos
     if any("TODO_tfcompare(" in c for c in method_code):
         out += ["", "def TODO_tfcompare(what):",
                 f'{INDENT}raise NotImplementedError(f"tfcompare convert could not translate {{what}}")', ""]
@@ -323,4 +327,4 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     body = "\n".join(out).rstrip() + "\n"
     body = re.sub(r"^(\s*)(['\"])" + carried.TODO_MARK + r"(.*)\2$", _todo_lines, body, flags=re.M)
     body = re.sub(r"^(\s*)(['\"])" + carried.NOTE_MARK + r"(.*)\2$", _note_lines, body, flags=re.M)
-    return Written(body, all_todos, notes)
+    return Written(body, todo_marks(body), notes)  # the console's list is the file's marks, one for one

@@ -1,0 +1,186 @@
+"""convert's use of the script's own functions (script_functions): a GAN's generator and discriminator as
+methods, the forward pass's own names, and the helpers it calls (`conv2d`) as methods; read from a real TF1 graph
+and checked by running the written code against TF1's value."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+
+import numpy as np
+import tensorflow as tf
+
+from tfcompare.scripts.convert.ops import Translator
+
+
+@contextlib.contextmanager
+def _built(source: str, tmp_path, name: str):
+    """The TF1 graph of `source`, run from a file (its ops' tracebacks name it), and the script's calls found."""
+    from tfcompare.scripts.convert.script_functions import find_calls
+
+    script = tmp_path / name
+    script.write_text(source)
+    namespace: dict = {}
+    with tf.Graph().as_default() as graph:
+        exec(compile(source, str(script), "exec"), namespace)
+        yield str(script), namespace, find_calls(graph, str(script), ast.parse(source), namespace)
+
+
+_FUNCTIONS = '''
+import tensorflow as tf
+w = tf.Variable(tf.ones([3, 3]), name="w")
+v = tf.Variable(tf.ones([3, 2]), name="v")
+x = tf.compat.v1.placeholder(tf.float32, [None, 3])
+scale = tf.compat.v1.placeholder(tf.float32, [])
+
+
+def block(h, reuse=False):
+    with tf.compat.v1.variable_scope("block", reuse=reuse):
+        hidden = tf.nn.relu(tf.matmul(h, w))
+        return hidden
+
+
+def head(h):
+    out = tf.matmul(h, v) * scale
+    return out
+
+
+def width(h, k):
+    return tf.matmul(h, w[:, :k])
+
+
+def odd(image):
+    packed = tf.nn.space_to_depth(image, 2)
+    return packed
+
+
+a = block(x)
+b = block(a, reuse=True)
+c = head(b)
+d = width(x, 1)
+e = width(x, 2)
+loss = tf.reduce_sum(c) + tf.reduce_sum(d) + tf.reduce_sum(e)
+images = tf.compat.v1.placeholder(tf.float32, [None, 4, 4, 1])
+f = odd(images)
+g = odd(f)
+'''
+
+
+def test_the_scripts_own_functions_are_methods_only_where_every_call_can_be_one(tmp_path):
+    """script_functions: `block(h, reuse=False)`, called twice from the script's top level, is a method with its
+    own local name and the tensor parameter only (reuse changes no op); `head` reads a placeholder it is not given
+    (refused: a method would need it as a parameter); `width(x, k)`'s two calls translate to other code (refused); `odd`
+    holds an op with no translation (refused, and its TODOs not left in the list). The losses call
+    `self.block(...)`, and the written code computes TF1's loss."""
+    from tfcompare.scripts.convert.script_functions import function_methods
+
+    with _built(_FUNCTIONS, tmp_path, "functions.py") as (script, namespace, found):
+        assert sorted(found) == ["block", "odd", "width"] and [c.params for c in found["block"]] == [["h"], ["h"]]
+        assert found["block"][1].args[0] is namespace["a"]
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            feeds = {"x": np.arange(6, dtype=np.float32).reshape(2, 3) / 6, "scale": np.float32(0.5)}
+            expected = sess.run(namespace["loss"], {namespace[k]: v for k, v in feeds.items()})
+            tr = Translator(script, _FUNCTIONS.split("\n"), sess, {}, {"w": "w", "v": "v"},
+                            {"Placeholder": "x", "Placeholder_1": "scale", "Placeholder_2": "images"}, {})
+            methods = function_methods(tr, found)
+            # odd(): an op with no translation, so no method; its translations leave no TODO in the console's list
+            assert tr.todos == [] and not any(c.function in ("odd", "width")
+                                              for cs in tr.calls.values() for c in cs)
+            assert "odd" not in "\n".join(methods) and "width" not in "\n".join(methods)
+            lines, expr = tr.function(namespace["loss"])
+    assert [m.split("  # ")[0] for m in methods] == [
+        "    def block(self, h):", "        hidden = tf.nn.relu(tf.matmul(h, self.w))", "        return hidden", ""], methods
+    code = "\n".join(line.code for line in lines)
+    assert code.startswith("h1 = self.block(x)\nh2 = self.block(h1)\nt1 = tf.reduce_sum(tf.matmul(h2, self.v) * scale)"), code
+    model = type("M", (), {})()
+    model.w, model.v = tf.Variable(tf.ones([3, 3])), tf.Variable(tf.ones([3, 2]))
+    scope = {"tf": tf, "x": tf.constant(feeds["x"]), "scale": tf.constant(feeds["scale"])}
+    exec("\n".join(m[4:] for m in methods), scope)
+    model.block = lambda h: scope["block"](model, h)
+    scope["self"] = model
+    exec(compile(code + f"\nresult = {expr}", "<written>", "exec"), scope)
+    np.testing.assert_allclose(scope["result"].numpy(), expected, rtol=1e-6)
+
+
+_NESTED = '''
+import tensorflow as tf
+x = tf.compat.v1.placeholder(tf.float32, [None, 4, 4, 1])
+weights = {'wc1': tf.Variable(tf.random.normal([2, 2, 1, 3])), 'out': tf.Variable(tf.random.normal([12, 2]))}
+biases = {'bc1': tf.Variable(tf.random.normal([3]))}
+
+
+def conv2d(x, W, b, strides=1):
+    x = tf.nn.conv2d(x, W, strides=[1, strides, strides, 1], padding='SAME')
+    x = tf.nn.bias_add(x, b)
+    return tf.nn.relu(x)
+
+
+def maxpool2d(x, k=2):
+    return tf.nn.max_pool(x, ksize=[1, k, k, 1], strides=[1, k, k, 1], padding='SAME')
+
+
+def conv_net(x, weights, biases):
+    conv1 = conv2d(x, weights['wc1'], biases['bc1'])
+    conv1 = maxpool2d(conv1, k=2)
+    fc1 = tf.reshape(conv1, [-1, 12])
+    out = tf.matmul(fc1, weights['out'])
+    fc1 = tf.reduce_mean(fc1)
+    out = out + fc1
+    return out
+
+
+logits = conv_net(x, weights, biases)
+'''
+
+
+def test_the_forward_pass_keeps_its_functions_names_and_calls_its_helpers_as_methods(tmp_path):
+    """Aymeric Damien's raw CNN, in small: the model's output is `conv_net(...)`'s, so the forward pass takes its
+    local names, and the helpers it calls (`conv2d` with a weight of a dict, `maxpool2d`) are methods it calls,
+    each provenance the call's line. A name rebound as the script rebinds it (`conv1 = maxpool2d(conv1)`), except
+    where the earlier value is read after the rebinding (the first `fc1`: a generated name). Computes TF1's value."""
+    from tfcompare.scripts.convert.forward import call_lines
+    from tfcompare.scripts.convert.script_functions import forward_names, function_methods
+
+    with _built(_NESTED, tmp_path, "nested.py") as (script, namespace, found):
+        assert [c.params for c in found["conv2d"]] == [["x", "W", "b"]] and found["maxpool2d"][0].params == ["x"]
+        w, b = namespace["weights"], namespace["biases"]
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            feed = np.random.default_rng(3).normal(size=(2, 4, 4, 1)).astype(np.float32)
+            expected = sess.run(namespace["logits"], {namespace["x"]: feed})
+            values = sess.run([w["wc1"], w["out"], b["bc1"]])
+            attrs = {w["wc1"].op.name: "weights_wc1", w["out"].op.name: "weights_out", b["bc1"].op.name: "biases_bc1"}
+            tr = Translator(script, _NESTED.split("\n"), sess, {namespace["logits"].name: "logits"}, attrs,
+                            {"Placeholder": "x"}, {})
+            names, helpers = forward_names(found, namespace["logits"], tr)
+            assert sorted(helpers) == ["conv2d", "maxpool2d"]
+            methods = function_methods(tr, helpers)
+            forward = call_lines(namespace["logits"], tr, "module", [namespace["x"]], {"Placeholder": "x"}, names)
+    code = [line.split("  # ")[0] for line in methods + forward]
+    assert code == [
+        "    def conv2d(self, x, W, b):",
+        "        x = tf.nn.conv2d(x, W, strides=[1, 1, 1, 1], padding='SAME')",
+        "        x = x + b",
+        "        return tf.nn.relu(x)",
+        "",
+        "    def maxpool2d(self, x):",
+        "        return tf.nn.max_pool2d(x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding='SAME')",
+        "",
+        "    @tf.function(input_signature=[tf.TensorSpec([None, 4, 4, 1], tf.float32)])",
+        "    def __call__(self, x):",
+        '        """The forward pass: what the loss, the metrics and the predictions are computed from."""',
+        "        conv1 = self.conv2d(x, self.weights_wc1, self.biases_bc1)",
+        "        conv1 = self.maxpool2d(conv1)",
+        "        flat1 = tf.reshape(conv1, [-1, 12])",
+        "        out = tf.matmul(flat1, self.weights_out)",
+        "        fc1 = tf.reduce_mean(flat1)",
+        "        out = out + fc1",
+        "        return out",
+        ""], "\n".join(methods + forward)
+    assert forward[3].endswith("  # TF1 line 19: conv1 = conv2d(x, weights['wc1'], biases['bc1'])")
+    scope = {"tf": tf}
+    exec("class M(tf.Module):\n" + "\n".join(methods + forward), scope)
+    model = scope["M"]()
+    model.weights_wc1, model.weights_out, model.biases_bc1 = (tf.Variable(v) for v in values)
+    np.testing.assert_allclose(model(tf.constant(feed)).numpy(), expected, rtol=1e-5, atol=1e-6)
