@@ -328,19 +328,21 @@ def test_two_train_ops_in_one_session_run_are_no_verdict_exit_3_naming_both(tmp_
     assert "line 114" in report["error"] and "line 115" in report["error"], report["error"]
 
 
-def test_a_vae_whose_forward_pass_draws_noise_is_no_verdict_and_a_sum_for_its_mean_still_differs(tmp_path):
-    """Each process draws its own noise (tf.random_normal in the forward pass), so the doubled batch of the
-    reduction check draws other noise too: TF1's loss x0.998 for a mean. That ratio read as "neither a mean nor a
-    sum" was a decisive finding: a false DIFFER on this faithful pair. Now no verdict (exit 3, the draws named);
-    a rewrite that sums over the batch where TF1 takes the mean (ratio 2) is still a DIFFER naming it."""
+def test_a_vae_whose_forward_pass_draws_noise_agrees_on_tf1s_draws_and_a_sum_for_its_mean_still_differs(tmp_path):
+    """Each process draws its own noise (tf.random_normal in the forward pass): this faithful pair was no verdict.
+    TF1's draws are fetched in its own step and given to TF2's calls of tf.random.normal in its forward pass (and
+    tiled for the doubled batch of the reduction check, as TF1's feed is): AGREE, the draws named. A rewrite that
+    sums over the batch where TF1 takes the mean (ratio 2) is still a DIFFER naming it; one that draws with an op
+    tfcompare cannot give TF1's draws to (stateless) is no verdict (exit 3), never a DIFFER."""
     runner = CliRunner()
     result = runner.invoke(cli, ["pair", str(PAIRS / "tf1_vae_noise.py"), str(PAIRS / "tf2_vae_noise.py"),
                                  "--json", "--no-timing"])
     doc = json.loads(result.output)
-    assert result.exit_code == 3 and doc["status"] == "failed", result.output
-    assert "so it draws random numbers (a live dropout, noise in the forward pass)" in doc["error"]
-    assert not [f for f in doc["findings"] if f["kind"] == "reduction"]
-    assert doc["sides"]["tf1"]["reduction"] == "mean"
+    assert result.exit_code == 0 and doc["status"] == "agree", result.output
+    assert ("random draws: TF1's loss draws random numbers in the script's own calls (tf.random.normal (32, 2) at "
+            "line 22); TF2's forward pass took TF1's draws") in " ".join(doc["notes"])
+    assert len(doc["checks"]) == 3 and max(c["loss_rel_err"] for c in doc["checks"]) < 1e-5, doc["checks"]
+    assert doc["sides"]["tf1"]["reduction"] == doc["sides"]["tf2"]["reduction"] == "mean"
     summed = tmp_path / "tf2_vae_summed.py"
     summed.write_text((PAIRS / "tf2_vae_noise.py").read_text().replace("loss = tf.reduce_mean(rec_loss + kl)",
                                                                       "loss = tf.reduce_sum(rec_loss + kl)"))
@@ -350,6 +352,14 @@ def test_a_vae_whose_forward_pass_draws_noise_is_no_verdict_and_a_sum_for_its_me
     reduction = [f for f in doc["findings"] if f["kind"] == "reduction"]
     assert len(reduction) == 1 and reduction[0]["decisive"], doc["findings"]
     assert reduction[0]["text"].startswith("loss reduction over the batch: mean in TF1, sum in TF2")
+    stateless = tmp_path / "tf2_vae_stateless.py"
+    stateless.write_text((PAIRS / "tf2_vae_noise.py").read_text().replace(
+        "tf.random.normal(tf.shape(mu))", "tf.random.stateless_normal(tf.shape(mu), seed=[1, 2])"))
+    result = runner.invoke(cli, ["pair", str(PAIRS / "tf1_vae_noise.py"), str(stateless), "--json", "--no-timing"])
+    doc = json.loads(result.output)
+    assert result.exit_code == 3 and doc["status"] == "failed", result.output
+    assert doc["error"].startswith("the steps cannot be compared number for number: TF1's loss draws random numbers")
+    assert "TF2's step made no call of TF's random functions in its forward pass that could take them" in doc["error"]
 
 
 def test_weights_moved_between_steps_cap_the_floor_at_the_last_step_before_the_move():

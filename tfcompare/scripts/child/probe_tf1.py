@@ -23,7 +23,7 @@ from tfcompare.core.gradient_transforms import tf1_transform
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
 from tfcompare.core.schedules import tf1_text
-from tfcompare.scripts.child import batches, dropout, initialisation, loss_parts, noise, slots
+from tfcompare.scripts.child import batches, draws, dropout, initialisation, loss_parts, noise, slots
 from tfcompare.scripts.child.activations import tf1_activations
 from tfcompare.scripts.child.inference_mode import tf1_inference_feed
 from tfcompare.scripts.child.layouts import find_cells
@@ -66,6 +66,7 @@ class TF1Probe:
         self._fed: list[dict] = []  # each step's feed_dict and pipeline batch, for the noise-floor replays
         self._rate = None  # the tensor the optimizer's apply op is fed as its learning rate
         self._sources: list = []  # the loss's iterator/queue outputs: see pipeline_outputs
+        self._drawn: list = []  # the loss's random draws the script made itself: see draws.tf1_draws
         self._state: list = []  # the non-trainable state variables: see _state_of
         self.slots, self._counter = [], None  # the optimizers' slots and the global step: see slots.tf1_state
         self.entry, self.all_variables = 0, []  # the train op of the step (train_ops), every one's variables
@@ -126,6 +127,7 @@ class TF1Probe:
             self.all_variables = train_ops.union(self.found)
         variables, grads = self.all_variables, self.raw_grads
         self._sources = pipeline_outputs(self.loss)
+        self._drawn = draws.tf1_draws(self.loss, self.script)
         with noise.quiet():
             if step == 0:
                 self.record.gradient_transform = tf1_transform(grads, [g for g, _ in self.grads_and_vars])
@@ -143,7 +145,7 @@ class TF1Probe:
         held = self._held(sess, joint)
         began = time.perf_counter()
         result, loss, grad_values, pulled, rate, later = self._run(
-            sess, [fetches, self.loss, grads, self._sources, self._fetched_rate(),
+            sess, [fetches, self.loss, grads, self._sources + self._drawn, self._fetched_rate(),
                    [[e["loss"], e["raw_grads"]] for e in joint]], feed_dict, options, run_metadata)
         if step == 0:  # the first Session.run of the train op: Grappler's optimisation of the graph included
             rec.first_call_s = time.perf_counter() - began
@@ -151,7 +153,9 @@ class TF1Probe:
             for entry, value in zip(self.record.state, pre):
                 self.record.arrays[f"state/init/{entry['key']}"] = np.asarray(value)
         rec.learning_rates.append(self._rate_used(rate))
-        feed = {**dict(feed_dict or {}), **dict(zip(self._sources, pulled))}  # the batch this step consumed
+        # the batch this step consumed, and the numbers it drew: fed to every later read of the step
+        feed = {**dict(feed_dict or {}), **dict(zip(self._sources + self._drawn, pulled))}
+        self._keep_draws(pulled[len(self._sources):])
         with noise.quiet():
             self._record(sess, step, feed, loss, grad_values, before, variables, held[1:])
             for k, (index, (loss_k, grads_k)) in enumerate(zip(order[1:], later), 1):
@@ -308,7 +312,20 @@ class TF1Probe:
         return float(np.asarray(fetched[0])) if fetched else None
 
     def _feeds(self, feed: dict) -> dict[str, np.ndarray]:
-        return {feed_name(key): np.asarray(value) for key, value in feed.items()}
+        drawn = {id(t) for t in self._drawn}  # not a batch: kept as draw/<step>/<i>
+        return {feed_name(key): np.asarray(value) for key, value in feed.items() if id(key) not in drawn}
+
+    def _keep_draws(self, values: list) -> None:
+        """This step's draws, for TF2's step (draws.TF2Draws); the first step's say what they are."""
+        rec = self.record
+        found = [{"kind": t.op.type, "site": op_site(t.op, self.script), "shape": list(np.shape(v))}
+                 for t, v in zip(self._drawn, values)]
+        if not rec.steps:
+            rec.draws = found
+        elif [d["kind"] for d in found] != [d["kind"] for d in rec.draws]:  # another optimizer's loss draws others
+            rec.draws_unmatched = [f"step {rec.steps + 1} draws {len(found)} (the first step {len(rec.draws)})"]
+        for i, value in enumerate(values):
+            rec.arrays[f"draw/{rec.steps}/{i}"] = np.asarray(value)
 
     def _optimizer(self, sess) -> None:
         """The optimizer and its settings, read from the graph's `Apply*` op before the first step (a schedule's

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from tfcompare.scripts.child import dropout, signatures
+from tfcompare.scripts.child import draws, dropout, signatures
 from tfcompare.scripts.child.activations import ActivationObserver
 from tfcompare.scripts.child.inference_mode import InferencePass
 from tfcompare.scripts.child.record import SideRecord
@@ -71,8 +71,21 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.applied: dict | None = None  # the first step's gradient transform by hand (KerasObserver)
         self.clip_called: dict | None = None  # the script's own tf.clip_by_* call in the first step (the same)
         self.mixed = False  # the step's batch arguments cannot all take TF1's feeds: none are replaced
+        self.draws = None  # draws.TF2Draws: TF1's random draws given to the forward pass's own calls
 
     # --- installation -------------------------------------------------------------------------------------
+    def _install_draws(self) -> None:
+        """TF1's draws of each step, for the same calls of TF2's forward pass (draws.TF2Draws)."""
+        tf1 = self.tf1
+        if not tf1.draws or tf1.draws_unmatched:
+            return
+        n = len(tf1.draws)
+        values = [[tf1.arrays[f"draw/{k}/{i}"] for i in range(n)] for k in range(tf1.steps)
+                  if all(f"draw/{k}/{i}" in tf1.arrays for i in range(n))]
+        if values:
+            self.draws = draws.TF2Draws([d["kind"] for d in tf1.draws], values)
+            self.draws.install()
+
     def install(self) -> dict:
         """Patch TF and Keras; returns the globals the compiled script needs (the step wrapper)."""
         tf.config.run_functions_eagerly(True)
@@ -81,6 +94,7 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self._install_reads()
         self._install_keras()
         self._install_clip_calls()
+        self._install_draws()
         if self.dropout_mode == dropout.OFF:  # outermost: the calls never reach _install_dropout's wrappers
             self.record.dropout_replaced = 0
             dropout.switch_off(tf.identity, self._count_replaced)

@@ -92,6 +92,12 @@ class SideRecord:
     refused: bool = False  # the failure is the legacy runtime's refusal of a removed API: its message says it all
     seconds: float = 0.0
     repeat: float = 0.0  # TF1: the first loss read twice, relative gap (not 0: random numbers drawn live)
+    # TF1: the random numbers the loss draws in the script's own calls (draws.tf1_draws), per draw {kind, site,
+    # shape}; each step's values in arrays draw/<step>/<i>, fed to every later read of that step. TF2: how many of
+    # its calls took TF1's draw, and its calls that could not (draws.TF2Draws)
+    draws: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    draws_given: int = 0
+    draws_unmatched: list[str] = dataclasses.field(default_factory=list)
     floor: list[dict] = dataclasses.field(default_factory=list)  # TF1: per step, see noise.measure
     floor_how: str = ""
     floor_note: str = ""  # why there is no floor

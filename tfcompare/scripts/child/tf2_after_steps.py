@@ -46,6 +46,9 @@ class AfterSteps:
         if rec.steps and self.step_fn is None and self.fit_model is None and not self.calls:
             rec.substitution.append("TF2's step inputs were not replaced: its gradient is taken outside a function "
                                     "(inline in a loop), so both scripts must read the same data")
+        if self.draws is not None:
+            rec.draws_given, rec.draws_unmatched = self.draws.given, self.draws.missing()
+            self.draws.set_step(0)  # the probes below read the first step's batch (TF1's: with its draws)
         if not rec.steps:
             return
         if self.step_args is None:

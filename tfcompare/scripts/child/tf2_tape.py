@@ -91,6 +91,8 @@ class StepObserver:
         for key, value in self._pending_before.items():
             rec.arrays[f"before/{step}/{key}"] = value
         rec.losses.append(self._pending_loss)
+        if self.draws is not None:  # the next step's forward pass reads the next step's draws
+            self.draws.set_step(rec.steps)
 
     def _take_after(self) -> None:
         step = self.record.steps - 1

@@ -39,6 +39,8 @@ class TracedReplay:
             for var, value in self.initial_values:
                 var.assign(value)
             for k, (step, args, kwargs) in enumerate(calls):
+                if self.draws is not None:
+                    self.draws.set_step(k)
                 began = time.perf_counter()
                 step(*args, **kwargs)
                 if not k:  # its trace (and XLA's compile, with jit_compile) and its run
@@ -73,6 +75,8 @@ class TracedReplay:
             return [np.asarray(t) for t in tf.nest.flatten(out) if hasattr(t, "numpy")]  # on the host
 
         count = getattr(fn, "experimental_get_tracing_count", None)
+        if self.draws is not None:
+            self.draws.set_step(0)  # TF1's first batch, with its draws
         self.busy = True
         tf.config.run_functions_eagerly(False)
         try:

@@ -285,6 +285,8 @@ class Translator:
     def _op(self, t) -> tuple[str, bool]:
         op, ins = t.op, list(t.op.inputs)
         kind = op.type
+        if (drawn := tensor_ops.random_draw(self, op)) is not None:
+            return drawn, False
         if kind in _BINARY:
             if kind in ("Add", "AddV2") and self.constant(ins[0]) is not None and self.constant(ins[1]) is None:
                 ins = ins[::-1]

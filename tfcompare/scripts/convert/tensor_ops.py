@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["translate", "subscript", "unwrapped"]
+from tfcompare.scripts.convert.written_line import number
+
+__all__ = ["translate", "subscript", "unwrapped", "random_draw"]
 
 _UNARY = {"Sign": "tf.sign", "Round": "tf.round", "Sin": "tf.sin", "Cos": "tf.cos", "Ceil": "tf.math.ceil",
           "Erf": "tf.math.erf", "ZerosLike": "tf.zeros_like", "OnesLike": "tf.ones_like", "Rint": "tf.math.rint",
@@ -96,8 +98,8 @@ def translate(tr, t) -> tuple[str, bool | int] | None:
     if kind == "ClipByValue":
         return f"tf.clip_by_value({v(ins[0])}, {v(ins[1])}, {v(ins[2])})", False
     if kind in ("RandomStandardNormal", "RandomUniform", "TruncatedNormal"):
-        # a draw in the forward pass (a VAE's noise): TF2's generator draws other numbers; pair compares its steps
-        # with the draws as they come, and says so when they differ
+        # a draw in the forward pass (a VAE's noise): TF2's generator draws other numbers; pair gives this call
+        # TF1's draws (child/draws.py), so the steps compare
         fn = {"RandomStandardNormal": "tf.random.normal", "RandomUniform": "tf.random.uniform",
               "TruncatedNormal": "tf.random.truncated_normal"}[kind]
         dtype = op.get_attr("dtype")
@@ -114,6 +116,26 @@ def translate(tr, t) -> tuple[str, bool | int] | None:
                                                                  ("alpha", "alpha"), ("beta", "beta")))
         return f"tf.nn.local_response_normalization({v(ins[0])}, {args})", False
     return None
+
+
+def random_draw(tr, op) -> str | None:
+    """`tf.random.normal(shape, mean=m, stddev=s)` for the `rnd * s + m` TF's random_normal (and truncated_normal)
+    built around its op: one call, as the script wrote it, not `tf.random.normal(shape) * 1.0 + 0.0`."""
+    if op.type not in ("Add", "AddV2") or op.inputs[0].op.type != "Mul":
+        return None
+    mul, mean = op.inputs[0].op, tr.constant(op.inputs[1])
+    draw, stddev = mul.inputs[0].op, tr.constant(mul.inputs[1])
+    fn = {"RandomStandardNormal": "tf.random.normal", "TruncatedNormal": "tf.random.truncated_normal"}.get(draw.type)
+    if fn is None or mean is None or stddev is None or np.ndim(mean) or np.ndim(stddev) or \
+            len(draw.outputs[0].consumers()) != 1 or len(mul.outputs[0].consumers()) != 1:
+        return None
+    shape = draw.inputs[0]
+    args = [tr._const_text(shape) if tr.constant(shape) is not None else tr.value(shape)]
+    args += [f"mean={number(mean)}"] if float(mean) != 0.0 else []
+    args += [f"stddev={number(stddev)}"] if float(stddev) != 1.0 else []
+    dtype = draw.get_attr("dtype")
+    args += [] if dtype.name == "float32" else [f"dtype={_dtype(dtype)}"]
+    return f"{fn}({', '.join(args)})"
 
 
 def _cond_branches(op):

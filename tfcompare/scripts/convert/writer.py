@@ -137,6 +137,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     for key in feed:
         t = graph.get_tensor_by_name(key if ":" in key else key + ":0") if isinstance(key, str) else key
         feed_tensors.append(t)
+    # a placeholder the script feeds only after the first step (a VAE's `z` to sample from): an argument of the
+    # methods that read it, as a fed one is
+    feed_tensors += [v for k, v in module_dict.items() if isinstance(v, tf.Tensor) and v.op.type == "Placeholder"
+                     and v.graph is graph and k.isidentifier() and all(v is not t for t in feed_tensors)]
     feed_tensors.sort(key=lambda t: t.op._id)
     # an argument never takes a name the forward pass binds (the script's global names of its tensors)
     own_names = {names.get(t.name) for t in feed_tensors}

@@ -20,6 +20,7 @@ from tfcompare.core.errors import legacy_hint
 from tfcompare.core.results import json_text
 from tfcompare.core.source_files import SourceError, read_script
 from tfcompare.scripts.child import noise
+from tfcompare.scripts.child.draws import draws_text
 from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
 from tfcompare.scripts.pair.causes import loss_causes
 from tfcompare.scripts.pair.inference import inference_findings, inference_note
@@ -335,6 +336,13 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
                         f"weights changed by {tf1.repeat:.2g} (relative) when read twice, so it draws random numbers "
                         "(a live dropout, noise in the forward pass), and each script's process draws its own; "
                         "no setting compared differs. With dropout: tfcompare pair --dropout off")
+    drawn = draws_text(tf1, tf2)
+    if drawn and not drawn.given and result.status == DIFFER and not any(f.decisive for f in result.findings):
+        result.status = FAILED  # each side drew its own numbers: steps that differ say nothing about the scripts
+        result.error = (f"the steps cannot be compared number for number: {drawn.text}; no setting compared "
+                        "differs")
+    elif drawn:
+        result.notes.append(drawn.text)
     result.non_finite = _non_finite_sides(result, tf1, tf2)
     if result.non_finite:
         result.status = NON_FINITE
