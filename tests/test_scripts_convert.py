@@ -1565,3 +1565,19 @@ def test_the_consoles_todo_list_is_the_files_marks_one_for_one():
         "line 10: initializer Qr"]
     # not Python (a mark the writer left in broken text is still listed)
     assert todo_marks("def f(:\n    x = TODO_tfcompare('A')  # TODO(tfcompare): B\n") == ["line 2: A", "line 2: B"]
+
+
+def test_a_long_mark_after_blank_lines_is_one_comment_the_console_reads_whole():
+    """MorvanZhou's version check (`if int(tf.__version__...) < 12: init = ...`) is a TODO mark after two blank
+    lines: its continuation lines were written after blank lines of their own, and the console read half of it."""
+    from tfcompare.scripts.convert.plan import TODO_MARK
+    from tfcompare.scripts.convert.todo_marks import todo_marks
+    from tfcompare.scripts.convert.writer import comment_marks
+
+    what = ("a choice between TF1 graph alternatives (the TF2 script has the branch this run took) from TF1 line 31: "
+            "if int((tf.__version__).split('.')[1]) < 12 an")
+    body = comment_marks(f'x = 1\n\n\n"{TODO_MARK}{what}"\n')
+    lines = body.split("\n")
+    assert lines[:3] == ["x = 1", "", ""] and lines[3].startswith("pass  # TODO(tfcompare): a choice between "), lines
+    assert lines[4].startswith("#     run took) ") and lines[5:] == [""] and all(len(x) <= MAX_LINE for x in lines)
+    assert todo_marks(body) == [f"line 4: {what}"]

@@ -42,7 +42,7 @@ from tfcompare.scripts.convert.train_step import input_signature, step_code, ste
 from tfcompare.scripts.convert.training_flag import switch_argument, training_flags
 from tfcompare.scripts.child.train_ops import variables_of
 
-__all__ = ["Written", "write"]
+__all__ = ["Written", "write", "comment_marks"]
 
 
 @dataclasses.dataclass
@@ -88,6 +88,13 @@ def _mark_lines(match, lead: str) -> str:
     head, rest = parts[0], " ".join(parts[1:])
     return "\n".join([first + head, *textwrap.wrap(rest, MAX_LINE, initial_indent=more, subsequent_indent=more,
                                                    break_on_hyphens=False)])
+
+
+def comment_marks(body: str) -> str:
+    """The rewrite's TODO and NOTE string statements as comments, each within MAX_LINE; the blank lines above one
+    stay above it (an indent of spaces and tabs only: `\\s*` took them in, and put them between its lines)."""
+    body = re.sub(r"^([ \t]*)(['\"])" + carried.TODO_MARK + r"(.*)\2$", _todo_lines, body, flags=re.M)
+    return re.sub(r"^([ \t]*)(['\"])" + carried.NOTE_MARK + r"(.*)\2$", _note_lines, body, flags=re.M)
 
 
 def _independent(module_dict: dict, train_ops: list) -> set:
@@ -329,6 +336,5 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         out += [summary_ops.HELPER.strip("\n"), "", ""]
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
     body = "\n".join(out).rstrip() + "\n"
-    body = re.sub(r"^(\s*)(['\"])" + carried.TODO_MARK + r"(.*)\2$", _todo_lines, body, flags=re.M)
-    body = re.sub(r"^(\s*)(['\"])" + carried.NOTE_MARK + r"(.*)\2$", _note_lines, body, flags=re.M)
+    body = comment_marks(body)
     return Written(body, todo_marks(body), notes)  # the console's list is the file's marks, one for one
