@@ -376,7 +376,7 @@ def test_networks_trained_side_by_side_in_one_run_are_a_step_each_and_a_planted_
     Adam network's learning rate planted at 0.02 is a DIFFER naming step 2; a shared first layer stays no verdict."""
     out, results = converted
     text = (out / "side_by_side_nets_tf2.py").read_text()
-    assert "    train_step(x, y)\n    a_train_step(x, y)\n" in text, text
+    assert "    s_train_step(x, y)\n    a_train_step(x, y)\n" in text, text  # each named after its train op
     assert [c.step for c in results["side_by_side_nets"].pair.checks] == [1, 2, 3]
     assert any("in one Session.run; they share no variable" in n for n in results["side_by_side_nets"].pair.notes)
     planted = tmp_path / "planted.py"
@@ -410,9 +410,13 @@ def test_a_gan_gets_a_step_per_optimizer_each_training_its_var_list_and_pair_pro
     assert f"def G_solver_step(Z):\n    with tf.GradientTape() as tape:\n        loss_value = model.G_loss(Z)\n" \
            f"    variables = [{generator}]\n    gradients = tape.gradient(loss_value, variables)\n" \
            "    G_solver_optimizer.apply_gradients(zip(gradients, variables))\n" in text, text
-    assert f"def train_step(X, Z):\n    with tf.GradientTape() as tape:\n        loss_value = model.D_loss(X, Z)\n" \
-           f"    variables = [{discriminator}]\n" in text
-    assert "    D_loss_curr = train_step(x_batch, z_batch).numpy()\n" in text
+    # the first step named after its train op as the second is (a reviewer's "train_step beside G_solver_step")
+    assert f"def D_solver_step(X, Z):\n    with tf.GradientTape() as tape:\n        loss_value = model.D_loss(X, Z)\n" \
+           f"    variables = [{discriminator}]\n    gradients = tape.gradient(loss_value, variables)\n" \
+           "    D_solver_optimizer.apply_gradients(zip(gradients, variables))\n" in text
+    assert "D_solver_optimizer = tf.keras.optimizers.Adam(" in text and "train_step" not in text
+    assert "\noptimizer = " not in text
+    assert "    D_loss_curr = D_solver_step(x_batch, z_batch).numpy()\n" in text
     assert "    G_loss_curr = G_solver_step(z_batch).numpy()\n" in text
     assert "name='generator/g_out/b'" in text and "model.trainable_variables" not in text
     # the script's generator(z) and discriminator(x, reuse=False) are methods with its own names (reuse, which

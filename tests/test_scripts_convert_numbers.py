@@ -42,3 +42,50 @@ def test_an_expression_is_the_scripts_only_where_it_is_the_one(line, value, expe
     numbers = ScriptNumbers(ast.parse(SOURCE), GLOBALS, before_line=11)
     assert numbers.expression(line, np.asarray(value)) == expected
     assert set(numbers.numbers) == {"n_samples", "LR", "k"}
+
+
+_SHAPES = '''
+import tensorflow.compat.v1 as tf
+n_input = 784
+n_hidden_1 = 256
+n_classes = 10
+weights = {
+    'h1': tf.Variable(tf.random_normal([n_input, n_hidden_1])),
+    'h2': tf.Variable(tf.random_normal([n_hidden_1, n_hidden_1])),
+    'out': tf.Variable(tf.random_normal([n_hidden_1, n_classes])),
+}
+b = tf.Variable(tf.zeros([n_classes]))
+c = tf.Variable(tf.zeros([10]))
+'''
+
+
+def test_a_variables_shape_is_the_scripts_expression_of_it(tmp_path):
+    """`tf.random_normal([n_input, n_hidden_1])` in a dict of weights is written with the script's names (a
+    reviewer: "hard-coded sizes"), in the dict's one statement each shape found once; literals stay literals.
+    The written initializers, run where the script's numbers are bound, make TF1's shapes."""
+    import tensorflow as tf
+
+    from tfcompare.scripts.convert.model_init import variable_line
+    from tfcompare.scripts.convert.ops import Translator
+
+    script = tmp_path / "shapes.py"
+    script.write_text(_SHAPES)
+    namespace: dict = {}
+    with tf.Graph().as_default():
+        exec(compile(_SHAPES, str(script), "exec"), namespace)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            tr = Translator(str(script), _SHAPES.split("\n"), sess, {}, {}, {}, {})
+            tr.script_numbers = ScriptNumbers(ast.parse(_SHAPES), namespace, 100)
+            made = [namespace["weights"][k] for k in ("h1", "h2", "out")] + [namespace["b"], namespace["c"]]
+            lines = [variable_line(f"v{i}", v, sess, tr).split("  # ")[0].strip() for i, v in enumerate(made)]
+    assert [line.split(" = ", 1)[1].split(", name=")[0] for line in lines] == [
+        "tf.Variable(tf.random.normal([n_input, n_hidden_1], stddev=1.0)",
+        "tf.Variable(tf.random.normal([n_hidden_1, n_hidden_1], stddev=1.0)",
+        "tf.Variable(tf.random.normal([n_hidden_1, n_classes], stddev=1.0)",
+        "tf.Variable(tf.zeros([n_classes])", "tf.Variable(tf.zeros([10])"]
+    scope = {"tf": tf, "n_input": 784, "n_hidden_1": 256, "n_classes": 10, "self": type("M", (), {})()}
+    for line in lines:
+        exec(line, scope)
+    assert [tuple(getattr(scope["self"], f"v{i}").shape) for i in range(5)] == [
+        (784, 256), (256, 256), (256, 10), (10,), (10,)]

@@ -61,6 +61,14 @@ def _python_initial(v, tr: Translator) -> str | None:
     return None
 
 
+def _shape_text(v, shape: list, tr: Translator) -> str:
+    """The variable's shape as the script wrote it (`[num_input, n_hidden_1]`, its module-level numbers bound once
+    before the graph, read again when the model is built), else as numbers."""
+    line = source_line(v.op, tr.script, tr.source) if tr.script_numbers is not None and shape else None
+    written = tr.script_numbers.expression(line[0], np.asarray(shape, np.int64)) if line else None
+    return written if written is not None and written.startswith("[") else str(shape)
+
+
 def _initializer(v, sess, attr: str, tr: Translator) -> str:
     shape = list(v.shape.as_list())
     dtype = v.dtype.base_dtype
@@ -74,22 +82,23 @@ def _initializer(v, sess, attr: str, tr: Translator) -> str:
     scheme = initialisation.tf1_scheme(v, sess)
     kind = (scheme or {}).get("scheme")
     keras_name = named(scheme, shape)
+    shape_text = _shape_text(v, shape, tr)
     if keras_name:
-        return f"tf.keras.initializers.{keras_name}({shape}{dt})"
+        return f"tf.keras.initializers.{keras_name}({shape_text}{dt})"
     if kind in ("normal", "truncated_normal"):
         fn = "tf.random.normal" if kind == "normal" else "tf.random.truncated_normal"
         mean = f", mean={number(np.float32(scheme['mean']))}" if scheme["mean"] else ""
-        return f"{fn}({shape}{mean}, stddev={number(np.float32(scheme['stddev']))}{dt})"
+        return f"{fn}({shape_text}{mean}, stddev={number(np.float32(scheme['stddev']))}{dt})"
     if kind == "uniform":
         low, high = (number(np.float32(scheme[k])) for k in ("low", "high"))
-        return f"tf.random.uniform({shape}, {low}, {high}{dt})"
+        return f"tf.random.uniform({shape_text}, {low}, {high}{dt})"
     if kind == "constant":
         value = float(scheme["value"])
         if value == 0:
-            return f"tf.zeros({shape}{dt})"
+            return f"tf.zeros({shape_text}{dt})"
         if value == 1:
-            return f"tf.ones({shape}{dt})"
-        return f"tf.fill({shape}, tf.constant({number(np.asarray(value, dtype.as_numpy_dtype))}{dt}))"
+            return f"tf.ones({shape_text}{dt})"
+        return f"tf.fill({shape_text}, tf.constant({number(np.asarray(value, dtype.as_numpy_dtype))}{dt}))"
     line = source_line(v.op, tr.script, tr.source)
     where = f"TF1 line {line[0]}" if line else "the TF1 graph"
     tr.todos.append(f"the initializer of {attr} ({v.initial_value.op.type}) from {where}")

@@ -213,16 +213,16 @@ def keras_optimizer(graph, sess, decays: dict, schedule, notes: list, todos: lis
                                            f"{value('initial_accumulator')})")
 
 
-def optimizer_values(module_dict: dict, schedule, tf) -> dict[str, str]:
+def optimizer_values(module_dict: dict, schedule, tf, optimizer: str = "optimizer") -> dict[str, str]:
     """What a fetch of the global step or of the decayed learning rate becomes under a schedule: the Keras
-    optimizer's iteration count and current learning rate."""
+    optimizer's (named `optimizer` in the rewrite) iteration count and current learning rate."""
     if schedule is None:
         return {}
     decayed, stepped = schedule
     out = {}
     for key, value in module_dict.items():
         if isinstance(value, tf.Variable) and value.op.name in stepped:
-            out[key] = "optimizer.iterations.numpy()"
+            out[key] = f"{optimizer}.iterations.numpy()"
         elif isinstance(value, tf.Tensor) and value.name == decayed:
-            out[key] = "optimizer.learning_rate.numpy()"
+            out[key] = f"{optimizer}.learning_rate.numpy()"
     return out

@@ -52,9 +52,13 @@ class Plan:
     # {ast.dump of a value the script feeds it: True (the training value) or False (1.0)})
     flags: dict = dataclasses.field(default_factory=dict)
 
+    # the first train op's step function: `train_step`, or, beside the steps of other optimizers, named after its
+    # train op as they are (`D_solver_step` beside `G_solver_step`)
+    step_name: str = "train_step"
+
     def step_of(self, name: str) -> tuple[str, list, set]:
         """(step function, its placeholder names, the global names of its loss) of a train op's global name."""
-        return self.steps.get(name, ("train_step", self.step_args, {self.loss} | self.loss_names))
+        return self.steps.get(name, (self.step_name, self.step_args, {self.loss} | self.loss_names))
 
 
 @dataclasses.dataclass

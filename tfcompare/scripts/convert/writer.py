@@ -204,7 +204,12 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     opt_class, opt_expr = keras_optimizer(graph, sess, decays, schedule, notes, tr.todos, opt_where, constants,
                                           module_dict, train_op)
     values = {name: f"model.{variables[op]}.numpy()" for op, name in var_globals.items() if op in variables}
-    values.update(optimizer_values(module_dict, schedule, tf))
+    # beside other optimizers' steps (`G_solver_step`), the first is named after its train op too (`D_solver_step`)
+    first = sorted(k for k, v in module_dict.items() if v is train_op and k.isidentifier()) if others else []
+    step_taken = set(module_dict) | {"model", "Model", "tf", "np", "keras"}
+    step_name = identifier(f"{first[0]}_step", step_taken) if first else "train_step"
+    optimizer_name = identifier(f"{first[0]}_optimizer", step_taken | {step_name}) if first else "optimizer"
+    values.update(optimizer_values(module_dict, schedule, tf, optimizer_name))
     layers: list = []
     if style == "keras":
         tf1_names = dict(variables)  # the names the module style would give, for the layers' comments
@@ -259,7 +264,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
 
     plan = carried.Plan(graph=graph_names, train=train_names | set(later.steps), methods=plan_methods, values=values,
                         steps=later.steps, loss_names={k for k, v in module_dict.items() if v is loss},
-                        after={k for k, v in values.items() if v.startswith("optimizer.iterations")},
+                        after={k for k, v in values.items() if v.startswith(f"{optimizer_name}.iterations")},
+                        step_name=step_name,
                         step_args=[placeholder_global[a] for a in step_params], loss=names.get(loss.name),
                         tf_names=tf_names, untranslated=untranslated, summaries=plan_summaries,
                         summary_lines=summary_lines, late=set(late or ()),
@@ -320,13 +326,13 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                     f"{INDENT * 2}super().__init__(name=name, **kwargs)"]), *init_lines, "",
             *forward_code, *function_code, *method_code, *restore_lines, "",
             "model = Model()",
-            f"optimizer = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
+            f"{optimizer_name} = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
             *later.optimizers,
             "", "",
             *step_code(loss_method, step_params, updated, step_todos,
                        input_signature([by_argument[a] for a in step_params])
                        if all(a in by_argument for a in step_params) else "",
-                       trains=later.first_trains(found, variables),
+                       name=step_name, optimizer=optimizer_name, trains=later.first_trains(found, variables),
                        call_args=[a if a not in flag_args else switch_argument(a, True, set(loss_args[i:]) <= flag_args)
                                   for i, a in enumerate(loss_args)]),
             *later.code,
