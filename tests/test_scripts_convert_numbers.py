@@ -89,3 +89,43 @@ def test_a_variables_shape_is_the_scripts_expression_of_it(tmp_path):
         exec(line, scope)
     assert [tuple(getattr(scope["self"], f"v{i}").shape) for i in range(5)] == [
         (784, 256), (256, 256), (256, 10), (10,), (10,)]
+
+
+_SIZES = '''
+import tensorflow.compat.v1 as tf
+x = tf.placeholder(tf.float32, [None, 4, 4, 2])
+weights = {'wd1': tf.Variable(tf.ones([32, 3]))}
+W = tf.Variable(tf.ones([5, 2]))
+
+
+def net(x):
+    fc1 = tf.reshape(x, [-1, weights['wd1'].get_shape().as_list()[0]])
+    h = tf.matmul(fc1, weights['wd1'])
+    h = tf.reshape(h, [-1, int(W.shape[1]), 3 * W.get_shape()[0]])
+    return h
+
+
+out = net(x)
+'''
+
+
+def test_a_size_read_from_a_variables_shape_is_the_models_variables_shape(tmp_path):
+    """Aymeric Damien's `tf.reshape(conv2, [-1, weights['wd1'].get_shape().as_list()[0]])` was `[-1, 3136]`: the
+    size is the model's weight's (`self.weights_wd1.shape[0]`), in each form TF1 code reads it."""
+    import tensorflow as tf
+
+    from tfcompare.scripts.convert.ops import Translator
+
+    script = tmp_path / "sizes.py"
+    script.write_text(_SIZES)
+    namespace: dict = {}
+    with tf.Graph().as_default():
+        exec(compile(_SIZES, str(script), "exec"), namespace)
+        with tf.compat.v1.Session() as sess:
+            variables = {namespace["weights"]["wd1"].op.name: "weights_wd1", namespace["W"].op.name: "W"}
+            tr = Translator(str(script), _SIZES.split("\n"), sess, {}, variables, {"Placeholder": "x"}, {})
+            tr.script_numbers = ScriptNumbers(ast.parse(_SIZES), namespace, 100, variables)
+            lines, expr = tr.function(namespace["out"])
+    assert [line.code for line in lines] == [
+        "flat1 = tf.reshape(x, [-1, self.weights_wd1.shape[0]])",
+        "flat2 = tf.reshape(tf.matmul(flat1, self.weights_wd1), [-1, self.W.shape[1], 3 * self.W.shape[0]])"]

@@ -34,10 +34,13 @@ def bound_once(tree: ast.Module, module_dict: dict, before_line: int) -> dict[st
 class ScriptNumbers:
     """The script's statements and its module-level numbers; `expression(line, value)` gives the source text."""
 
-    def __init__(self, tree: ast.Module, module_dict: dict, before_line: int):
+    def __init__(self, tree: ast.Module, module_dict: dict, before_line: int, variables: dict | None = None):
         self._tree = tree
         self.numbers = {name: module_dict[name] for name in bound_once(tree, module_dict, before_line)}
         self._parts: dict[int, list[tuple[ast.expr, object]]] = {}
+        # a trained variable's size (`weights['wd1'].get_shape().as_list()[0]`) is `self.<attr>.shape[0]`:
+        # variable op name -> the model's attribute; the script's globals to find the variable by
+        self._variables, self._globals = variables or {}, module_dict
 
     def expression(self, line: int, value: np.ndarray) -> str | None:
         """The one part of the statement on `line` that evaluates to `value` and is more than a literal."""
@@ -48,7 +51,7 @@ class ScriptNumbers:
         equal = [node for node, v in parts if _equal(v, value, integer)]
         if len(equal) != 1 or not any(isinstance(n, (ast.Name, ast.BinOp)) for n in ast.walk(equal[0])):
             return None
-        return ast.unparse(equal[0])
+        return ast.unparse(_Sizes(self).visit(ast.parse(ast.unparse(equal[0]), mode="eval")).body)
 
     def _evaluated(self, line: int) -> list[tuple[ast.expr, object]]:
         statements = [s for s in ast.walk(self._tree) if isinstance(s, ast.stmt)
@@ -62,6 +65,9 @@ class ScriptNumbers:
                 and (v := self._value(node)) is not None]
 
     def _value(self, node):
+        size = self._size(node)
+        if size is not None:
+            return size[1]
         if isinstance(node, ast.Constant):
             return node.value if isinstance(node.value, (int, float)) and not isinstance(node.value, bool) else None
         if isinstance(node, ast.Name):
@@ -81,6 +87,67 @@ class ScriptNumbers:
             values = [self._value(e) for e in node.elts]
             return None if any(v is None or isinstance(v, list) for v in values) else values
         return None
+
+
+    def _size(self, node) -> tuple[str, int] | None:
+        """(the model's attribute, the size) of `X.get_shape().as_list()[i]`, `X.get_shape()[i]`, `X.shape[i]`,
+        `int(...)` of one, where X is a trained variable the script names (`weights['wd1']`, `W`)."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "int" and \
+                len(node.args) == 1 and not node.keywords:
+            return self._size(node.args[0])
+        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and
+                isinstance(node.slice.value, int)):
+            return None
+        base = node.value
+        if isinstance(base, ast.Call) and not base.args and isinstance(base.func, ast.Attribute) and \
+                base.func.attr == "as_list":
+            base = base.func.value
+        if isinstance(base, ast.Call) and not base.args and isinstance(base.func, ast.Attribute) and \
+                base.func.attr == "get_shape":
+            base = base.func.value
+        elif isinstance(base, ast.Attribute) and base.attr == "shape":
+            base = base.value
+        else:
+            return None
+        variable = _global_value(base, self._globals)
+        attr = self._variables.get(getattr(getattr(variable, "op", None), "name", None))
+        shape = getattr(variable, "shape", None)
+        if attr is None or shape is None or not -len(shape) <= node.slice.value < len(shape):
+            return None
+        size = shape.as_list()[node.slice.value]
+        return (attr, int(size)) if size is not None else None
+
+
+class _Sizes(ast.NodeTransformer):
+    """A variable's size read as the rewrite's model has it: `self.weights_wd1.shape[0]`."""
+
+    def __init__(self, numbers: ScriptNumbers):
+        self.numbers = numbers
+
+    def visit_Subscript(self, node):
+        found = self.numbers._size(node)
+        if found is None:
+            return self.generic_visit(node)
+        return ast.parse(f"self.{found[0]}.shape[{node.slice.value}]", mode="eval").body
+
+    def visit_Call(self, node):
+        found = self.numbers._size(node)
+        if found is None or not (isinstance(node.func, ast.Name) and node.func.id == "int"):
+            return self.generic_visit(node)
+        return self.visit_Subscript(node.args[0])
+
+
+def _global_value(node, module_dict: dict):
+    """The value of `name` or `name['key']` among the script's globals, else None."""
+    if isinstance(node, ast.Name):
+        return module_dict.get(node.id)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        container = _global_value(node.value, module_dict)
+        try:
+            return container[node.slice.value] if isinstance(container, (dict, list, tuple)) else None
+        except (KeyError, IndexError, TypeError):
+            return None
+    return None
 
 
 def _equal(v, value: np.ndarray, integer: bool) -> bool:

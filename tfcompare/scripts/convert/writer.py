@@ -187,7 +187,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
              for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)]
     tr.arrays = [(k, v) for k, v in module_dict.items() if isinstance(v, np.ndarray) and v.size > 16 and
                  bound.count(k) == 1 and k.isidentifier() and not k.startswith("_")]
-    tr.script_numbers = ScriptNumbers(tree, module_dict, first_step_line)
+    tr.script_numbers = ScriptNumbers(tree, module_dict, first_step_line, variables)
     targets = [loss]
     for name in sorted(fetched_names(tree)):
         value = module_dict.get(name)
