@@ -1094,6 +1094,30 @@ def test_dynamic_rnn_lstm_is_one_call_and_matches_the_while_loop():
     np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
 
 
+def test_dynamic_rnn_from_the_cells_zero_state_is_one_call_and_a_fed_state_is_not():
+    """MorvanZhou's `init_state = cell.zero_state(batch_size, dtype=tf.float32)` passed as `initial_state`: where
+    the written loop starts anyway, so one call (its TensorArray gather was a TODO); a state placeholder is not."""
+    from tfcompare.scripts.legacy.rnn import BasicLSTMCell
+
+    rng = np.random.RandomState(4)
+
+    def build(v1, groups):
+        x = v1.placeholder(tf.float32, [3, 5, 4])
+        cell = BasicLSTMCell(6)
+        start = cell.zero_state(3, dtype=tf.float32)
+        outputs, state = v1.nn.dynamic_rnn(cell, x, initial_state=start, time_major=False)
+        _dynamic_rnn(groups, (outputs, state), None, cell, x, initial_state=start, time_major=False)
+        fed = v1.placeholder(tf.float32, [3, 6])
+        other = {}
+        _dynamic_rnn(other, (outputs, state), None, cell, x, initial_state=(fed, fed))
+        assert other == {}
+        return tf.reduce_sum(outputs, axis=[1, 2]) + tf.reduce_sum(state.h, axis=1), {x: "x"}
+
+    lines, tf1, tf2 = _translate_and_compare(build, {"x": rng.rand(3, 5, 4).astype(np.float32)}, groups={})
+    assert lines[0].startswith("outputs1, state1 = basic_lstm(tf.unstack(x, axis=1), self.rnn_basic_lstm_cell_kernel")
+    np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
+
+
 def test_dynamic_rnn_gru_is_one_call_and_matches_the_while_loop():
     """GRUCell through dynamic_rnn: the written gru() over the unstacked time axis gives TF1's while loop's outputs
     and final state (rtol 1e-5: the same ops, but a matmul may add in another order: 1.4e-6 seen once)."""

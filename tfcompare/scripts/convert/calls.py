@@ -304,7 +304,7 @@ def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, init
     """dynamic_rnn of a plain LSTM or GRU over batch-major inputs with a known number of steps, from a zero state."""
     inputs = _tensor(inputs)
     written = _cell(cell)
-    if initial_state is not None or sequence_length is not None or time_major or written is None or \
+    if not _zero(initial_state) or sequence_length is not None or time_major or written is None or \
             inputs.shape.rank != 3 or inputs.shape[1] is None:
         return
     kind, weights, settings = written
@@ -324,7 +324,7 @@ def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=N
                 scope=None):
     """A plain LSTM or GRU cell unrolled over a list of inputs from a zero state."""
     written = _cell(cell)
-    if initial_state is not None or sequence_length is not None or written is None:
+    if not _zero(initial_state) or sequence_length is not None or written is None:
         return
     kind, weights, settings = written
     outputs, state = out
@@ -337,6 +337,21 @@ def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=N
     group = Group(kind, outputs[-1].op, inputs, inside, {"weights": weights, "index": index, **settings})
     for name in index:
         groups[name] = group
+
+
+def _zero(state) -> bool:
+    """No initial state, or the cell's `zero_state(batch_size)` of a known batch size: every tensor constant
+    zeros, which is where the written loop starts. A state computed or fed (a stateful RNN's `init_s`, fed its
+    last final state) is not, and stays op by op; one fed only later is told apart by pair, which compares."""
+    import tensorflow as tf
+
+    if state is None:
+        return True
+    for t in _flat(state):
+        value = tf.get_static_value(_tensor(t))
+        if value is None or np.any(value != 0):
+            return False
+    return True
 
 
 def _flat(state) -> list:
