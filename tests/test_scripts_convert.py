@@ -1118,6 +1118,31 @@ def test_dynamic_rnn_from_the_cells_zero_state_is_one_call_and_a_fed_state_is_no
     np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
 
 
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_dynamic_rnn_with_sequence_length_is_one_call_and_matches_the_while_loop(kind):
+    """Aymeric Damien's dynamic_rnn: variable-length sequences (`sequence_length=seqlen`), each example's output 0
+    past its length and its state kept from there: the helper's `sequence_length=` gives TF1's while loop's
+    outputs and final states (its Merge/Switch were TODOs that stopped the rewrite)."""
+    from tfcompare.scripts.legacy.rnn import BasicLSTMCell, GRUCell
+
+    rng = np.random.RandomState(5)
+
+    def build(v1, groups):
+        x = v1.placeholder(tf.float32, [None, 6, 3])
+        lengths = v1.placeholder(tf.int32, [None])
+        cell = BasicLSTMCell(4) if kind == "lstm" else GRUCell(4)
+        outputs, state = v1.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=tf.float32)
+        _dynamic_rnn(groups, (outputs, state), None, cell, x, sequence_length=lengths, dtype=tf.float32)
+        final = state.h if kind == "lstm" else state
+        return tf.concat([tf.reshape(outputs, [-1, 24]), final], axis=1), {x: "x", lengths: "seqlen"}
+
+    feeds = {"x": rng.rand(4, 6, 3).astype(np.float32), "seqlen": np.array([6, 1, 3, 4], np.int32)}
+    lines, tf1, tf2 = _translate_and_compare(build, feeds, groups={})
+    assert "sequence_length=seqlen)" in lines[0], lines
+    assert np.all(tf1[1, 4:24] == 0) and np.all(tf1[2, 12:24] == 0)  # TF1's zeros past each length
+    np.testing.assert_allclose(tf1, tf2, rtol=1e-5, atol=1e-7)
+
+
 def test_dynamic_rnn_gru_is_one_call_and_matches_the_while_loop():
     """GRUCell through dynamic_rnn: the written gru() over the unstacked time axis gives TF1's while loop's outputs
     and final state (rtol 1e-5: the same ops, but a matmul may add in another order: 1.4e-6 seen once)."""

@@ -117,6 +117,8 @@ class Group:
             sequence = f"tf.unstack({tr.value(steps[0])}, axis=1)"
         tr.helpers.add(self.kind)
         extra = f", forget_bias={literal(p['forget_bias'])}" if self.kind == "lstm" else ""
+        if p.get("lengths"):  # dynamic_rnn's sequence_length: past each example's length, output 0, state kept
+            extra += f", sequence_length={tr.value(steps[1])}"
         outputs, state = tr.bind_pair(self.op, f"{_HELPERS[self.kind]}({sequence}, {weights}{extra})",
                                       ("outputs", "state"))
         where, i = p["index"][t.name]
@@ -304,18 +306,18 @@ def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, init
     """dynamic_rnn of a plain LSTM or GRU over batch-major inputs with a known number of steps, from a zero state."""
     inputs = _tensor(inputs)
     written = _cell(cell)
-    if not _zero(initial_state) or sequence_length is not None or time_major or written is None or \
-            inputs.shape.rank != 3 or inputs.shape[1] is None:
+    if not _zero(initial_state) or time_major or written is None or inputs.shape.rank != 3 or inputs.shape[1] is None:
         return
     kind, weights, settings = written
     outputs, state = out
     index = {outputs.name: (2, 0)}
     _state_index(kind, state, index)
+    given = [inputs] if sequence_length is None else [inputs, _tensor(sequence_length)]
     inside = set()
     for o in [outputs, *_flat(state)]:
-        inside |= _inside(o, [inputs])
-    group = Group(kind, outputs.op, [inputs], inside, {"weights": weights, "dynamic": True, "index": index,
-                                                       **settings})
+        inside |= _inside(o, given)
+    group = Group(kind, outputs.op, given, inside, {"weights": weights, "dynamic": True, "index": index,
+                                                    "lengths": sequence_length is not None, **settings})
     for name in index:
         groups[name] = group
 

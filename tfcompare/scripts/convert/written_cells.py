@@ -8,41 +8,55 @@ from __future__ import annotations
 __all__ = ["LSTM_HELPER", "GRU_HELPER", "HELPER_SOURCE", "LOADER"]
 
 LSTM_HELPER = '''
-def basic_lstm(inputs, kernel, bias, forget_bias=1.0):
+def basic_lstm(inputs, kernel, bias, forget_bias=1.0, sequence_length=None):
     """TF1's BasicLSTMCell unrolled over `inputs` (one tensor per time step, as TF1's static_rnn and
     dynamic_rnn ran it) from a zero state:
         i, j, f, o = split([x, h] @ kernel + bias, 4)
         c = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)
         h = tanh(c) * sigmoid(o)
-    Returns (outputs, (c, h))."""
+    With `sequence_length` (dynamic_rnn's), each example's output is 0 past its length and its state stays
+    where its length ended. Returns (outputs, (c, h))."""
     c = h = tf.zeros([tf.shape(inputs[0])[0], kernel.shape[1] // 4], dtype=kernel.dtype)
     outputs = []
-    for x in inputs:
+    for t, x in enumerate(inputs):
         gates = tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), kernel), bias)
         i, j, f, o = tf.split(gates, 4, axis=1)
-        c = c * tf.sigmoid(f + forget_bias) + tf.sigmoid(i) * tf.tanh(j)
-        h = tf.tanh(c) * tf.sigmoid(o)
-        outputs.append(h)
+        new_c = c * tf.sigmoid(f + forget_bias) + tf.sigmoid(i) * tf.tanh(j)
+        new_h = tf.tanh(new_c) * tf.sigmoid(o)
+        if sequence_length is None:
+            c, h = new_c, new_h
+            outputs.append(h)
+            continue
+        alive = tf.expand_dims(t < sequence_length, 1)
+        c, h = tf.where(alive, new_c, c), tf.where(alive, new_h, h)
+        outputs.append(tf.where(alive, new_h, tf.zeros_like(new_h)))
     return outputs, (c, h)
 '''
 
 GRU_HELPER = '''
-def gru(inputs, gate_kernel, gate_bias, candidate_kernel, candidate_bias):
+def gru(inputs, gate_kernel, gate_bias, candidate_kernel, candidate_bias, sequence_length=None):
     """TF1's GRUCell unrolled over `inputs` (one tensor per time step, as TF1's static_rnn and
     dynamic_rnn ran it) from a zero state:
         r, u = split(sigmoid([x, h] @ gate_kernel + gate_bias), 2)
         c = tanh([x, r * h] @ candidate_kernel + candidate_bias)
         h = u * h + (1 - u) * c
-    Returns (outputs, h)."""
+    With `sequence_length` (dynamic_rnn's), each example's output is 0 past its length and its state stays
+    where its length ended. Returns (outputs, h)."""
     h = tf.zeros([tf.shape(inputs[0])[0], candidate_kernel.shape[1]], dtype=candidate_kernel.dtype)
     outputs = []
-    for x in inputs:
+    for t, x in enumerate(inputs):
         gates = tf.sigmoid(tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), gate_kernel), gate_bias))
         r, u = tf.split(gates, 2, axis=1)
         candidate = tf.matmul(tf.concat([x, r * h], 1), candidate_kernel)
         c = tf.tanh(tf.nn.bias_add(candidate, candidate_bias))
-        h = u * h + (1 - u) * c
-        outputs.append(h)
+        new_h = u * h + (1 - u) * c
+        if sequence_length is None:
+            h = new_h
+            outputs.append(h)
+            continue
+        alive = tf.expand_dims(t < sequence_length, 1)
+        h = tf.where(alive, new_h, h)
+        outputs.append(tf.where(alive, new_h, tf.zeros_like(new_h)))
     return outputs, h
 '''
 HELPER_SOURCE = {"lstm": LSTM_HELPER, "gru": GRU_HELPER}
