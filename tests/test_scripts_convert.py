@@ -104,8 +104,10 @@ def test_written_optimizers_carry_tf1_settings(converted):
         text["cnn_dropout"]
     # conv_net's own names, and its helpers conv2d / maxpool2d as the methods it calls (issue 36)
     assert ("        conv1 = self.conv2d(x, self.weights_wc1, self.biases_bc1)\n"
-            "        conv1 = self.maxpool2d(conv1)\n        fc1 = tf.reshape(conv1, [-1, 288])\n") in text["cnn_dropout"]
+            "        conv1 = self.maxpool2d(conv1)\n        fc1 = tf.reshape(conv1, [-1, self.weights_wd1.shape[0]])\n") \
+        in text["cnn_dropout"]
     assert "    def conv2d(self, x, W, b):\n" in text["cnn_dropout"]
+    assert "tf.random.normal([6 * 6 * 8, 32], stddev=0.1)" in text["cnn_dropout"]  # the shape as the script wrote it
     assert "loss_value = model.loss_op(X, Y, training=True)" in text["cnn_dropout"]
     assert "loss = model.loss_op(batch_x, batch_y, training=False).numpy()" in text["cnn_dropout"]
     assert "train_step(batch_x, batch_y)\n" in text["cnn_dropout"] and "keep_prob" not in text["cnn_dropout"]
