@@ -1120,11 +1120,13 @@ def test_dynamic_rnn_from_the_cells_zero_state_is_one_call_and_a_fed_state_is_no
     np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
 
 
-@pytest.mark.parametrize("kind", ["lstm", "gru"])
-def test_dynamic_rnn_with_sequence_length_is_one_call_and_matches_the_while_loop(kind):
-    """Aymeric Damien's dynamic_rnn: variable-length sequences (`sequence_length=seqlen`), each example's output 0
-    past its length and its state kept from there: the helper's `sequence_length=` gives TF1's while loop's
-    outputs and final states (its Merge/Switch were TODOs that stopped the rewrite)."""
+@pytest.mark.parametrize("kind, form", [("lstm", "dynamic"), ("gru", "dynamic"), ("lstm", "static")])
+def test_an_rnn_with_sequence_length_is_one_call_and_matches_tf1s_loop(kind, form):
+    """Aymeric Damien's "dynamic RNN" (`static_rnn(..., sequence_length=seqlen)`) and dynamic_rnn's: variable-length
+    sequences, each example's output 0 past its length and its state kept from there: the helper's
+    `sequence_length=` gives TF1's outputs and final states (its conds' Merge/Switch were TODOs that stopped the
+    rewrite)."""
+    from tfcompare.scripts.convert.calls import _static_rnn
     from tfcompare.scripts.legacy.rnn import BasicLSTMCell, GRUCell
 
     rng = np.random.RandomState(5)
@@ -1133,8 +1135,14 @@ def test_dynamic_rnn_with_sequence_length_is_one_call_and_matches_the_while_loop
         x = v1.placeholder(tf.float32, [None, 6, 3])
         lengths = v1.placeholder(tf.int32, [None])
         cell = BasicLSTMCell(4) if kind == "lstm" else GRUCell(4)
-        outputs, state = v1.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=tf.float32)
-        _dynamic_rnn(groups, (outputs, state), None, cell, x, sequence_length=lengths, dtype=tf.float32)
+        if form == "dynamic":
+            outputs, state = v1.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=tf.float32)
+            _dynamic_rnn(groups, (outputs, state), None, cell, x, sequence_length=lengths, dtype=tf.float32)
+        else:
+            steps = tf.unstack(x, 6, 1)
+            outputs, state = v1.nn.static_rnn(cell, steps, dtype=tf.float32, sequence_length=lengths)
+            _static_rnn(groups, (outputs, state), None, cell, steps, dtype=tf.float32, sequence_length=lengths)
+            outputs = tf.stack(outputs, axis=1)
         final = state.h if kind == "lstm" else state
         return tf.concat([tf.reshape(outputs, [-1, 24]), final], axis=1), {x: "x", lengths: "seqlen"}
 

@@ -103,7 +103,8 @@ class Group:
     def _rnn(self, tr, t) -> str:
         """`outputs, (c, h) = basic_lstm(steps, kernel, bias, forget_bias)` or `outputs, h = gru(steps, gate kernel,
         gate bias, candidate kernel, candidate bias)`, written once; `t` is one of them."""
-        steps = self.inputs
+        p = self.params
+        steps = self.inputs[:-1] if p.get("lengths") else self.inputs  # the last: dynamic_rnn's sequence_length
         unpack = steps[0].op
         if unpack.type == "Unpack" and [x.op for x in steps] == [unpack] * len(steps) and \
                 [x.value_index for x in steps] == list(range(len(steps))) and len(steps) == len(unpack.outputs):
@@ -111,14 +112,13 @@ class Group:
                         f"axis={unpack.get_attr('axis')})")
         else:
             sequence = f"[{', '.join(tr.value(x) for x in steps)}]"
-        p = self.params
         weights = ", ".join(f"self.{tr.variables[v.op.name]}" for v in p["weights"])
         if p.get("dynamic"):  # one [batch, time, features] tensor, batch-major
             sequence = f"tf.unstack({tr.value(steps[0])}, axis=1)"
         tr.helpers.add(self.kind)
         extra = f", forget_bias={literal(p['forget_bias'])}" if self.kind == "lstm" else ""
-        if p.get("lengths"):  # dynamic_rnn's sequence_length: past each example's length, output 0, state kept
-            extra += f", sequence_length={tr.value(steps[1])}"
+        if p.get("lengths"):  # the rnn's sequence_length: past each example's length, output 0, state kept
+            extra += f", sequence_length={tr.value(self.inputs[-1])}"
         outputs, state = tr.bind_pair(self.op, f"{_HELPERS[self.kind]}({sequence}, {weights}{extra})",
                                       ("outputs", "state"))
         where, i = p["index"][t.name]
@@ -324,19 +324,20 @@ def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, init
 
 def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=None, sequence_length=None,
                 scope=None):
-    """A plain LSTM or GRU cell unrolled over a list of inputs from a zero state."""
+    """A plain LSTM or GRU cell unrolled over a list of inputs from a zero state, with or without sequence_length."""
     written = _cell(cell)
-    if not _zero(initial_state) or sequence_length is not None or written is None:
+    if not _zero(initial_state) or written is None:
         return
     kind, weights, settings = written
     outputs, state = out
     index = {o.name: (0, i - len(outputs) if i == len(outputs) - 1 else i) for i, o in enumerate(outputs)}
     _state_index(kind, state, index)
-    inputs = [_tensor(x) for x in inputs]
+    inputs = [_tensor(x) for x in inputs] + ([] if sequence_length is None else [_tensor(sequence_length)])
     inside = set()
     for o in [*outputs, *_flat(state)]:
         inside |= _inside(o, inputs)
-    group = Group(kind, outputs[-1].op, inputs, inside, {"weights": weights, "index": index, **settings})
+    group = Group(kind, outputs[-1].op, inputs, inside, {"weights": weights, "index": index,
+                                                         "lengths": sequence_length is not None, **settings})
     for name in index:
         groups[name] = group
 
