@@ -2,12 +2,16 @@
 `discriminator(x)`, called at the top level of the script, become `def generator(self, z)` /
 `def discriminator(self, x)` with their own local names (`D_h1`, `D_logit`), returning what the function
 returned, and every loss calls them (`self.discriminator(G_sample)[1]`) instead of writing their ops out again.
+Where the model's one forward pass is what a function returned (`logits = conv_net(X, weights, ...)`), the forward
+pass takes that function's names, and the helpers it calls (`conv2d(x, weights['wc1'], biases['bc1'])`) are
+methods the forward pass calls (`forward_names`).
 
-Read from the graph, checked against the source: each op's traceback names the function call that made it (the
-call from the script's top level, by its line). A function is written as a method only where every call is one
-the rewrite can make: its arguments are tensors the script names, its ops read nothing else but variables and
-constants, it returns names assigned in its body, and every call translates to the same code. Anything else is
-written op by op, as before.
+Read from the graph, checked against the source: each op's traceback names the chain of the script's function
+calls that made it (from the top level, by their lines). A function is written as a method only where every call
+is one the rewrite can make: its arguments are tensors the script names (a weight of a dict included) or, inside
+another function, the one tensor the caller computed; its ops read nothing else but variables and constants; it
+returns names assigned in its body, or one expression; and every call translates to the same code. Anything else
+is written op by op, as before.
 """
 
 from __future__ import annotations
