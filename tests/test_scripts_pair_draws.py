@@ -80,3 +80,23 @@ def _given_step_by_step(draws, first):
     with tf.GradientTape():
         forward(x, extra=True)
     assert draws.unmatched == ["RandomStandardNormal call 2"] and draws.given == 5
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.float32)])
+    def unknown(h):  # a shape known only when it runs, which TF1's (2, 3) cannot fill: drawn, and said
+        return tf.random.normal(tf.shape(h))
+
+    with tf.GradientTape():
+        drawn = unknown(tf.ones([2, 4]))
+    assert drawn.shape == (2, 4) and not np.array_equal(drawn.numpy()[:, :3], -first)
+    assert draws.missing()[-1] == "1 call(s) whose shape, known when they ran, TF1's draw could not fill"
+
+
+def test_two_draws_alike_are_not_given_by_order():
+    """Two TF1 draws of one kind and shape: TF2's calls could make them in the other order, and an equivalent
+    script given them swapped would differ (a false DIFFER), so none is given and pair says why."""
+    from tfcompare.scripts.child.draws import alike
+
+    normal, uniform = {"kind": "RandomStandardNormal", "shape": [2, 3]}, {"kind": "RandomUniform", "shape": [2, 3]}
+    assert alike([normal, uniform]) == "" and alike([normal, {**normal, "shape": [3, 2]}]) == ""
+    assert alike([normal, uniform, normal]) == ("TF1's step draws tf.random.normal (2, 3) 2 times, and which of "
+                                                "TF2's calls is which cannot be told apart")

@@ -23,12 +23,14 @@ import numpy as np
 
 from tfcompare.core.graphs import ancestors
 
-__all__ = ["KINDS", "tf1_draws", "TF2Draws", "Drawn", "draws_text"]
+__all__ = ["KINDS", "tf1_draws", "alike", "TF2Draws", "Drawn", "draws_text", "unshared"]
 
 # the stateful random ops a script's `tf.random_normal` / `tf.random_uniform` / `tf.truncated_normal` make, by the
 # name of the generated function that makes them
 KINDS = {"RandomStandardNormal": "random_standard_normal", "RandomUniform": "random_uniform",
          "TruncatedNormal": "truncated_normal"}
+_API = {"RandomStandardNormal": "tf.random.normal", "RandomUniform": "tf.random.uniform",
+        "TruncatedNormal": "tf.random.truncated_normal"}
 _PASSING = ("python/util/", "python/autograph/", "python/framework/")  # under TensorFlow's folder
 _LIBRARIES = ("tensorflow", "keras", "tf_keras", "tfcompare", "numpy")
 
@@ -76,6 +78,18 @@ def tf1_draws(loss, script: str) -> list:
     return found
 
 
+def alike(found: list[dict]) -> str:
+    """Why TF1's draws cannot be given by order ("" when they can): two of the same kind and shape, which TF2's
+    calls could make in the other order (an equivalent script given swapped draws would differ: a false DIFFER)."""
+    seen = [(d["kind"], tuple(d["shape"])) for d in found]
+    twins = [k for k in dict.fromkeys(seen) if seen.count(k) > 1]
+    if not twins:
+        return ""
+    kind, shape = twins[0]
+    return (f"TF1's step draws {_API.get(kind, kind)} {shape} {seen.count(twins[0])} times, and which of TF2's calls "
+            "is which cannot be told apart")
+
+
 class TF2Draws:
     """Replaces the generated random functions of TF2's process: the i-th direct call of the script within a
     forward pass (a GradientTape's recording) returns TF1's i-th draw of the current step. `kinds`: TF1's
@@ -90,6 +104,7 @@ class TF2Draws:
         self.unmatched: list[str] = []  # calls of the script that could not take one (said by pair)
         self._local = threading.local()
         self._originals: list = []
+        self.missed = None  # calls given nothing when they ran (a shape TF1's draw cannot fill): they drew
 
     def install(self) -> None:
         import tensorflow as tf
@@ -110,12 +125,15 @@ class TF2Draws:
         with tf.init_scope():
             self.holders = [tf.Variable(np.asarray(v), trainable=False, shape=tf.TensorShape(None),
                                         name=f"tfcompare_draw_{i}") for i, v in enumerate(self.values[0])]
+            self.missed = tf.Variable(0, trainable=False, dtype=tf.int64, name="tfcompare_draws_missed")
 
     def missing(self) -> list[str]:
         """Why TF1's draws were not all given: calls that could not take one, or fewer calls than TF1's draws."""
         short = [f"{self.most} call(s) in a forward pass where TF1's step draws {len(self.kinds)}"] \
             if 0 < self.most < len(self.kinds) else []
-        return self.unmatched + short
+        missed = int(self.missed.numpy()) if self.missed is not None else 0
+        ran = [f"{missed} call(s) whose shape, known when they ran, TF1's draw could not fill"] if missed else []
+        return self.unmatched + short + ran
 
     def uninstall(self) -> None:
         """TF's own functions back (a test's process; a pair's child ends instead)."""
@@ -146,7 +164,7 @@ class TF2Draws:
                     draws.unmatched.append(what)
                 return original(shape, dtype, seed=seed, seed2=seed2, name=name)
             draws.given += 1
-            return _tiled(draws.holders[i], shape, dtype)
+            return _tiled(draws, i, shape, dtype, lambda: original(shape, dtype, seed=seed, seed2=seed2, name=name))
 
         return draw
 
@@ -167,28 +185,44 @@ def _direct() -> bool:
 
 
 def _fits(shape, value: np.ndarray) -> bool:
-    """TF1's draw can fill the requested shape (the same size, or a whole multiple: a doubled batch)."""
+    """TF1's draw can fill the requested shape as far as is known before it runs: the same rank, the same sizes
+    past the first, a first size that is a whole multiple of TF1's (a doubled batch)."""
     import tensorflow as tf
 
     static = tf.get_static_value(shape)
     if static is None:
-        return True  # known only when it runs: `tf.shape(mu)`, a batch's size
-    total, size = int(np.prod(static)), max(int(np.size(value)), 1)
-    return total >= size and total % size == 0
+        rank = shape.shape[0] if getattr(shape, "shape", None) is not None and shape.shape.rank == 1 else None
+        return rank is None or rank == np.ndim(value)
+    static = [int(d) for d in np.atleast_1d(static)] if np.ndim(static) else []
+    if len(static) != np.ndim(value):
+        return False
+    return not static or (static[1:] == list(np.shape(value))[1:] and static[0] % max(np.shape(value)[0], 1) == 0
+                          and static[0] >= np.shape(value)[0])
 
 
-def _tiled(holder, shape, dtype):
+def _tiled(draws, i: int, shape, dtype, original):
+    """TF1's i-th draw, repeated along the batch for a doubled batch. Where the requested shape, known only when
+    it runs, is not one TF1's draw fills (other sizes past the first), TF2 draws its own and the miss is counted:
+    pair then says the draws were not given, never compares them as given."""
     import tensorflow as tf
 
-    value = tf.cast(holder.read_value(), dtype)
-    flat = tf.reshape(value, [1, -1])
+    value = tf.cast(draws.holders[i].read_value(), dtype)
+    if value.shape.rank == 0:
+        return value
     shape = tf.cast(shape, tf.int32)
-    reps = tf.reduce_prod(shape) // tf.size(value)
-    return tf.reshape(tf.tile(flat, tf.stack([reps, 1])), shape)
+    have = tf.shape(value)
+    fits = tf.logical_and(tf.reduce_all(tf.equal(shape[1:], have[1:])),
+                          tf.equal(tf.math.floormod(shape[0], have[0]), 0))
 
+    def given():
+        flat = tf.reshape(value, [1, -1])
+        return tf.reshape(tf.tile(flat, tf.stack([shape[0] // have[0], 1])), shape)
 
-_API = {"RandomStandardNormal": "tf.random.normal", "RandomUniform": "tf.random.uniform",
-        "TruncatedNormal": "tf.random.truncated_normal"}
+    def own():
+        with tf.control_dependencies([draws.missed.assign_add(1)]):
+            return tf.identity(original())
+
+    return tf.cond(fits, given, own)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -209,9 +243,16 @@ def draws_text(tf1, tf2) -> Drawn | None:
         return Drawn(False, f"{mine}, and its steps draw different ones ({tf1.draws_unmatched[0]}), so each side "
                             "drew its own")
     if tf2.draws_unmatched or not tf2.draws_given:
-        why = (f"made calls that could not take them ({', '.join(tf2.draws_unmatched)})" if tf2.draws_unmatched
+        why = (f"was not given them ({', '.join(tf2.draws_unmatched)})" if tf2.draws_unmatched
                else "made no call of TF's random functions in its forward pass that could take them (a Keras "
                     "random op, or a draw inside a library function)")
         return Drawn(False, f"{mine}; TF2's step {why}, so each side drew its own")
     return Drawn(True, f"random draws: {mine}; TF2's forward pass took TF1's draws of each step in its own calls "
                        "of the same functions, in the same order: the draws are the one thing not compared")
+
+
+def unshared(tf1, tf2) -> bool:
+    """TF1's loss draws in the script's own calls and TF2 was not given them: each side drew its own, so what
+    depends on the draws (the loss, the reduction check's ratio, the loss's parts) is not compared as if equal."""
+    drawn = draws_text(tf1, tf2)
+    return drawn is not None and not drawn.given

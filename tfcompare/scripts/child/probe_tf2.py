@@ -79,6 +79,10 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         tf1 = self.tf1
         if not tf1.draws or tf1.draws_unmatched:
             return
+        alike = draws.alike(tf1.draws)
+        if alike:
+            self.record.draws_unmatched = [alike]
+            return
         n = len(tf1.draws)
         values = [[tf1.arrays[f"draw/{k}/{i}"] for i in range(n)] for k in range(tf1.steps)
                   if all(f"draw/{k}/{i}" in tf1.arrays for i in range(n))]

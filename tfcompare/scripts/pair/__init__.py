@@ -20,7 +20,7 @@ from tfcompare.core.errors import legacy_hint
 from tfcompare.core.results import json_text
 from tfcompare.core.source_files import SourceError, read_script
 from tfcompare.scripts.child import noise
-from tfcompare.scripts.child.draws import draws_text
+from tfcompare.scripts.child.draws import draws_text, unshared
 from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
 from tfcompare.scripts.pair.causes import loss_causes
 from tfcompare.scripts.pair.inference import inference_findings, inference_note
@@ -317,7 +317,8 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
     if result.checks:
         result.findings += inference_findings(tf1, tf2, result.checks[0].ok)
         result.notes.append(inference_note(tf1, tf2))
-    if result.checks and not result.checks[0].loss_ok:  # the first loss differs: a known mistake that makes it so
+    if result.checks and not result.checks[0].loss_ok and not unshared(tf1, tf2):
+        # the first loss differs: a known mistake that makes it so (not where each side drew its own numbers)
         result.findings += [Finding("cause", text, True) for text in loss_causes(tf1, tf2) + window_causes(tf1, tf2)]
         result.findings += [Finding("parting", text) for text in parting(tf1, tf2)]
     paired, left1, left2 = pair_state(tf1, tf2)

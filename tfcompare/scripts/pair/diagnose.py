@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from tfcompare.scripts.child.draws import unshared
 from tfcompare.core.equivalence import TOLERANCES, compare
 from tfcompare.core.gradient_transforms import UNSEEN, KERAS_KEYS, apply as apply_transform, cuts, difference
 from tfcompare.core.optimizer_formulas import formula
@@ -350,7 +351,8 @@ def _where(checks: list[StepCheck]) -> list[Finding]:
 
 
 def _reduction(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
-    draws = bool(tf1.repeat)  # TF1's loss read twice differs: the scripts' forward pass draws (TF2's is not read)
+    # TF1's loss read twice differs, or draws TF2 was not given: the scripts' forward passes draw their own
+    draws = bool(tf1.repeat) or unshared(tf1, tf2)
     r1, r2 = reduction_of(tf1, draws), reduction_of(tf2, draws)
     if "unknown" in (r1, r2) or r1 == r2:
         return []
