@@ -225,3 +225,12 @@ def test_a_tf1_scripts_own_modules_run_as_tf1_too_and_leave_no_bytecode(tmp_path
     finally:
         for name in [n for n in sys.modules if n.startswith("tfc_own_libs")]:
             del sys.modules[name]
+
+
+def test_a_size_just_past_the_limit_never_reads_as_the_limit():
+    """The run-tf1 memory test failed once in CI on "1.500 GB resident" for a tree 0.1 MB past a 1.5 GB limit:
+    the size is rounded up to the MB."""
+    from tfcompare.scripts.child.processes import _held
+
+    assert [_held(n) for n in (1_500_000_100, 1_500_000_000, 1_499_999_999)] == ["1.501 GB", "1.500 GB", "1.500 GB"]
+    assert float(_held(1_500_000_001).split()[0]) * 1e9 > 1_500_000_000
