@@ -2,6 +2,7 @@
 only where exactly one part of the statement computes the constant from literals and names bound once above."""
 
 import ast
+import contextlib
 
 import numpy as np
 import pytest
@@ -44,6 +45,21 @@ def test_an_expression_is_the_scripts_only_where_it_is_the_one(line, value, expe
     assert set(numbers.numbers) == {"n_samples", "LR", "k"}
 
 
+@contextlib.contextmanager
+def _session(source: str, tmp_path, name: str):
+    """The TF1 graph of `source`, run from a file (its ops' tracebacks name it), its variables initialised."""
+    import tensorflow as tf
+
+    script = tmp_path / name
+    script.write_text(source)
+    namespace: dict = {}
+    with tf.Graph().as_default():
+        exec(compile(source, str(script), "exec"), namespace)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            yield str(script), namespace, sess
+
+
 _SHAPES = '''
 import tensorflow.compat.v1 as tf
 n_input = 784
@@ -68,17 +84,11 @@ def test_a_variables_shape_is_the_scripts_expression_of_it(tmp_path):
     from tfcompare.scripts.convert.model_init import variable_line
     from tfcompare.scripts.convert.ops import Translator
 
-    script = tmp_path / "shapes.py"
-    script.write_text(_SHAPES)
-    namespace: dict = {}
-    with tf.Graph().as_default():
-        exec(compile(_SHAPES, str(script), "exec"), namespace)
-        with tf.compat.v1.Session() as sess:
-            sess.run(tf.compat.v1.global_variables_initializer())
-            tr = Translator(str(script), _SHAPES.split("\n"), sess, {}, {}, {}, {})
-            tr.script_numbers = ScriptNumbers(ast.parse(_SHAPES), namespace, 100)
-            made = [namespace["weights"][k] for k in ("h1", "h2", "out")] + [namespace["b"], namespace["c"]]
-            lines = [variable_line(f"v{i}", v, sess, tr).split("  # ")[0].strip() for i, v in enumerate(made)]
+    with _session(_SHAPES, tmp_path, "shapes.py") as (script, namespace, sess):
+        tr = Translator(script, _SHAPES.split("\n"), sess, {}, {}, {}, {})
+        tr.script_numbers = ScriptNumbers(ast.parse(_SHAPES), namespace, 100)
+        made = [namespace["weights"][k] for k in ("h1", "h2", "out")] + [namespace["b"], namespace["c"]]
+        lines = [variable_line(f"v{i}", v, sess, tr).split("  # ")[0].strip() for i, v in enumerate(made)]
     assert [line.split(" = ", 1)[1].split(", name=")[0] for line in lines] == [
         "tf.Variable(tf.random.normal([n_input, n_hidden_1], stddev=1.0)",
         "tf.Variable(tf.random.normal([n_hidden_1, n_hidden_1], stddev=1.0)",
@@ -112,20 +122,13 @@ out = net(x)
 def test_a_size_read_from_a_variables_shape_is_the_models_variables_shape(tmp_path):
     """Aymeric Damien's `tf.reshape(conv2, [-1, weights['wd1'].get_shape().as_list()[0]])` was `[-1, 3136]`: the
     size is the model's weight's (`self.weights_wd1.shape[0]`), in each form TF1 code reads it."""
-    import tensorflow as tf
-
     from tfcompare.scripts.convert.ops import Translator
 
-    script = tmp_path / "sizes.py"
-    script.write_text(_SIZES)
-    namespace: dict = {}
-    with tf.Graph().as_default():
-        exec(compile(_SIZES, str(script), "exec"), namespace)
-        with tf.compat.v1.Session() as sess:
-            variables = {namespace["weights"]["wd1"].op.name: "weights_wd1", namespace["W"].op.name: "W"}
-            tr = Translator(str(script), _SIZES.split("\n"), sess, {}, variables, {"Placeholder": "x"}, {})
-            tr.script_numbers = ScriptNumbers(ast.parse(_SIZES), namespace, 100, variables)
-            lines, expr = tr.function(namespace["out"])
+    with _session(_SIZES, tmp_path, "sizes.py") as (script, namespace, sess):
+        variables = {namespace["weights"]["wd1"].op.name: "weights_wd1", namespace["W"].op.name: "W"}
+        tr = Translator(script, _SIZES.split("\n"), sess, {}, variables, {"Placeholder": "x"}, {})
+        tr.script_numbers = ScriptNumbers(ast.parse(_SIZES), namespace, 100, variables)
+        lines, expr = tr.function(namespace["out"])
     assert [line.code for line in lines] == [
         "flat1 = tf.reshape(x, [-1, self.weights_wd1.shape[0]])",
         "flat2 = tf.reshape(tf.matmul(flat1, self.weights_wd1), [-1, self.W.shape[1], 3 * self.W.shape[0]])"]

@@ -98,7 +98,6 @@ class TF2Draws:
     def __init__(self, kinds: list[str], values: list[list[np.ndarray]]):
         self.kinds, self.values = kinds, values  # values[step][i]
         self.holders: list = []
-        self.step = 0
         self.given = 0  # calls that returned TF1's draw
         self.most = 0  # the most calls one forward pass made
         self.unmatched: list[str] = []  # calls of the script that could not take one (said by pair)
@@ -142,8 +141,7 @@ class TF2Draws:
 
     def set_step(self, step: int) -> None:
         """TF1's draws of `step` (the last recorded one past the end) in the holders the forward passes read."""
-        self.step = min(step, len(self.values) - 1)
-        for holder, value in zip(self.holders, self.values[self.step]):
+        for holder, value in zip(self.holders, self.values[min(step, len(self.values) - 1)]):
             holder.assign(np.asarray(value))
 
     def _patched(self, kind: str, original):

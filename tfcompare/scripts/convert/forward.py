@@ -134,13 +134,8 @@ def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict, own_nam
     """The forward pass as the model's call; the tensor is registered in `tr.shared` with the call every other
     method writes in its place (`self(X)`); `own_names`: tensor name -> the name the script's function that
     computed it gave it (script_functions.forward_names), used in this method only."""
-    names = dict(tr.names)
-    tr.names.update(own_names or {})
-    try:
+    with tr.renamed(own_names or {}):
         body, expr = tr.function(out, share=False)
-    finally:
-        tr.names.clear()
-        tr.names.update(names)
     fed = fed_inputs(out, feed_tensors)
     args = "".join(f", {arguments[fed_key(t)]}" for t in fed)
     lines = []

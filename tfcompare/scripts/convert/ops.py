@@ -9,6 +9,7 @@ decay; a cross-entropy's mean is its Keras loss) gets its own line. An op withou
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import numpy as np
@@ -109,6 +110,20 @@ class Translator:
         self._used: set[str] = set()
         self._consumers: dict[str, int] = {}
         self.updated: set[str] = set()  # batch norms whose moving averages this function updates when asked
+
+    @contextlib.contextmanager
+    def renamed(self, names: dict[str, str], replace: bool = False):
+        """`names` (tensor name -> name) in force while one function is written: over the script's global names
+        (the forward pass's own), or instead of them (a script function's body); the script's back after."""
+        saved = dict(self.names)
+        if replace:
+            self.names.clear()
+        self.names.update(names)
+        try:
+            yield
+        finally:
+            self.names.clear()
+            self.names.update(saved)
 
     # -- one function -------------------------------------------------------------------------------------------
     def function(self, target, share: bool = True) -> tuple[list[Line], str]:

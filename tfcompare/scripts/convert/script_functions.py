@@ -21,9 +21,11 @@ import dataclasses
 import re
 
 from tfcompare.scripts.convert.naming import INDENT
+from tfcompare.scripts.convert.script_globals import global_value
 
 __all__ = ["Call", "find_calls", "function_methods", "forward_names"]
 
+_UNKNOWN = object()  # an argument that is no global of the script
 _VARIABLES = {"VariableV2", "VarHandleOp", "Variable", "ReadVariableOp", "Const"}
 
 
@@ -132,17 +134,16 @@ def forward_names(found: dict[str, list[Call]], out, tr) -> tuple[dict[str, str]
 
 def _body(tr, call: Call) -> tuple[list[str], list[str]]:
     """The call's own ops as the function's body: its arguments are the parameters, its tensors its own names."""
-    arguments, names = dict(tr.arguments), dict(tr.names)
+    arguments = dict(tr.arguments)
     tr.arguments.update({t.name: p for t, p in zip(call.args, call.params)})
-    tr.names.clear()
-    tr.names.update(call.local_names)
     call.active = False
     try:
         tr._reset()
         tr._sharing = False
         tr._count(*call.outputs)
         # an output the function named is bound to its name; one it returned as an expression stays one
-        exprs = [tr._expr(t, top=t.name in call.local_names)[0] for t in call.outputs]
+        with tr.renamed(call.local_names, replace=True):
+            exprs = [tr._expr(t, top=t.name in call.local_names)[0] for t in call.outputs]
         lines = list(tr.lines)
         if len(exprs) == 1 and lines and call.outputs[0].name not in call.local_names and \
                 lines[-1].code.startswith(f"{exprs[0]} = "):  # `h1 = tf.nn.relu(x)`, `return h1`: return the call
@@ -153,8 +154,6 @@ def _body(tr, call: Call) -> tuple[list[str], list[str]]:
         call.active = True
         tr.arguments.clear()
         tr.arguments.update(arguments)
-        tr.names.clear()
-        tr.names.update(names)
 
 
 def _plain(f: ast.FunctionDef) -> bool:
@@ -193,7 +192,7 @@ def _call(f: ast.FunctionDef, line: int, ops: set, outer, module_dict: dict, scr
     params, args = [], []
     nested = not isinstance(outer, ast.Module)
     for p, node in bound.items():
-        value = _evaluated(node, module_dict)
+        value = global_value(node, module_dict, _UNKNOWN)
         if isinstance(value, tf.Tensor):
             params.append(p)
             args.append(value)
@@ -284,23 +283,6 @@ def _ancestors(op, names: set) -> set:
         stack += [t.op for t in o.inputs]
     return seen
 
-
-_UNKNOWN = object()
-
-
-def _evaluated(node, module_dict: dict):
-    """The value of a call's argument that names a module global (`x`, `weights['wc1']`), else _UNKNOWN."""
-    if isinstance(node, ast.Name):
-        return module_dict.get(node.id, _UNKNOWN)
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
-        container = _evaluated(node.value, module_dict)
-        try:
-            return container[node.slice.value] if isinstance(container, (dict, list, tuple)) else _UNKNOWN
-        except (KeyError, IndexError, TypeError):
-            return _UNKNOWN
-    if isinstance(node, ast.Constant):
-        return node.value
-    return _UNKNOWN
 
 
 def _variable_of(t) -> str | None:

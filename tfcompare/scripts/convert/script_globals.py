@@ -5,10 +5,11 @@ module; and, from its source, the names it fetches.
 
 from __future__ import annotations
 
+import ast
 import re
 import types
 
-__all__ = ["read_globals", "fetched_names"]
+__all__ = ["read_globals", "fetched_names", "global_value"]
 
 
 def read_globals(module_dict: dict, train_op, tf) -> tuple[dict, dict, set, set, set]:
@@ -70,3 +71,19 @@ def fetched_names(tree) -> set:
             elif node.func.attr == "eval" and isinstance(node.func.value, ast.Name):
                 names.add(node.func.value.id)
     return names
+
+
+def global_value(node, module_dict: dict, missing=None):
+    """The value of a literal, `name` or `name['key']` among the script's globals (a call's argument, the
+    variable in `weights['wd1'].get_shape()`), else `missing`."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return module_dict.get(node.id, missing)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        container = global_value(node.value, module_dict, missing)
+        try:
+            return container[node.slice.value] if isinstance(container, (dict, list, tuple)) else missing
+        except (KeyError, IndexError, TypeError):
+            return missing
+    return missing

@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from tfcompare.scripts.convert.ops import source_line
+from tfcompare.scripts.convert.script_globals import global_value
 
 __all__ = ["ScriptNumbers", "bound_once", "script_constant"]
 
@@ -109,7 +110,7 @@ class ScriptNumbers:
             base = base.value
         else:
             return None
-        variable = _global_value(base, self._globals)
+        variable = global_value(base, self._globals)
         attr = self._variables.get(getattr(getattr(variable, "op", None), "name", None))
         shape = getattr(variable, "shape", None)
         if attr is None or shape is None or not -len(shape) <= node.slice.value < len(shape):
@@ -135,19 +136,6 @@ class _Sizes(ast.NodeTransformer):
         if found is None or not (isinstance(node.func, ast.Name) and node.func.id == "int"):
             return self.generic_visit(node)
         return self.visit_Subscript(node.args[0])
-
-
-def _global_value(node, module_dict: dict):
-    """The value of `name` or `name['key']` among the script's globals, else None."""
-    if isinstance(node, ast.Name):
-        return module_dict.get(node.id)
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
-        container = _global_value(node.value, module_dict)
-        try:
-            return container[node.slice.value] if isinstance(container, (dict, list, tuple)) else None
-        except (KeyError, IndexError, TypeError):
-            return None
-    return None
 
 
 def _equal(v, value: np.ndarray, integer: bool) -> bool:
