@@ -316,6 +316,26 @@ def test_a_gan_s_alternating_optimizers_are_compared_step_by_step_and_a_generato
     assert decisive == ["learning rate of step 2 (optimizer 2): 0.001 in TF1, 0.0001 in TF2"], report["findings"]
 
 
+def test_three_optimizers_whose_second_step_feeds_noise_the_first_does_not_agree_traced_in_their_places(tmp_path):
+    """An adversarial autoencoder (wiseodd's shape): the autoencoder's, the discriminator's and the generator's
+    steps take turns; only the discriminator's feeds the prior's noise `z`, which the TF2 script draws from a
+    generator of its own. Each step must be given its own TF1 batch (`z` too: it was looked for among the first
+    step's feeds only, so the discriminator ran on other noise: a false DIFFER at step 2), and the traced replay
+    must run every step in its place (a step not substituted was left out of it, so the generator's step was
+    compared with TF1's discriminator step: a false DIFFER too)."""
+    result = CliRunner().invoke(cli, ["pair", str(PAIRS / "aae_three_solvers.py"),
+                                      str(PAIRS / "aae_three_solvers_tf2.py"), "--no-timing", "--json",
+                                      "--logdir", str(tmp_path / "logs")])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output[result.output.index("{"):])
+    assert report["status"] == "agree", report["findings"]
+    assert len(report["checks"]) == 3 and all(c["loss_ok"] and c["weights_ok"] for c in report["checks"])
+    assert max(abs(c["loss_tf1"] - c["loss_tf2"]) / abs(c["loss_tf1"]) for c in report["checks"]) < 1e-5
+    notes = " | ".join(report["notes"])
+    assert "then the 3 steps ran again traced" in notes, notes
+    assert "matches none of TF1's feeds" not in notes, notes
+
+
 def test_two_train_ops_in_one_session_run_are_no_verdict_exit_3_naming_both(tmp_path):
     """aymericdamien-style: both train ops in one Session.run, whose order TF1 does not define: exit 3 naming both
     with their lines, nothing compared."""

@@ -52,8 +52,13 @@ class InputSubstitution:
     """`TF2Probe`'s part that replaces the step's inputs by TF1's batches."""
 
     def _tf1_batch(self, step: int) -> list[tuple[dict, np.ndarray]]:
+        """TF1's fed arrays of `step`: the first step's feeds in their order, then those only a later step feeds
+        (a GAN's discriminator step feeding its noise `z` where the first optimizer's step fed only `X`)."""
         values = self.tf1.batch(step)
-        return [(f, values[f["name"]]) for f in self.tf1.feeds if f["kind"] != "scalar" and f["name"] in values]
+        listed = {f["name"] for f in self.tf1.feeds}
+        later = [{"name": name, "kind": batches.kind(value)} for name, value in values.items() if name not in listed]
+        return [(f, values[f["name"]]) for f in [*self.tf1.feeds, *later]
+                if f["kind"] != "scalar" and f["name"] in values]
 
     def _tf1_examples(self, step: int) -> list[tuple[dict, np.ndarray]]:
         """TF1's feeds of `step` when they are one example of rank-0 values (`example_feeds`), else []."""

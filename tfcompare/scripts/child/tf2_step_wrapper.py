@@ -59,6 +59,7 @@ class StepWrapper:
                 if not call:
                     notes.append(f"{_name(fn)}'s arguments hold no array shaped like TF1's batch: its inputs are "
                                  "the script's own")
+                probe.step_calls.append((fn, args, kwargs))  # its own inputs, in its place among the steps
                 return fn(*args, **kwargs)
             left = _unmatched(leaves, converted)
             if left or probe.mixed:
@@ -67,11 +68,17 @@ class StepWrapper:
                     notes.append(f"{_name(fn)}'s argument {left} matches none of TF1's feeds, so none of its arguments "
                                  "were replaced (replacing only some would mix TF1's examples with TF2's): its inputs "
                                  "are the script's own, and both scripts must read the same data")
+                elif left and not probe.mixed:  # a later step function (a GAN's other network) said once, by step
+                    text = (f"{_name(fn)}'s argument {left} matches none of TF1's feeds of step {call + 1}: its "
+                            "inputs there are the script's own, so both scripts must read the same data")
+                    if not any(n.startswith(text.split(" of step ")[0]) for n in probe.record.substitution):
+                        probe.record.substitution.append(text)
+                probe.step_calls.append((fn, args, kwargs))
                 return fn(*args, **kwargs)
             original = (args, kwargs)
             leaves = [c if c is not None else leaf for c, leaf in zip(converted, leaves)]
             args, kwargs = tf.nest.pack_sequence_as((args, kwargs), leaves)
-            probe.step_calls.append((fn, args, kwargs))  # a GAN's two step functions take turns
+            probe.step_calls.append((fn, args, kwargs))  # every compared call, in order: a GAN's steps take turns
             if not call:
                 probe.step_fn, probe.step_args = fn, (args, kwargs)
                 probe.record.step_function = _name(fn)
