@@ -1253,6 +1253,33 @@ def test_session_code_is_carried_and_graph_code_after_the_first_step_is_a_todo()
     assert "\n    print(i, value)" in "\n".join(kept.tail)
 
 
+@pytest.mark.parametrize("branches, todo", [
+    ("if int((tf.__version__).split('.')[1]) < 12 and int((tf.__version__).split('.')[0]) < 1:\n"
+     "    init = tf.initialize_all_variables()\nelse:\n    init = tf.global_variables_initializer()\n", False),
+    ("if old:\n    init = tf.initialize_all_variables()\nelif older:\n    init = tf.initialize_variables(v)\n"
+     "else:\n    init = tf.global_variables_initializer()\n", False),
+    # a branch that binds something else is still a choice the TF2 script made for the user: marked
+    ("if old:\n    init = tf.initialize_all_variables()\nelse:\n    init = tf.global_variables_initializer()\n"
+     "    train = tf.train.AdamOptimizer(0.1).minimize(loss)\n", True),
+])
+def test_a_choice_of_initializer_by_tf_version_goes_with_the_initializer(branches, todo):
+    """MorvanZhou's tutorials pick `tf.initialize_all_variables()` or `tf.global_variables_initializer()` by TF's
+    version: TF2's variables start initialised, so whichever branch, nothing is left to choose (it was a TODO, the
+    only one in four of his proven scripts); an `if` that also binds other graph code stays a marked choice."""
+    source = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 2])\nloss = tf.reduce_sum(x)\n"
+              "train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\nold = older = False\nv = []\n"
+              + branches + "sess = tf.Session()\nsess.run(init)\nfor i in range(3):\n"
+              "    _, value = sess.run([train, loss], feed_dict={x: [[1.0, 2.0]]})\n    print(value)\n")
+    first = source.split("\n").index("for i in range(3):") + 1
+    plan = carried.Plan(graph={"x", "loss", "train", "init", "sess"}, train={"train"},
+                        methods={"loss": ("model.loss", ["x"])}, step_args=["x"], loss="loss", tf_names={"tf"},
+                        placeholders={"x"})
+    kept = carried.rewrite(source, plan, first_step_line=first)
+    assert [t.split(" (the TF2")[0] for t in kept.todos] == (["a choice between TF1 graph alternatives"] if todo else [])
+    assert "init" not in "\n".join(kept.head + kept.tail)
+    assert "    value = train_step([[1.0, 2.0]]).numpy()" in "\n".join(kept.tail), kept.tail
+
+
 @pytest.mark.parametrize("make, written", [
     ("dataset.make_one_shot_iterator()", "iterator = iter(dataset)"),
     ("tf.data.make_one_shot_iterator(dataset)", "iterator = iter(dataset)"),

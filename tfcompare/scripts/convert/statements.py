@@ -20,6 +20,8 @@ _TF1_DATASET = _ITERATOR_MAKERS | {"output_shapes", "output_types", "output_clas
                                    "filter_with_legacy_function"}  # gone in TF2
 _DROP_CALLS = {"disable_v2_behavior", "disable_eager_execution", "reset_default_graph", "set_verbosity",
                "enable_resource_variables"}
+_INITIALIZERS = {"global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
+                 "initialize_local_variables", "variables_initializer", "initialize_variables"}
 
 
 class Rewriter(SessionRuns, SaversAndWriters):
@@ -68,7 +70,9 @@ class Rewriter(SessionRuns, SaversAndWriters):
         if isinstance(s, (ast.For, ast.While, ast.If, ast.With, ast.Try)):
             if isinstance(s, ast.If) and not self._has_run(s) and self._stores(s) and \
                     self._stores(s) <= self.plan.graph:
-                self.model_parts += 1  # e.g. the choice of optimizer: the generated model has the one the script ran
+                self.model_parts += 1
+                if self._initializers_only(s):  # `init = ...` by TF version: TF2's variables start initialised
+                    return []  # e.g. the choice of optimizer: the generated model has the one the script ran
                 return [self._todo(s, "a choice between TF1 graph alternatives (the TF2 script has the branch this "
                                       "run took)")]
             test = getattr(s, "test", None) or getattr(s, "iter", None)
@@ -109,6 +113,20 @@ class Rewriter(SessionRuns, SaversAndWriters):
 
     def _has_run(self, node) -> bool:
         return any(isinstance(n, ast.Attribute) and n.attr in ("run", "eval") for n in ast.walk(node))
+
+    def _initializers_only(self, s: ast.If) -> bool:
+        """Every branch (`if` / `elif` / `else`) only binds TF1's variable initializer, by whichever name the TF
+        version has (`tf.initialize_all_variables()` before 0.12, `tf.global_variables_initializer()` after)."""
+        branches, node = [], s
+        while isinstance(node, ast.If):
+            branches.append(node.body)
+            node = node.orelse[0] if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) else \
+                node.orelse
+        if node:
+            branches.append(node)
+        return all(isinstance(b, ast.Assign) and isinstance(b.value, ast.Call) and
+                   isinstance(b.value.func, ast.Attribute) and b.value.func.attr in _INITIALIZERS and
+                   self._uses_tf(b.value.func) for body in branches for b in body)
 
     def _dropped_call(self, call: ast.Call) -> bool:
         f = call.func
