@@ -1280,6 +1280,58 @@ def test_a_choice_of_initializer_by_tf_version_goes_with_the_initializer(branche
     assert "    value = train_step([[1.0, 2.0]]).numpy()" in "\n".join(kept.tail), kept.tail
 
 
+_ACCURACY = """\
+def compute_accuracy(v_xs, v_ys):
+    global prediction
+    y_pre = sess.run(prediction, feed_dict={xs: v_xs})
+    correct_prediction = tf.equal(tf.argmax(y_pre,1), tf.argmax(v_ys,1))
+    accuracy = tf.reduce_mean(tf.cast(correct_prediction, tf.float32))
+    result = sess.run(accuracy, feed_dict={xs: v_xs, ys: v_ys})
+    return result
+"""
+
+
+@pytest.mark.parametrize("function, written", [
+    (_ACCURACY, ["def compute_accuracy(v_xs, v_ys):", "    y_pre = model(v_xs).numpy()",
+                 "    correct_prediction = tf.equal(tf.argmax(y_pre, 1), tf.argmax(v_ys, 1))",
+                 "    accuracy = tf.reduce_mean(tf.cast(correct_prediction, tf.float32))",
+                 "    result = accuracy.numpy()", "    return result"]),
+    # two fetches of its own tensors in one run
+    (_ACCURACY.replace("result = sess.run(accuracy,", "result, hits = sess.run([accuracy, correct_prediction],"),
+     ["    result, hits = [accuracy.numpy(), correct_prediction.numpy()]"]),
+    # `tf.log` is not TF 2's: the function is not written (it stays graph code: a TODO where it is called)
+    (_ACCURACY.replace("accuracy = tf.reduce_mean(", "accuracy = tf.log(tf.reduce_mean(").replace(
+        "tf.float32))", "tf.float32)))"), None),
+    # a tensor it builds from the graph's own (`prediction`): TF1 computed it from the fed placeholder
+    (_ACCURACY.replace("tf.argmax(y_pre,1)", "tf.argmax(prediction,1)"), None),
+    # a fetch mixing the model's method and its own tensor
+    (_ACCURACY.replace("sess.run(accuracy,", "sess.run([accuracy, prediction],"), None),
+])
+def test_a_function_that_runs_the_model_and_computes_on_its_fetches_runs_eagerly(function, written):
+    """MorvanZhou's `compute_accuracy`: a Session.run of the model's prediction, TF ops on the arrays it fetched,
+    a Session.run of the tensor it built. In TF2 the same function runs eagerly (the model's call, the ops, the
+    tensor's value); where that would not compute the same, it stays graph code, marked where it is called."""
+    source = ("import tensorflow as tf\nxs = tf.placeholder(tf.float32, [None, 4])\n"
+              "ys = tf.placeholder(tf.float32, [None, 2])\n" + function +
+              "prediction = tf.layers.dense(xs, 2)\nloss = tf.reduce_mean(tf.square(prediction - ys))\n"
+              "train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\nsess = tf.Session()\n"
+              "for i in range(3):\n    sess.run(train, feed_dict={xs: [[1.0] * 4], ys: [[0.0, 1.0]]})\n"
+              "    print(compute_accuracy([[1.0] * 4], [[0.0, 1.0]]))\n")
+    first = source.split("\n").index("for i in range(3):") + 1
+    plan = carried.Plan(graph={"xs", "ys", "prediction", "loss", "train", "sess"}, train={"train"},
+                        methods={"prediction": ("model", ["xs"]), "loss": ("model.loss", ["xs", "ys"])},
+                        step_args=["xs", "ys"], loss="loss", tf_names={"tf"}, placeholders={"xs", "ys"})
+    kept = carried.rewrite(source, plan, first_step_line=first)
+    text = "\n".join(kept.head + kept.tail)
+    if written is None:
+        assert "def compute_accuracy" not in text and len(kept.todos) == 1, kept.todos
+        assert kept.todos[0].startswith("TF1 graph code run after the first training step from TF1 line"), kept.todos
+        return
+    assert kept.todos == [] and "sess" not in text and "global" not in text, text
+    assert all(line in text for line in written), text
+    assert "    print(compute_accuracy([[1.0] * 4], [[0.0, 1.0]]))" in text
+
+
 @pytest.mark.parametrize("make, written", [
     ("dataset.make_one_shot_iterator()", "iterator = iter(dataset)"),
     ("tf.data.make_one_shot_iterator(dataset)", "iterator = iter(dataset)"),

@@ -399,6 +399,12 @@ def test_weights_moved_between_steps_cap_the_floor_at_the_last_step_before_the_m
     assert any("before step 2 they are not what step 1 left" in n for n in rec.notes)
     untouched = _side("tf1", [1.0, 0.9, 0.8])
     assert noise._until_moved(untouched, floors) == floors and untouched.notes == []
+    # a diverged step's NaN weights, where the next step starts, are not moved (NaN != NaN): no note, no cap
+    diverged = _side("tf1", [1.0, math.nan, math.nan])
+    for k in (1, 2):
+        diverged.arrays[f"before/{k}/w"] = np.full(4, np.nan, np.float32)
+    diverged.arrays["after/0/w"] = diverged.arrays["after/1/w"] = np.full(4, np.nan, np.float32)
+    assert noise._until_moved(diverged, floors) == floors and diverged.notes == []
 
 
 def test_a_wgan_whose_critic_steps_read_a_generator_paired_otherwise_is_no_verdict_not_a_false_differ(tmp_path):

@@ -209,6 +209,12 @@ def measure(probe, sess) -> None:
                                for v in used)
 
 
+def _same(a, b) -> bool:
+    """Equal, a NaN where the other has a NaN too (weights a diverged step left are not moved by the script)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return np.array_equal(a, b, equal_nan=a.dtype.kind in "fc" and b.dtype.kind in "fc")
+
+
 def _until_moved(rec, floors: list[dict]) -> list[dict]:
     """The floors, where the script moved the weights between two steps (weight clipping, an assign in its own
     Session.run: the weights before step k+1 are not what step k left) only up to that step: the replays run the
@@ -216,7 +222,7 @@ def _until_moved(rec, floors: list[dict]) -> list[dict]:
     the floor of the last step before the move."""
     keys = [v.key for v in rec.variables]
     moved = next((k for k in range(1, len(floors)) if any(
-        not np.array_equal(rec.arrays[f"before/{k}/{key}"], rec.arrays[f"after/{k - 1}/{key}"]) for key in keys)), None)
+        not _same(rec.arrays[f"before/{k}/{key}"], rec.arrays[f"after/{k - 1}/{key}"]) for key in keys)), None)
     if moved is None:
         return floors
     rec.notes.append(f"noise floor: the script changes the weights between its steps (before step {moved + 1} they "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from tfcompare.scripts.convert.plan import TODO_MARK
+from tfcompare.scripts.convert.run_functions import RunFunctions
 from tfcompare.scripts.convert.saving import SaversAndWriters
 from tfcompare.scripts.convert.session_runs import SessionRuns
 
@@ -24,7 +25,7 @@ _INITIALIZERS = {"global_variables_initializer", "initialize_all_variables", "lo
                  "initialize_local_variables", "variables_initializer", "initialize_variables"}
 
 
-class Rewriter(SessionRuns, SaversAndWriters):
+class Rewriter(SessionRuns, SaversAndWriters, RunFunctions):
     """Rewrites one statement at a time (`statement`), in the script's order; its state (`RewriteState`) carries
     what each name now is from one statement to the next."""
 
@@ -56,6 +57,9 @@ class Rewriter(SessionRuns, SaversAndWriters):
             return self.body(s.body, before_step)
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
             if self._uses_tf(s) or self._loads(s) & self.tainted:
+                runs = self._run_function(s)  # one that runs the model and computes on what it fetched
+                if runs is not None:
+                    return [runs]
                 if s.name in self.plan.graph or before_step:
                     self.tainted.add(s.name)
                     self.model_parts += 1
