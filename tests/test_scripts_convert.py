@@ -1280,6 +1280,25 @@ def test_a_choice_of_initializer_by_tf_version_goes_with_the_initializer(branche
     assert "    value = train_step([[1.0, 2.0]]).numpy()" in "\n".join(kept.tail), kept.tail
 
 
+@pytest.mark.parametrize("run, written", [
+    ("print(sess.run([train, loss], feed_dict={x: [[1.0, 2.0]]})[1])", "print(train_step([[1.0, 2.0]]).numpy())"),
+    ("value = sess.run([train, loss], {x: [[1.0, 2.0]]})[-1]", "value = train_step([[1.0, 2.0]]).numpy()"),
+    # the train op's own None taken: the step still runs, so the tuple stays
+    ("print(sess.run([loss, train], feed_dict={x: [[1.0, 2.0]]})[1])",
+     "print((train_step([[1.0, 2.0]]).numpy(), None)[1])"),
+])
+def test_an_item_of_a_fetch_list_is_the_fetchs_value_not_a_tuple_of_nones(run, written):
+    """`sess.run([train_op, loss], feed)[1]` (#36: TF1 plumbing left in) is the step's value, not
+    `(None, train_step(x).numpy())[1]`."""
+    source = ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 2])\nloss = tf.reduce_sum(x)\n"
+              "train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\nsess = tf.Session()\n"
+              f"for i in range(3):\n    {run}\n")
+    plan = carried.Plan(graph={"x", "loss", "train", "sess"}, train={"train"}, methods={"loss": ("model.loss", ["x"])},
+                        step_args=["x"], loss="loss", tf_names={"tf"}, placeholders={"x"})
+    kept = carried.rewrite(source, plan, first_step_line=6)
+    assert kept.todos == [] and kept.tail == [f"for i in range(3):\n    {written}"], kept.tail
+
+
 _ACCURACY = """\
 def compute_accuracy(v_xs, v_ys):
     global prediction

@@ -154,6 +154,21 @@ class SessionRuns(RewriteState):
         rewriter = self
 
         class Calls(ast.NodeTransformer):
+            def visit_Subscript(self, node):
+                """`sess.run([train_op, loss], feed)[1]`: `(None, train_step(x).numpy())[1]` is the step's value."""
+                self.generic_visit(node)
+                items = node.value
+                try:
+                    index = ast.literal_eval(node.slice)
+                except (ValueError, TypeError):  # not a literal (a name, a slice)
+                    return node
+                if isinstance(items, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load) and \
+                        type(index) is int and -len(items.elts) <= index < len(items.elts):
+                    kept = items.elts[index]
+                    if all(isinstance(e, ast.Constant) and e.value is None for e in items.elts if e is not kept):
+                        return ast.copy_location(kept, node)
+                return node
+
             def visit_Attribute(self, node):
                 self.generic_visit(node)
                 if isinstance(node.value, ast.Name) and node.value.id == "input_data" and node.attr == _LOADER:
