@@ -184,3 +184,49 @@ def test_the_forward_pass_keeps_its_functions_names_and_calls_its_helpers_as_met
     model = scope["M"]()
     model.weights_wc1, model.weights_out, model.biases_bc1 = (tf.Variable(v) for v in values)
     np.testing.assert_allclose(model(tf.constant(feed)).numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+_FED_ITSELF = '''
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(0)
+data, labels = rng.rand(64, 8).astype(np.float32) * 255, rng.randint(0, 3, 64)
+raw = tf.placeholder(tf.float32, [None, 8])
+tf_x = raw / 255.
+tf_y = tf.placeholder(tf.int64, [None])
+logits = tf.layers.dense(tf_x, 3)
+loss = tf.losses.sparse_softmax_cross_entropy(labels=tf_y, logits=logits)
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+for step in range(5):
+    _, loss_ = sess.run([train_op, loss], {FED: data[step * 8:step * 8 + 8] / 255., tf_y: labels[step * 8:step * 8 + 8]})
+    print(step, loss_)
+'''
+
+
+def test_a_tensor_the_script_feeds_itself_is_the_argument_and_its_unrun_ops_are_said(tmp_path):
+    """MorvanZhou's `tf_x = tf.placeholder(...) / 255.` fed `{tf_x: b_x}`: TF1 replaces the division's output by
+    the fed value, so the division never runs and the rewrite, rightly, has none; a reviewer read its absence as a
+    dropped `/ 255.` (a wrong training run). The rewrite says why, above the forward pass and in the console, and
+    pair proves it; fed through its placeholder, the division is written and nothing is said."""
+    from tfcompare.scripts.convert import AGREE, ConvertOptions, convert_script
+
+    for fed, said in (("tf_x", True), ("raw", False)):
+        script = tmp_path / f"fed_{fed}.py"
+        script.write_text(_FED_ITSELF.replace("FED", fed) if said else
+                          _FED_ITSELF.replace("FED", fed).replace("] / 255., tf_y", "], tf_y"))
+        new = tmp_path / f"fed_{fed}_tf2.py"
+        result = convert_script(script, new, ConvertOptions(levers=()))
+        assert result.status == AGREE, result.lines()
+        text = new.read_text()
+        call = text[text.index("def __call__"):text.index("return", text.index("def __call__"))]
+        notes = [n for n in result.notes if "fed this tensor itself" in n]
+        if said:
+            assert notes == ["tf_x: TF1 fed this tensor itself (TF1 line 8: tf_x = raw / 255.), so the ops that "
+                             "computed it never ran: the TF2 code takes the fed value as it is, as TF1 did"], notes
+            assert "# tf_x: TF1 fed this tensor itself (TF1 line 8: tf_x = raw / 255.)" in call and "255" in call
+            assert "/ 255" not in call.replace("raw / 255.)", "")
+        else:
+            assert notes == [] and "fed this tensor" not in text and "/ 255" in call, call

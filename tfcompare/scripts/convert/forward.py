@@ -12,7 +12,10 @@ or several not one after another (a GAN's two, a loss over two heads), leave the
 
 from __future__ import annotations
 
+import textwrap
+
 from tfcompare.core.graphs import ancestors
+from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.naming import INDENT, fed_key
 from tfcompare.scripts.convert.train_step import input_signature
 
@@ -125,15 +128,26 @@ def _unguarded(t, uses_vars):
 
 def fed_inputs(t, feed_tensors: list) -> list:
     """The fed tensors `t` is computed from, in the order of `feed_tensors` (the step's argument order): each
-    tensor, not its op (of an iterator's `X, Y`, a forward pass reads X alone)."""
-    read = {t.name} | {i.name for op in ancestors([t]) for i in op.inputs}
+    tensor, not its op (of an iterator's `X, Y`, a forward pass reads X alone). The walk stops at a fed tensor:
+    TF1 takes the fed value, so what computed it (`raw / 255.` of a fed `tf_x`, and `raw`) is not read."""
+    fed = {f.name for f in feed_tensors}
+    read, stack = set(), [t]
+    while stack:
+        x = stack.pop()
+        if x.name in read:
+            continue
+        read.add(x.name)
+        if x.name not in fed:
+            stack.extend(i for i in x.op.inputs if i.name not in read)
     return [f for f in feed_tensors if f.name in read]
 
 
-def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict, own_names: dict | None = None) -> list[str]:
+def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict, own_names: dict | None = None,
+               fed_itself: dict | None = None) -> list[str]:
     """The forward pass as the model's call; the tensor is registered in `tr.shared` with the call every other
     method writes in its place (`self(X)`); `own_names`: tensor name -> the name the script's function that
-    computed it gave it (script_functions.forward_names), used in this method only."""
+    computed it gave it (script_functions.forward_names), used in this method only; `fed_itself`: argument -> why
+    it is a tensor TF1 fed in place of what its line computes (a comment above the body)."""
     with tr.renamed(own_names or {}):
         body, expr = tr.function(out, share=False)
     fed = fed_inputs(out, feed_tensors)
@@ -147,6 +161,10 @@ def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict, own_nam
         lines.append(f"{INDENT}def call(self{args}):")
     lines.append(f'{INDENT * 2}"""The forward pass: what the loss, the metrics and the predictions are computed '
                  'from."""')
+    for arg in (arguments[fed_key(t)] for t in fed):
+        if arg in (fed_itself or {}):
+            lines += textwrap.wrap(f"{arg}: {fed_itself[arg]}", MAX_LINE - len(INDENT * 2) - 2,
+                                   initial_indent=f"{INDENT * 2}# ", subsequent_indent=f"{INDENT * 2}# ")
     lines += [line.text(INDENT * 2) for line in body]
     lines += [f"{INDENT * 2}return {expr}", ""]
     tr.shared[out.name] = f"self({args.removeprefix(', ')})"

@@ -155,6 +155,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     arguments = {fed_key(t): identifier(names.get(t.name, fed_key(t)), arg_taken) for t in feed_tensors}
     placeholder_global = {arguments[fed_key(t)]: names.get(t.name) for t in feed_tensors}
     by_argument = {arguments[fed_key(t)]: t for t in feed_tensors}  # a placeholder, or a tensor fed in its place
+    fed_itself = _fed_itself(feed_tensors, arguments, script, lines)
+    notes += [f"{arg}: {text}" for arg, text in fed_itself.items()]
 
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
     tr.updates, unwritten = moving_average_updates(graph, train_op, loss, script, lines)
@@ -227,7 +229,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     own_names, helpers = forward_names(script_calls, out_tensor, tr) if out_tensor is not None else ({}, {})
     function_code = function_methods(tr, helpers if out_tensor is not None else script_calls) \
         if style == "module" else []
-    forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments, own_names) \
+    forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments, own_names, fed_itself) \
         if out_tensor is not None else []
     methods, method_code, plan_methods, untranslated, fetched_summaries, updated = fetch_methods(
         targets, loss, names, values, tr, style, taken, method_taken, feed_tensors, arguments, placeholder_global, tf)
@@ -344,3 +346,19 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     body = "\n".join(out).rstrip() + "\n"
     body = comment_marks(body)
     return Written(body, todo_marks(body), notes)  # the console's list is the file's marks, one for one
+
+
+def _fed_itself(feed_tensors: list, arguments: dict, script: str, lines: list[str]) -> dict[str, str]:
+    """argument -> why it is not what its TF1 line computes, for a tensor the script feeds itself
+    (`tf_x = tf.placeholder(tf.float32, [None, 784]) / 255.` fed `{tf_x: b_x}`): TF1 replaced the tensor by the
+    fed value, so the ops that computed it (the division) never ran, and the rewrite, rightly, has none. Said, so a
+    reviewer does not read their absence as a dropped line."""
+    out = {}
+    for t in feed_tensors:
+        if t.op.type in ("Placeholder", "PlaceholderWithDefault"):
+            continue
+        where = source_line(t.op, script, lines)
+        line = f" (TF1 line {where[0]}: {where[1]})" if where else ""
+        out[arguments[fed_key(t)]] = (f"TF1 fed this tensor itself{line}, so the ops that computed it never ran: "
+                                      "the TF2 code takes the fed value as it is, as TF1 did")
+    return out
