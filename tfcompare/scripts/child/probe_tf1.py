@@ -27,7 +27,7 @@ from tfcompare.scripts.child import batches, draws, dropout, initialisation, los
 from tfcompare.scripts.child.activations import tf1_activations
 from tfcompare.scripts.child.inference_mode import tf1_inference_feed
 from tfcompare.scripts.child.layouts import find_cells
-from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
+from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, sparse_rows, stats
 from tfcompare.scripts.child import train_ops
 from tfcompare.scripts.child.train_ops import Stop, op_site, optimizer_patches, runs
 from tfcompare.scripts.child.windows import window_ops
@@ -105,12 +105,37 @@ class TF1Probe:
             if probe.loss is None:  # gradients from neither compute_gradients nor tf.gradients: the step runs as is
                 probe._unknown_loss()
                 return probe._run(self, fetches, feed_dict, options, run_metadata)
+            unfed = probe._unfed(feed_dict)
+            if unfed:  # the update applies gradients gathered in runs before it: its loss is not this run's
+                rec = probe.record
+                rec.status, rec.tfcompare_caused = "crashed", True
+                rec.error = (f"the TF1 script runs its train op without feeding {', '.join(unfed)}, which its loss "
+                             "reads: the update applies gradients gathered in earlier runs (gradient accumulation?), "
+                             "so tfcompare cannot read the step's loss and gradients in the run that applies them; "
+                             "nothing was compared")
+                raise Stop
             return probe._step(self, fetches, feed_dict, options, run_metadata)
 
         for owner, name, value in [*optimizer_patches(self.found), (_session.BaseSession, "run", run)]:
             setattr(owner, name, value)
         if self.dropout_mode == dropout.OFF:
             dropout.switch_off(lambda x: tf.identity(x, name="dropout_off"), self._replaced.append)
+
+    def _unfed(self, feed_dict) -> list[str]:
+        """The placeholders the loss reads that this run does not feed (each by its op's name; a fed tensor stops
+        the walk: TF1 takes its value, not what computed it)."""
+        fed = {getattr(k, "name", k if isinstance(k, str) else None) for k in tf.nest.flatten(list(feed_dict or {}))}
+        fed |= {f"{n}:0" for n in list(fed) if isinstance(n, str) and ":" not in n}
+        out, seen, stack = [], set(), [self.loss]
+        while stack:
+            t = stack.pop()
+            if t.name in seen or t.name in fed:
+                continue
+            seen.add(t.name)
+            if t.op.type == "Placeholder":
+                out.append(t.op.name)
+            stack.extend(t.op.inputs)
+        return sorted(out)
 
     def _trains(self, fetches) -> bool:
         return runs(fetches, self.train_op)
@@ -215,6 +240,8 @@ class TF1Probe:
         rec.step_ops.append(self.entry)
         for (_, var), g in zip(self.grads_and_vars, grad_values):  # the gradients of this step's optimizer
             rec.arrays[f"grad/{step}/{var.op.name}"] = noise.dense(g)
+            if step == 0 and hasattr(g, "indices") and hasattr(g, "dense_shape"):
+                rec.sparse[var.op.name] = sparse_rows(g.indices)
         for v, b, a in zip(rec.variables, before, after):
             rec.arrays[f"before/{step}/{v.key}"] = np.asarray(b)
             rec.arrays[f"after/{step}/{v.key}"] = np.asarray(a)
@@ -233,15 +260,19 @@ class TF1Probe:
 
     def _state_of(self, trained) -> None:
         """The non-trainable float state (batch-norm moving statistics, moving averages): every global variable
-        of rank >= 1 that is not trained and not an optimizer's slot (named `<trained>/<Optimizer>`), read like
-        the weights (a read consumes nothing). Its values before the first step come from the snapshot."""
+        of rank >= 1 that is not trained and not an optimizer's slot, read like the weights (a read consumes
+        nothing). Its values before the first step come from the snapshot. A slot is told by its optimizer, not by
+        its name: an ExponentialMovingAverage's shadow is named `<trained>/ExponentialMovingAverage` too, and is
+        state the step changes."""
         if self._start is None:
             return
         mine = {v.op.name for v in trained}
+        slot_ids = {id(slot) for e in train_ops.entries(self.found) if hasattr(e.get("optimizer"), "get_slot_names")
+                    for name in e["optimizer"].get_slot_names() for v in trained
+                    if (slot := e["optimizer"].get_slot(v, name)) is not None}
         for var, value in self._start:
             name = var.op.name
-            if name in mine or any(name.startswith(m + "/") for m in mine) or not var.dtype.base_dtype.is_floating \
-                    or np.ndim(value) == 0:
+            if name in mine or id(var) in slot_ids or not var.dtype.base_dtype.is_floating or np.ndim(value) == 0:
                 continue
             key = f"s{len(self._state)}"
             self._state.append(var)

@@ -66,6 +66,8 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.timing = None  # set by the child in a timed pair: (step or None, tracing count or why) -> None
         self.initial_values: list = []  # (variable, its value at creation) of every variable the script made
         self.after_taken = -1
+        self.applies = 0  # updates applied so far, and how deep in the script's step functions (tf2_step_wrapper)
+        self.in_step = 0
         self.optimizer = None  # the first step's (its settings are compared)
         self.optimizers: list = []  # every one a step applied, in order of first use
         self.applied: dict | None = None  # the first step's gradient transform by hand (KerasObserver)

@@ -131,6 +131,8 @@ class SideRecord:
     traced_note: str = ""
     cells: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     layouts: dict[str, str] = dataclasses.field(default_factory=dict)
+    # the first step's sparse gradients (tf.IndexedSlices): variable key -> {slices, repeated} (pair.sparse)
+    sparse: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
     arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)
 
     @property
@@ -211,3 +213,9 @@ def _plain(value):
     if isinstance(value, np.ndarray):
         return value.tolist()
     return str(value)
+
+
+def sparse_rows(indices) -> dict[str, int]:
+    """{slices, repeated}: how many slices a sparse gradient has, and how many of them repeat an earlier row."""
+    flat = np.asarray(indices).reshape(-1)
+    return {"slices": int(flat.size), "repeated": int(flat.size - np.unique(flat).size)}

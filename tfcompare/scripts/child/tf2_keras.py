@@ -52,7 +52,9 @@ class KerasObserver:
             if not probe.busy and probe.mode == "normal" and probe.record.steps:
                 probe._applied_by(optimizer)
                 probe._take_after()
-                if probe.record.steps >= probe.steps or probe.unpaired:
+                probe.applies += 1
+                # inside the script's step function the rest of the step runs first (tf2_step_wrapper stops it)
+                if (probe.record.steps >= probe.steps or probe.unpaired) and not probe.in_step:
                     raise Stop
             return out
 
@@ -93,7 +95,8 @@ class KerasObserver:
                 if observed:
                     probe._applied_by(optimizer)
                     probe._take_after()
-                    if probe.record.steps >= probe.steps or probe.unpaired:
+                    probe.applies += 1
+                    if (probe.record.steps >= probe.steps or probe.unpaired) and not probe.in_step:
                         raise Stop
                 return out
             return apply_gradients

@@ -14,6 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.scripts.child.tf2_inputs import _is_batch
+from tfcompare.scripts.child.train_ops import Stop
 
 __all__ = ["STEP_WRAPPER", "StepWrapper", "wrap_steps"]
 
@@ -42,8 +43,24 @@ class StepWrapper:
 
         @functools.wraps(fn)
         def step(*args, **kwargs):
+            """The call; where it applied an update, what it left is read when it returns: the state a step
+            changes after its `apply_gradients` (a weight average, clipping, a counter) is the step's, as TF1's
+            Session.run of the train op ran it all."""
             if probe.fit_model is not None or probe.busy or probe.mode != "normal":
                 return fn(*args, **kwargs)
+            applied = probe.applies
+            probe.in_step += 1
+            try:
+                out = substituted(*args, **kwargs)
+            finally:
+                probe.in_step -= 1
+            if probe.applies != applied and not probe.busy and probe.mode == "normal" and probe.record.steps:
+                probe._take_after(again=True)
+                if probe.record.steps >= probe.steps or probe.unpaired:
+                    raise Stop
+            return out
+
+        def substituted(*args, **kwargs):
             call, probe.calls = probe.calls, probe.calls + 1
             if call >= probe.tf1.steps:
                 return fn(*args, **kwargs)

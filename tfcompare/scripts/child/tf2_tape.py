@@ -15,7 +15,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.child.align import PairingError, confirm
 from tfcompare.scripts.child.layouts import tried
 from tfcompare.scripts.child.probe_tf1 import Stop, op_site
-from tfcompare.scripts.child.record import forward_op_counts
+from tfcompare.scripts.child.record import forward_op_counts, sparse_rows
 from tfcompare.scripts.child.windows import window_ops
 
 __all__ = ["StepObserver"]
@@ -85,6 +85,9 @@ class StepObserver:
             else:
                 self._own_start()
         for key, grad in zip(keys, grads):
+            if step == 0 and key is not None and isinstance(grad, tf.IndexedSlices) and \
+                    hasattr(grad.indices, "numpy"):  # how Keras's optimizer will take it (pair.sparse)
+                rec.sparse[key] = sparse_rows(grad.indices.numpy())
             if key is not None and key in self.pairs:
                 rec.arrays[f"grad/{step}/{key}"] = np.asarray(tf.convert_to_tensor(grad)) if grad is not None \
                     else np.zeros_like(self._pending_before[key])
@@ -94,9 +97,11 @@ class StepObserver:
         if self.draws is not None:  # the next step's forward pass reads the next step's draws
             self.draws.set_step(rec.steps)
 
-    def _take_after(self) -> None:
+    def _take_after(self, again: bool = False) -> None:
+        """The weights, state and slots after the last step; `again`: read once more where the step function
+        returned (what it changed after its update)."""
         step = self.record.steps - 1
-        if step > self.after_taken:
+        if step > self.after_taken or (again and step == self.after_taken):
             for key, value in self._weights().items():
                 self.record.arrays[f"after/{step}/{key}"] = value
             self._state_values(step)

@@ -24,6 +24,7 @@ from tfcompare.scripts.pair import inputs
 from tfcompare.scripts.pair.findings import Finding
 from tfcompare.scripts.pair.train_ops import several
 from tfcompare.scripts.pair.initial_values import init_findings
+from tfcompare.scripts.pair.sparse import sparse_repeats
 from tfcompare.scripts.child.record import SideRecord
 
 __all__ = ["StepCheck", "Finding", "step_checks", "findings", "unpaired_findings", "reduction_kind", "reduction_of",
@@ -381,7 +382,7 @@ def findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCheck]) -
         optimizer = [f for f in optimizer if "the formulas differ" not in f.text]
     out += optimizer
     if update_only:
-        out += _replay(tf1, tf2, pairs)
+        out += sparse_repeats(tf1, tf2, pairs) + _replay(tf1, tf2, pairs)
     out += _ops(tf1, tf2) + init_findings(tf1, tf2, pairs) + _inputs(tf1, tf2) + _replaced_dropouts(tf1, tf2)
     return out + _dropout(tf1, tf2, bool(out) and out[0].kind == "where")
 
