@@ -49,3 +49,18 @@ def test_a_kind_of_code_gets_the_verdict_its_scripts_compute(tf1, tf2, code, sta
         assert report["checks"] and all(c["loss_ok"] and c["weights_ok"] for c in report["checks"])
     if status == "failed":
         assert report["checks"] == [] and "failed before its first training step" not in report["error"]
+
+
+def test_converts_rewrite_of_an_embedding_through_adam_densifies_its_gradient_and_is_proven(tmp_path):
+    """convert writes what the embedding pair's finding says: the step makes the sparse gradient dense before
+    Keras's Adam, so a row the batch holds twice updates as TF1's did; pair proves the rewrite (without the three
+    lines it is the blind TF2 script's DIFFER)."""
+    from tfcompare.scripts.convert import AGREE, ConvertOptions, convert_script
+
+    new = tmp_path / "embedding_tf2.py"
+    result = convert_script(BLIND / "embedding_adam_tf1.py", new, ConvertOptions(levers=()))
+    assert result.status == AGREE and result.todos == [], result.lines()
+    text = new.read_text()
+    assert "tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g for g in gradients" in text
+    assert text.index("gradients = tape.gradient") < text.index("tf.convert_to_tensor(g)") < \
+        text.index("optimizer.apply_gradients")

@@ -8,7 +8,7 @@ from tfcompare.scripts.convert.moving import other_assignments
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.ops import source_line
 
-__all__ = ["step_todo_lines", "step_code", "input_signature"]
+__all__ = ["step_todo_lines", "step_code", "input_signature", "densifies"]
 
 
 def input_signature(placeholders: list, flags: dict | None = None) -> str:
@@ -27,10 +27,11 @@ def input_signature(placeholders: list, flags: dict | None = None) -> str:
 
 def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: list[str],
               signature: str = "", name: str = "train_step", optimizer: str = "optimizer",
-              trains: list[str] | None = None, call_args: list[str] | None = None) -> list[str]:
+              trains: list[str] | None = None, call_args: list[str] | None = None, densify: bool = False) -> list[str]:
     """The lines of `train_step` (or `name`), taking the fed placeholders `loss_args` and returning the loss; with
     several optimizers (a GAN) each step trains its TF1 var_list, `trains` (the model's attributes), not them all;
-    `call_args`: the loss method's arguments where they are not the step's (`training=True`)."""
+    `call_args`: the loss method's arguments where they are not the step's (`training=True`); `densify`: an
+    embedding's sparse gradient made dense before an optimizer that squares it (`densifies`)."""
     variables = "model.trainable_variables"
     listed = []
     if trains is not None:
@@ -43,9 +44,27 @@ def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: 
             f"{', update_moving_averages=True' if updated else ''})",
             *listed,
             f"{INDENT}gradients = tape.gradient(loss_value, {variables})",
+            *([f"{INDENT}# TF1's optimizer sums an embedding gradient's repeated rows before it squares them; "
+               "Keras's squares", f"{INDENT}# each row's slices one by one: dense, they compute as TF1's did",
+               f"{INDENT}gradients = [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g "
+               "for g in gradients]"] if densify else []),
             f"{INDENT}{optimizer}.apply_gradients(zip(gradients, {variables}))",
             *step_todos,
             f"{INDENT}return loss_value"]
+
+
+# TF1 optimizers whose Keras 3 counterpart squares a sparse gradient's slices one by one (pair.sparse)
+_SQUARING = {"AdamOptimizer", "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "FtrlOptimizer"}
+
+
+def densifies(entry: dict) -> bool:
+    """Whether the step must make its sparse gradients dense: TF1's optimizer (`entry`: a train op's found entry)
+    took an IndexedSlices gradient (an embedding lookup's) and is one whose Keras counterpart squares it slice by
+    slice, so a row the batch holds twice would update otherwise than TF1's (which sums the row first)."""
+    import tensorflow as tf
+
+    optimizer = type(entry.get("optimizer")).__name__
+    return optimizer in _SQUARING and any(isinstance(g, tf.IndexedSlices) for g, _ in entry.get("grads_and_vars", []))
 
 
 def step_todo_lines(unwritten: list, train_op, tr, script: str, lines: list[str],

@@ -38,7 +38,7 @@ from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_
 from tfcompare.scripts.convert.provenance import per_block, script_comments
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.todo_marks import todo_marks
-from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
+from tfcompare.scripts.convert.train_step import densifies, input_signature, step_code, step_todo_lines
 from tfcompare.scripts.convert.training_flag import switch_argument, training_flags
 from tfcompare.scripts.child.train_ops import variables_of
 
@@ -336,7 +336,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                        if all(a in by_argument for a in step_params) else "",
                        name=step_name, optimizer=optimizer_name, trains=later.first_trains(found, variables),
                        call_args=[a if a not in flag_args else switch_argument(a, True, set(loss_args[i:]) <= flag_args)
-                                  for i, a in enumerate(loss_args)]),
+                                  for i, a in enumerate(loss_args)], densify=densifies(found)),
             *later.code,
             "", ""]
     out += per_block(model_part, script_comments(text))  # provenance per block, the script's own comments
