@@ -28,7 +28,7 @@ from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.ops import Translator
 
 DATA = Path(__file__).parent / "data" / "convert"
-SCRIPTS = {"mlp_adam": (), "cnn_dropout": ("--dropout", "1.0"), "autoencoder_rmsprop": ()}
+SCRIPTS = {"mlp_adam": (), "cnn_dropout": (), "autoencoder_rmsprop": ()}  # cnn_dropout: keep_prob 0.75 to train
 CLI_SCRIPT = "logreg_gd"  # converted through `tfcompare convert ... --style keras` while the others convert
 
 
@@ -103,10 +103,13 @@ def test_keras_layers_carry_tf1_shapes_initializers_and_fallbacks(converted):
                                               "strides=(2, 2), padding='same', name='pool1')")
     assert 'self.flatten1 = keras.layers.Flatten(name="flatten1")' in cnn
     assert "self.dense1.build((None, 288))" in cnn
-    # keep_prob is fed: tf.nn.dropout stays, and the line says why it is no keras Dropout
-    assert ("        # not keras.layers.Dropout: keep_prob is fed each run (a Dropout layer's rate is fixed)\n"
-            "        drop1 = tf.nn.dropout(dense1, rate=1 - keep_prob)\n") in cnn
-    assert 53 in provenance(cnn, "drop1 = ")
+    # keep_prob is fed 0.75 to train and 1.0 elsewhere: the `training` argument of Keras's call; tf.nn.dropout
+    # stays (the traced methods take `training` as a bool tensor), and the line says why it is no Keras Dropout
+    assert "def call(self, X, training=False):" in cnn and "keep_prob" not in cnn.split("def call")[1].split("def ")[0]
+    assert "        # not keras.layers.Dropout: `training` is a tensor in the methods' input_signature\n" in cnn
+    assert ("fc1 = tf.cond(tf.convert_to_tensor(training), lambda: tf.nn.dropout(fc1, rate=1 - args.dropout), "
+            "lambda: fc1)") in cnn, cnn
+    assert 53 in provenance(cnn, "fc1 = tf.cond(")
     autoencoder = text["autoencoder_rmsprop"]
     assert _assignment(autoencoder, "self.dense1") == (
         "self.dense1 = keras.layers.Dense(32, activation='sigmoid', "
@@ -333,17 +336,24 @@ def test_keras_model_is_one_a_keras_user_can_use(converted, tmp_path):
     for name in [*SCRIPTS, CLI_SCRIPT]:
         Model, tree = written_model_class((out / f"{name}_tf2.py").read_text())
         call = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "call"), None)
-        if call is None or len(call.args.args) != 2:  # (self, x): a model of one input
-            continue
+        params = [a.arg for a in call.args.args] if call is not None else []
+        if len(params) not in (2, 3) or (len(params) == 3 and (params[2] != "training" or
+                                                               ast.literal_eval(call.args.defaults[-1]) is not False)):
+            continue  # (self, x) or (self, x, training=False): a model of one input
         model = Model()
         first = next(layer for layer in model.layers if hasattr(layer, "kernel"))
         width = {"Dense": first.kernel.shape[0]}.get(type(first).__name__)
+        if type(model.layers[0]).__name__ == "Reshape":  # the flat input a convolution's reshape takes
+            width = int(np.prod(model.layers[0].target_shape))
         x = rng.rand(3, width).astype(np.float32) if width else rng.rand(3, 784).astype(np.float32)
         expected = np.asarray(model(x))
         np.testing.assert_allclose(model.predict(x, verbose=0), expected, rtol=1e-6, atol=1e-6)
+        if "training" in params:  # dropout only when training, as TF1's keep_prob fed below 1.0
+            np.testing.assert_array_equal(np.asarray(model(x, training=False)), expected)
+            assert np.abs(np.asarray(model(x, training=True)) - expected).max() > 1e-3
         lines = []
         model.summary(print_fn=lambda line, *_, **__: lines.append(line))
-        assert "dense1 (Dense)" in "\n".join(lines)
+        assert f"{model.layers[-1].name} ({type(model.layers[-1]).__name__})" in "\n".join(lines)
         path = tmp_path / f"{name}.keras"
         model.save(path)
         loaded = keras.models.load_model(path)
@@ -353,5 +363,5 @@ def test_keras_model_is_one_a_keras_user_can_use(converted, tmp_path):
         served = tf.saved_model.load(str(tmp_path / f"{name}_served"))
         np.testing.assert_allclose(served.serve(x).numpy(), expected, rtol=1e-6, atol=1e-6)
         checked.append(name)
-    assert checked == ["mlp_adam", "autoencoder_rmsprop", CLI_SCRIPT]  # cnn_dropout's forward takes keep_prob too:
-    # Keras's call takes one input tensor positionally, so that forward pass is not shared (no call)
+    # cnn_dropout's keep_prob (0.5 to train, 1.0 elsewhere) is `call(self, x, training=False)`: it had no call
+    assert checked == ["mlp_adam", "cnn_dropout", "autoencoder_rmsprop", CLI_SCRIPT]

@@ -89,7 +89,8 @@ class Group:
                 kept = tr.value(x)
                 # tf.cond, not a Python `if`: the flag is a tensor of the step's signature, and the code must not
                 # depend on AutoGraph seeing its source
-                return f"tf.cond({flag}, lambda: tf.nn.dropout({kept}, rate=1 - {value}), lambda: {kept})"
+                pred = f"tf.convert_to_tensor({flag})" if tr.python_flags else flag  # tf.cond takes no Python bool
+                return f"tf.cond({pred}, lambda: tf.nn.dropout({kept}, rate=1 - {value}), lambda: {kept})"
             keep_text = tr._rhs(keep)
             rate = f"1 - {keep_text}" if self.params["keep"] else keep_text
             return f"tf.nn.dropout({tr.value(x)}, rate={rate})"

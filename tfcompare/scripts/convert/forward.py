@@ -157,7 +157,9 @@ def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict, own_nam
         if fed:  # a fed tensor's static shape: TF1 refused a feed that did not fit it
             lines.append(f"{INDENT}@tf.function({input_signature(fed, tr.flags)})")
         lines.append(f"{INDENT}def __call__(self{args}):")
-    else:
+    else:  # Keras's own signature: the input, then `training` as a keyword (Keras sets it in fit and predict)
+        flags = {arguments[fed_key(t)] for t in fed if t.name in tr.flags}
+        args = "".join(f", {a}=False" if a in flags else f", {a}" for a in (arguments[fed_key(t)] for t in fed))
         lines.append(f"{INDENT}def call(self{args}):")
     lines.append(f'{INDENT * 2}"""The forward pass: what the loss, the metrics and the predictions are computed '
                  'from."""')
@@ -167,5 +169,6 @@ def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict, own_nam
                                    initial_indent=f"{INDENT * 2}# ", subsequent_indent=f"{INDENT * 2}# ")
     lines += [line.text(INDENT * 2) for line in body]
     lines += [f"{INDENT * 2}return {expr}", ""]
-    tr.shared[out.name] = f"self({args.removeprefix(', ')})"
+    tr.shared[out.name] = f"self({args.removeprefix(', ').replace('=False', '=' + next(iter(flags), ''))})" \
+        if style != "module" and flags else f"self({args.removeprefix(', ')})"
     return lines

@@ -31,6 +31,8 @@ _ACTIVATIONS = {"Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax":
 _FUSED_BATCH_NORM = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
 FALLBACKS = {  # why a part is written op by op rather than as the Keras layer it resembles
     "dropout": "not keras.layers.Dropout: keep_prob is fed each run (a Dropout layer's rate is fixed)",
+    # the keep_prob that is the `training` argument: the traced methods take it as a bool tensor
+    "dropout_training": "not keras.layers.Dropout: `training` is a tensor in the methods' input_signature",
     "batch_norm": "not keras.layers.BatchNormalization: Keras normalises with separate moments ops, not TF1's "
                   "fused kernel (float32 results differ by ~5e-7)",
     "lstm": "not keras.layers.LSTM: Keras keeps kernel and recurrent_kernel apart and orders the gates i, f, c, o "
@@ -290,7 +292,8 @@ def find(tr, targets, trained: list, sess, taken: set) -> tuple[list[Layer], dic
             if layer is not None:
                 tr.groups[name] = layer
             else:
-                remarks[group.op.name] = FALLBACKS["dropout"]
+                flagged = len(group.inputs) > 1 and group.inputs[1].name in tr.flags
+                remarks[group.op.name] = FALLBACKS["dropout_training" if flagged else "dropout"]
         elif group.kind == "lstm":
             remarks[group.op.name] = FALLBACKS["lstm"]
     for op in graph.ops:

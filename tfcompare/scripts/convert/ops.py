@@ -91,6 +91,7 @@ class Translator:
         self.calls: dict[str, list] = {}
         self.call_ops: dict[str, list] = {}
         self.flags: dict[str, tuple[str, str]] = {}  # keep_prob tensor -> (the `training` argument, its value's text)
+        self.python_flags = False  # Keras's call: `training` may be a Python bool (model(x)) as well as a tensor
         self.updating: set[str] = set()
         self.todos: list[str] = []
         self.helpers: set[str] = set()  # functions the written code calls (basic_lstm)

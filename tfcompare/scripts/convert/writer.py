@@ -159,6 +159,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     notes += [f"{arg}: {text}" for arg, text in fed_itself.items()]
 
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
+    tr.python_flags = style == "keras"
     tr.updates, unwritten = moving_average_updates(graph, train_op, loss, script, lines)
     idle = idle_variables(graph)
     # variable op name -> (attr, tf.Variable): the non-trainable variables (moving statistics) read or updated
@@ -175,8 +176,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     planned = ancestors([a.op for items in tr.assignments.values() for a in items])
     unwritten = [op for op in unwritten if op not in planned]  # its updates are assignments written op by op
     tree = ast.parse(text)
-    flags = training_flags(tree, module_dict, feed, feed_tensors, names, groups, first_step_line) \
-        if style == "module" else []
+    flags = training_flags(tree, module_dict, feed, feed_tensors, names, groups, first_step_line)
     for flag in flags:  # `keep_prob: 0.8` to train, `keep_prob: 1.0` elsewhere: the `training` argument
         old = arguments[fed_key(flag.placeholder)]
         new = identifier("training", arg_taken)
@@ -221,8 +221,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     method_taken = set(variables.values()) | taken | {layer.attr for layer in layers}
     # the moving averages' flag is not shared yet: no one forward pass where the loss's method updates them
     out_tensor = None if tr.updates or any(tr.assignments.values()) else model_output(loss, trained)
-    if out_tensor is not None and style == "keras" and len(fed_inputs(out_tensor, feed_tensors)) != 1:
-        out_tensor = None  # Keras's call takes one input tensor positionally: a fed keep_prob would be refused
+    if out_tensor is not None and style == "keras":
+        fed = [t.name not in tr.flags for t in fed_inputs(out_tensor, feed_tensors)]
+        if sum(fed) != 1 or fed.index(True) != 0:  # Keras's call: one input tensor, then `training=`
+            out_tensor = None
     # the script's own graph-building functions: the forward pass's names and the helpers it calls (`conv2d`), or,
     # with no one forward pass, the functions themselves (a GAN's generator, discriminator), as methods
     script_calls = find_calls(graph, script, tree, module_dict)
