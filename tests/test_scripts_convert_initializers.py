@@ -27,6 +27,12 @@ v1 = tf.compat.v1
      'VarianceScaling(scale=2.0, mode="fan_in", distribution="untruncated_normal")'),
     (lambda: v1.random_normal_initializer(stddev=float(np.sqrt(1 / 200))), [300, 100],
      'VarianceScaling(scale=1.0, mode="fan_avg", distribution="untruncated_normal")'),
+    # `tf.random_normal([n_hidden, n_classes])` (N(0, 1)) is VarianceScaling(2.0, fan_out) for two classes only, a
+    # uniform(-1, 1) Glorot's for a [3, 3] kernel: a number the script wrote is left as written (a reviewer read the
+    # fitted one as wrong, as it is for any other n_classes)
+    (lambda: v1.random_normal_initializer(stddev=1.0), [64, 2], None),
+    (lambda: v1.random_uniform_initializer(-1.0, 1.0), [3, 3], None),
+    (lambda: v1.random_normal_initializer(stddev=0.5), [8, 4], None),
 ])
 def test_a_variance_scaling_scheme_is_named_only_where_its_parameters_are_exactly_keras(make, shape, expected):
     graph = tf.Graph()

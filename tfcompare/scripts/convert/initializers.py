@@ -33,7 +33,7 @@ def _fans(shape: list[int]) -> tuple[float, float]:
 def named(scheme: dict | None, shape: list[int]) -> str | None:
     """The Keras initializer whose draws have `scheme`'s distribution for `shape` (`GlorotUniform()`, or a
     `VarianceScaling(...)` no class names: an untruncated normal such as `xavier_init`'s sqrt(2 / fan_in)), or None."""
-    if not scheme or not shape or any(not isinstance(d, int) or d <= 0 for d in shape):
+    if not scheme or not shape or any(not isinstance(d, int) or d <= 0 for d in shape) or _literal(scheme):
         return None
     fan_in, fan_out = _fans(shape)
     fans = {"fan_in": fan_in, "fan_avg": (fan_in + fan_out) / 2, "fan_out": fan_out}
@@ -45,6 +45,16 @@ def named(scheme: dict | None, shape: list[int]) -> str | None:
             if _matches(scheme, scale, n, "untruncated_normal"):
                 return f'VarianceScaling(scale={scale}, mode="{mode}", distribution="untruncated_normal")'
     return None
+
+
+def _literal(scheme: dict) -> bool:
+    """A scale of three significant digits or fewer (`tf.random_normal(shape)`'s 1.0, a `stddev=0.1`): a number the
+    script wrote, which fits a variance scaling only by the accident of this shape (N(0, 1) is
+    `VarianceScaling(scale=2.0, mode="fan_out")` for two classes, and nothing like it for twenty)."""
+    value = scheme.get("stddev") if scheme.get("scheme") in ("normal", "truncated_normal") else scheme.get("high")
+    if not isinstance(value, (int, float)) or not value:
+        return False
+    return math.isclose(value, float(f"{value:.3g}"), rel_tol=1e-6)
 
 
 def _matches(scheme: dict, scale: float, n: float, distribution: str) -> bool:
