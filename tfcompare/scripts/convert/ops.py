@@ -371,9 +371,6 @@ class Translator:
         if kind == "ConcatV2":
             parts = ", ".join(self.value(x) for x in ins[:-1])
             return f"tf.concat([{parts}], {self._const_text(ins[-1])})", False
-        if kind == "Pack":
-            parts = ", ".join(self.value(x) for x in ins)
-            return f"tf.stack([{parts}], axis={op.get_attr('axis')})", False
         if kind == "Unpack":
             base = self._multi(op, f"tf.unstack({self.value(ins[0])}, num={op.get_attr('num')}, "
                                    f"axis={op.get_attr('axis')})", "steps")

@@ -27,6 +27,15 @@ _BINARY = {"LogicalAnd": "tf.logical_and", "LogicalOr": "tf.logical_or", "FloorM
            "Xlogy": "tf.math.xlogy", "Xdivy": "tf.math.xdivy"}
 
 
+def _whole_list(parts: list[str]) -> str | None:
+    """`outputs1` where `parts` are `outputs1[0]`, `outputs1[1]`, ..., `outputs1[-1]`: the last by -1 (as an unrolled
+    RNN's outputs are indexed), so the items before it are all there are."""
+    if len(parts) < 2 or not parts[-1].endswith("[-1]"):
+        return None
+    base = parts[-1][:-len("[-1]")]
+    return base if base.isidentifier() and parts[:-1] == [f"{base}[{i}]" for i in range(len(parts) - 1)] else None
+
+
 def _dtype(dtype) -> str:
     return f"tf.{dtype.name}"
 
@@ -40,6 +49,10 @@ def translate(tr, t) -> tuple[str, bool | int] | None:
         return f"{_UNARY[kind]}({v(ins[0])})", False
     if kind in _BINARY:
         return f"{_BINARY[kind]}({v(ins[0])}, {v(ins[1])})", False
+    if kind == "Pack":  # every item of one list, in order (an unrolled RNN's outputs): the list itself
+        parts = [v(x) for x in ins]
+        whole = _whole_list(parts)
+        return f"tf.stack({whole or '[' + ', '.join(parts) + ']'}, axis={op.get_attr('axis')})", False
     if kind == "OneHot":
         axis = op.get_attr("axis")
         on, off = tr.constant(ins[2]), tr.constant(ins[3])
