@@ -27,7 +27,7 @@ from tfcompare.scripts.child import batches, draws, dropout, initialisation, los
 from tfcompare.scripts.child.activations import tf1_activations
 from tfcompare.scripts.child.inference_mode import tf1_inference_feed
 from tfcompare.scripts.child.layouts import find_cells
-from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, sparse_rows, stats
+from tfcompare.scripts.child.record import SideRecord, Variable, forward_op_counts, stats
 from tfcompare.scripts.child import train_ops
 from tfcompare.scripts.child.train_ops import Stop, op_site, optimizer_patches, runs
 from tfcompare.scripts.child.windows import window_ops
@@ -240,8 +240,6 @@ class TF1Probe:
         rec.step_ops.append(self.entry)
         for (_, var), g in zip(self.grads_and_vars, grad_values):  # the gradients of this step's optimizer
             rec.arrays[f"grad/{step}/{var.op.name}"] = noise.dense(g)
-            if step == 0 and hasattr(g, "indices") and hasattr(g, "dense_shape"):
-                rec.sparse[var.op.name] = sparse_rows(g.indices)
         for v, b, a in zip(rec.variables, before, after):
             rec.arrays[f"before/{step}/{v.key}"] = np.asarray(b)
             rec.arrays[f"after/{step}/{v.key}"] = np.asarray(a)

@@ -131,7 +131,7 @@ class SideRecord:
     traced_note: str = ""
     cells: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     layouts: dict[str, str] = dataclasses.field(default_factory=dict)
-    # the first step's sparse gradients (tf.IndexedSlices): variable key -> {slices, repeated} (pair.sparse)
+    # TF2: the first step's sparse gradients (tf.IndexedSlices): variable key -> {slices, repeated} (pair.sparse)
     sparse: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
     arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False)
 

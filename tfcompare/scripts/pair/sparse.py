@@ -32,4 +32,3 @@ def sparse_repeats(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
                               "does), so their second moments differ on those rows; to compute as TF1, densify "
                               "the gradient before the update: apply_gradients((tf.convert_to_tensor(g), v) for "
                               "g, v in ...)")]
-
