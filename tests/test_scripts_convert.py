@@ -72,7 +72,8 @@ def test_converted_script_is_tf2_and_pair_agrees(converted, name):
     imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     imported += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert not [m for m in imported if "compat" in m or m.startswith("tfcompare")], imported
-    assert "compat.v1" not in text and "Session" not in text and "placeholder" not in text
+    code = "\n".join(line.split("#")[0] for line in text.splitlines())  # a comment may quote TF1's line
+    assert "compat.v1" not in code and "Session" not in code and "placeholder" not in code
     assert "@tf.function" in text and "class Model(tf.Module)" in text
     if name in ("logreg_gd", "cnn_dropout"):  # the placeholders' dtypes and shapes: the step casts as TF1 fed
         assert {"logreg_gd": "@tf.function(input_signature=[\n    tf.TensorSpec([None, 20], tf.float32),\n"
@@ -309,6 +310,10 @@ def test_tutorial_scripts_print_what_the_tf1_scripts_print(converted, tmp_path):
     text = (out / "mlp_streaming_accuracy_tf2.py").read_text()
     assert text.count("= tf.keras.metrics.Accuracy()") == 2 and "None" not in text.split("for step in")[1], text
     assert "tf.keras.initializers.Constant(np.random.randn(2, 8) * 0.5)([2, 8])" in text  # the script's own draws
+    # the fed `tf_x` is the tensor TF1 fed, said above the forward pass (its line quoted without its comment)
+    assert "\n        # tf_x: TF1 fed this tensor itself (TF1 line 23: " in text
+    assert ("tf_x: TF1 fed this tensor itself (TF1 line 23: tf_x = tf.placeholder(tf.float32, [None, 2]) / 2.), so "
+            in text.replace("\n        # ", " ")), text
 
 
 def _both_printed(out, name: str, tmp_path) -> list[list[str]]:

@@ -360,7 +360,15 @@ def _fed_itself(feed_tensors: list, arguments: dict, script: str, lines: list[st
         if t.op.type in ("Placeholder", "PlaceholderWithDefault"):
             continue
         where = source_line(t.op, script, lines)
-        line = f" (TF1 line {where[0]}: {where[1]})" if where else ""
+        line = f" (TF1 line {where[0]}: {_without_comment(where[1])})" if where else ""
         out[arguments[fed_key(t)]] = (f"TF1 fed this tensor itself{line}, so the ops that computed it never ran: "
                                       "the TF2 code takes the fed value as it is, as TF1 did")
     return out
+
+
+def _without_comment(text: str) -> str:
+    """A source line without its trailing `# comment` (a `#` inside a string literal kept)."""
+    for i, ch in enumerate(text):
+        if ch == "#" and text[:i].count("'") % 2 == 0 and text[:i].count('"') % 2 == 0:
+            return text[:i].rstrip()
+    return text
