@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections
 import re
 
-__all__ = ["CONTROL_FLOW_OPS", "op_counts", "control_flow_ops", "fused_ops", "fused_kinds", "hlo_counts", "step_flops",
+__all__ = ["CONTROL_FLOW_OPS", "read_tensors", "op_counts", "control_flow_ops", "fused_ops", "fused_kinds", "hlo_counts", "step_flops",
            "ancestors"]
 
 CONTROL_FLOW_OPS = ("While", "StatelessWhile", "If", "StatelessIf", "Case", "StatelessCase",
@@ -142,6 +142,21 @@ def _static_filter(op):
         return None if value is None else [int(v) for v in value]
     except Exception:
         return None
+
+
+def read_tensors(t, fed: set) -> list:
+    """Every tensor `t` is computed from, `t` too, through data inputs; the walk stops at a tensor whose name is in
+    `fed`: TF1 takes a fed value in place of a tensor, so what computed it is not read."""
+    out, seen, stack = [], set(), [t]
+    while stack:
+        x = stack.pop()
+        if x.name in seen:
+            continue
+        seen.add(x.name)
+        out.append(x)
+        if x.name not in fed:
+            stack.extend(i for i in x.op.inputs if i.name not in seen)
+    return out
 
 
 def ancestors(fetches, control: bool = True) -> set:

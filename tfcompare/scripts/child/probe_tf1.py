@@ -20,7 +20,7 @@ import tensorflow as tf
 from tensorflow.python.client import session as _session
 
 from tfcompare.core.gradient_transforms import tf1_transform
-from tfcompare.core.graphs import ancestors
+from tfcompare.core.graphs import ancestors, read_tensors
 from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
 from tfcompare.core.schedules import tf1_text
 from tfcompare.scripts.child import batches, draws, dropout, initialisation, loss_parts, noise, slots
@@ -126,16 +126,8 @@ class TF1Probe:
         the walk: TF1 takes its value, not what computed it)."""
         fed = {getattr(k, "name", k if isinstance(k, str) else None) for k in tf.nest.flatten(list(feed_dict or {}))}
         fed |= {f"{n}:0" for n in list(fed) if isinstance(n, str) and ":" not in n}
-        out, seen, stack = [], set(), [self.loss]
-        while stack:
-            t = stack.pop()
-            if t.name in seen or t.name in fed:
-                continue
-            seen.add(t.name)
-            if t.op.type == "Placeholder":
-                out.append(t.op.name)
-            stack.extend(t.op.inputs)
-        return sorted(out)
+        return sorted(t.op.name for t in read_tensors(self.loss, fed)
+                      if t.op.type == "Placeholder" and t.name not in fed)
 
     def _trains(self, fetches) -> bool:
         return runs(fetches, self.train_op)

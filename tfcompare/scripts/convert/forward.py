@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tfcompare.core.graphs import ancestors
+from tfcompare.core.graphs import ancestors, read_tensors
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.naming import INDENT, fed_key
 from tfcompare.scripts.convert.train_step import input_signature
@@ -130,15 +130,7 @@ def fed_inputs(t, feed_tensors: list) -> list:
     """The fed tensors `t` is computed from, in the order of `feed_tensors` (the step's argument order): each
     tensor, not its op (of an iterator's `X, Y`, a forward pass reads X alone). The walk stops at a fed tensor:
     TF1 takes the fed value, so what computed it (`raw / 255.` of a fed `tf_x`, and `raw`) is not read."""
-    fed = {f.name for f in feed_tensors}
-    read, stack = set(), [t]
-    while stack:
-        x = stack.pop()
-        if x.name in read:
-            continue
-        read.add(x.name)
-        if x.name not in fed:
-            stack.extend(i for i in x.op.inputs if i.name not in read)
+    read = {x.name for x in read_tensors(t, {f.name for f in feed_tensors})}
     return [f for f in feed_tensors if f.name in read]
 
 

@@ -74,9 +74,9 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions):
         if isinstance(s, (ast.For, ast.While, ast.If, ast.With, ast.Try)):
             if isinstance(s, ast.If) and not self._has_run(s) and self._stores(s) and \
                     self._stores(s) <= self.plan.graph:
-                self.model_parts += 1
+                self.model_parts += 1  # e.g. the choice of optimizer: the generated model has the one the script ran
                 if self._initializers_only(s):  # `init = ...` by TF version: TF2's variables start initialised
-                    return []  # e.g. the choice of optimizer: the generated model has the one the script ran
+                    return []
                 return [self._todo(s, "a choice between TF1 graph alternatives (the TF2 script has the branch this "
                                       "run took)")]
             test = getattr(s, "test", None) or getattr(s, "iter", None)

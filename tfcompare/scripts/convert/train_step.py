@@ -7,6 +7,7 @@ from __future__ import annotations
 from tfcompare.scripts.convert.moving import other_assignments
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.ops import source_line
+from tfcompare.scripts.pair.sparse import SQUARING
 
 __all__ = ["step_todo_lines", "step_code", "input_signature", "densifies"]
 
@@ -53,18 +54,14 @@ def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: 
             f"{INDENT}return loss_value"]
 
 
-# TF1 optimizers whose Keras 3 counterpart squares a sparse gradient's slices one by one (pair.sparse)
-_SQUARING = {"AdamOptimizer", "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "FtrlOptimizer"}
-
-
 def densifies(entry: dict) -> bool:
     """Whether the step must make its sparse gradients dense: TF1's optimizer (`entry`: a train op's found entry)
     took an IndexedSlices gradient (an embedding lookup's) and is one whose Keras counterpart squares it slice by
     slice, so a row the batch holds twice would update otherwise than TF1's (which sums the row first)."""
     import tensorflow as tf
 
-    optimizer = type(entry.get("optimizer")).__name__
-    return optimizer in _SQUARING and any(isinstance(g, tf.IndexedSlices) for g, _ in entry.get("grads_and_vars", []))
+    keras_name = type(entry.get("optimizer")).__name__.removesuffix("Optimizer").lower()  # AdamOptimizer: adam
+    return keras_name in SQUARING and any(isinstance(g, tf.IndexedSlices) for g, _ in entry.get("grads_and_vars", []))
 
 
 def step_todo_lines(unwritten: list, train_op, tr, script: str, lines: list[str],

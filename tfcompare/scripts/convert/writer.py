@@ -10,8 +10,10 @@ script's globals are), `optimizers`, `model_init` (the Model's `__init__`), `met
 from __future__ import annotations
 
 import dataclasses
+import io
 import re
 import textwrap
+import tokenize
 from pathlib import Path
 
 from tfcompare.core.graphs import ancestors
@@ -367,8 +369,12 @@ def _fed_itself(feed_tensors: list, arguments: dict, script: str, lines: list[st
 
 
 def _without_comment(text: str) -> str:
-    """A source line without its trailing `# comment` (a `#` inside a string literal kept)."""
-    for i, ch in enumerate(text):
-        if ch == "#" and text[:i].count("'") % 2 == 0 and text[:i].count('"') % 2 == 0:
-            return text[:i].rstrip()
+    """A source line without its trailing `# comment` (tokenized, as provenance reads the script's comments: a `#`
+    in a string is not one; a line that opens a bracket it does not close is read up to where tokenize stops)."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                return text[:token.start[1]].rstrip()
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
     return text
