@@ -255,6 +255,48 @@ def test_a_second_model_after_the_first_ones_training_is_never_defined_over_the_
     assert define_late_tensors("<script>", reset, scope, 2, graph) == set() and "fresh" not in scope
 
 
+def test_a_tensor_rebuilt_on_a_new_input_after_training_is_defined_unless_its_old_value_was_run():
+    """Aymeric Damien's VAE rebuilds `decoder` on a noise placeholder after training, from a dict of its variables:
+    defined (and every op's traceback still readable: the compiled lines are kept alive; reading one after its code
+    was freed raised RuntimeError). Not when a run before it read the old `decoder` (that read would map to the new
+    one), nor over a variable's name (a second model's `a = tf.Variable(...)`)."""
+    from tfcompare.scripts.convert.late import define_late_tensors
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        sess.run(train)
+        noise = tf.placeholder(tf.float32, [None, 2])
+        decoder = tf.matmul(noise, weights['h'])
+        decoder = tf.nn.sigmoid(decoder)
+    """)
+    v1 = tf.compat.v1
+
+    def scope_in(graph):
+        with graph.as_default():
+            z = v1.placeholder(tf.float32, [None, 2])
+            weights = {"h": v1.Variable(tf.ones([2, 3])), "o": v1.Variable(tf.ones([3, 3]))}
+            return {"tf": v1, "z": z, "weights": weights, "decoder": tf.matmul(z, weights["h"]),
+                    "a": weights["o"]}
+
+    graph = tf.Graph()
+    scope = scope_in(graph)
+    old = scope["decoder"]
+    assert define_late_tensors("<script>", source, scope, 2, graph) == {"noise", "decoder"}
+    assert scope["decoder"] is not old and scope["decoder"].op.type == "Sigmoid"
+    assert scope["decoder"].op.inputs[0].op.inputs[0] is scope["noise"]
+    import gc
+    gc.collect()
+    assert all(isinstance(f.lineno, int) for op in graph.get_operations() for f in op.traceback)
+    ran = source.replace("sess.run(train)", "sess.run(train)\nsample = sess.run(decoder, {z: 1})")
+    graph = tf.Graph()
+    scope = scope_in(graph)
+    old = scope["decoder"]
+    assert define_late_tensors("<script>", ran, scope, 2, graph) == {"noise"} and scope["decoder"] is old
+    variable = "import tensorflow as tf\nsess.run(train)\na = tf.Variable(tf.zeros([3]))\n"
+    graph = tf.Graph()
+    scope = scope_in(graph)
+    assert define_late_tensors("<script>", variable, scope, 2, graph) == set() and scope["a"] is scope["weights"]["o"]
+
+
 def test_a_tensor_built_inside_a_fetch_after_training_is_a_method_and_line_numbers_stay():
     """`sess.run(tf.reduce_sum(...) / (2 * test_X.shape[0]), feed_dict=...)` after the loop, over a test set the
     script writes out after training: the expression is defined in the graph under its assignment's name (the
@@ -890,6 +932,7 @@ from tfcompare.scripts.child.user_script import as_tf1, run_script
 script, out, steps = sys.argv[1:4]
 install(script, [])
 tf.compat.v1.disable_v2_behavior()
+tf.compat.v1.set_random_seed(7)  # the script's unseeded initial weights, the same in every run of the test
 found, saved = {}, {}
 for owner, name, value in optimizer_patches(found):
     setattr(owner, name, value)
@@ -950,7 +993,8 @@ def test_moving_statistics_after_ten_steps_are_tf1s(converted, moving_statistics
     """The written step updates moving mean/variance as TF1's UPDATE_OPS did: after 10 steps from the same initial
     weights each statistic's largest difference is under 1e-5 of its largest magnitude (the weights themselves
     differ by float32 rounding between TF1's Adam kernel and Keras's, ~1e-6 relative, and the batch statistics with
-    them; measured up to 1.5e-6). Without Bessel's correction the variance misses by 6e-3 of it (checked by hand)."""
+    them; measured up to 4.6e-6 over 100 seeds of TF1's initial weights, the test's seed fixed). Without Bessel's
+    correction the variance misses by 6e-3 of it (checked by hand)."""
     out, results = converted
     text = (out / "mlp_batch_norm_updates_tf2.py").read_text()
     assert "TODO" not in text and results["mlp_batch_norm_updates"].todos == []
@@ -963,7 +1007,8 @@ def test_moving_statistics_after_ten_steps_are_tf1s(converted, moving_statistics
     assert sorted(tf1) == sorted(tf2) == ["BatchNorm_1_moving_mean", "BatchNorm_1_moving_variance",
                                           "BatchNorm_moving_mean", "BatchNorm_moving_variance"]
     for name in tf1:
-        assert np.abs(tf2[name] - tf1[name]).max() <= 1e-5 * np.abs(tf1[name]).max(), name
+        gap = np.abs(tf2[name] - tf1[name]).max() / np.abs(tf1[name]).max()
+        assert gap <= 1e-5, (name, gap, [line for line in text.splitlines() if "@tf.function" in line])
     # the statistics moved (the decay-0.9 mean from 0 to ~2.5): equal initial values cannot pass this
     assert np.abs(tf1["BatchNorm_moving_mean"]).max() > 1.0 and np.abs(tf1["BatchNorm_moving_variance"] - 1).max() > 0.1
 

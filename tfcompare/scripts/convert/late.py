@@ -6,8 +6,9 @@ written. Only plain assignments of TensorFlow expressions over the script's tens
 tensors, literals): nothing that reads files, runs a session or calls the script's own functions, so defining
 them has no effect outside the graph. The first statement that is anything else, or fails, ends the search, as
 does one that rebinds a name the script had bound before its step (a second model after `reset_default_graph()`
-reuses `a`, `x_data`, `loss`: defining it would change what the first model's code reads). Only names bound to
-graph tensors are the model's; a number assigned there stays the script's statement.
+reuses `a`, `x_data`, `loss`: defining it would change what the first model's code reads), unless that name held a
+computed tensor no run or feed before it read (a decoder rebuilt on a noise input after training). Only names bound
+to graph tensors are the model's; a number assigned there stays the script's statement.
 """
 
 from __future__ import annotations
@@ -31,6 +32,16 @@ def _statements(body: list, after: int):
 
 
 _MISSING = object()
+_CODE: list = []
+
+
+def _kept(tree, script: str, mode: str):
+    """`tree` compiled as the script's own lines, the code object kept for the life of the process: an op's
+    traceback points at the code that made it without holding it, and reading it after that code was freed fails
+    (`RuntimeError: basic_string::_M_construct null not valid`)."""
+    code = compile(tree, script, mode)
+    _CODE.append(code)
+    return code
 
 
 def _root(node) -> str | None:
@@ -53,9 +64,16 @@ def _plain(stmt, module_dict: dict, tf_names: set, is_graph) -> bool:
     for node in ast.walk(stmt.value):
         if isinstance(node, ast.Name) and node.id not in tf_names:
             value = module_dict.get(node.id, _MISSING)
-            if value is _MISSING or not (is_graph(value) or isinstance(value, (int, float, str, bool))):
+            if value is _MISSING or not (is_graph(value) or isinstance(value, (int, float, str, bool))
+                                         or _of_graph(value, is_graph)):
                 return False
     return True
+
+
+def _of_graph(value, is_graph) -> bool:
+    """A dict, list or tuple of the script's tensors and variables (`weights['decoder_h1']`)."""
+    items = list(value.values()) if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else []
+    return bool(items) and all(is_graph(v) for v in items)
 
 
 def _tf_names(module_dict: dict) -> set[str]:
@@ -68,6 +86,14 @@ def _is_graph(value) -> bool:
     import tensorflow as tf
 
     return isinstance(value, (tf.Tensor, tf.Variable))
+
+
+def _is_tensor(value) -> bool:
+    """A tensor, not a variable: a name the script rebinds from one computed tensor to another (a decoder rebuilt
+    on a noise input after training) may be rebound here; a variable's name, never (a second model's)."""
+    import tensorflow as tf
+
+    return isinstance(value, tf.Tensor)
 
 
 def _literal_array(stmt, module_dict: dict) -> bool:
@@ -124,7 +150,7 @@ def define_inline_fetches(script: str, source: str, module_dict: dict, first_ste
         if _new_graph(stmt):
             break
         if _literal_array(stmt, module_dict) and stmt.targets[0].id not in module_dict:
-            exec(compile(ast.Module([stmt], []), script, "exec"), module_dict)
+            exec(_kept(ast.Module([stmt], []), script, "exec"), module_dict)
             continue
         if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.FunctionDef, ast.ClassDef, ast.Try)):
             break  # what follows may depend on it; inside it, a name may hold another value each time
@@ -134,7 +160,7 @@ def define_inline_fetches(script: str, source: str, module_dict: dict, first_ste
                 continue
             try:
                 with graph.as_default():
-                    value = eval(compile(ast.Expression(expr), script, "eval"), module_dict)
+                    value = eval(_kept(ast.Expression(expr), script, "eval"), module_dict)
             except Exception:
                 continue
             if not is_graph(value):
@@ -180,8 +206,9 @@ def define_late_tensors(script: str, source: str, module_dict: dict, first_step_
         loads = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         if loads & stale or _new_graph(stmt):
             break
-        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in module_dict
-                                                for t in stmt.targets):
+        if isinstance(stmt, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id in module_dict and
+                (not _is_tensor(module_dict[t.id]) or t.id in _run_reads(tree, stmt.lineno)) for t in stmt.targets):
             break  # it rebinds a name the code before the step used (a second model, `x_val = 5.`): not ours to move
         if not _plain(stmt, module_dict, tf_names, is_graph):
             if isinstance(stmt, (ast.Assign, ast.Expr)):  # e.g. a print or a sess.run: the rewrite carries it
@@ -190,11 +217,25 @@ def define_late_tensors(script: str, source: str, module_dict: dict, first_step_
             break  # a loop, a branch, a function: what follows may depend on it
         try:
             with graph.as_default():
-                exec(compile(ast.Module([stmt], []), script, "exec"), module_dict)
+                exec(_kept(ast.Module([stmt], []), script, "exec"), module_dict)
         except Exception:
             break
         bound |= {t.id for t in stmt.targets if is_graph(module_dict.get(t.id))}  # a number stays in the script
     return bound
+
+
+def _run_reads(tree, before: int) -> set[str]:
+    """The names read before line `before` where a session may run them: in a `run`/`eval` call, a dict (a feed),
+    a loop's body. A tensor read there is the old one: rebinding its name would map those reads to the new one.
+    (`decoder = tf.matmul(noise_input, ...)` after training, in a script that never ran its old `decoder`, may
+    go.)"""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        runs = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("run", "eval")
+        if (runs or isinstance(node, (ast.Dict, ast.For, ast.While))) and node.lineno < before:
+            names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                      and n.lineno < before}
+    return names
 
 
 def _new_graph(stmt) -> bool:
