@@ -1128,6 +1128,31 @@ def test_a_cross_entropys_mean_is_the_keras_loss_and_computes_tf1s_value(build_l
     np.testing.assert_allclose(tf2, tf1, rtol=1e-6)
 
 
+@pytest.mark.parametrize("rank, written", [
+    (2, "mse1 = tf.keras.losses.MeanSquaredError()(y, z)"),
+    (3, "mse1 = tf.reduce_mean(tf.math.squared_difference(z, y))"),  # Keras would mean the last axis first
+])
+def test_tf_losses_mean_squared_error_is_one_call_of_any_rank_and_computes_tf1s_value(rank, written):
+    """tf.losses.mean_squared_error at its defaults (MorvanZhou's RNN regression: [batch, time, 1]), recorded as
+    `calls.install` records it: one line, not the weighted-sum-over-a-count ops TF1 builds."""
+    from tfcompare.scripts.convert.calls import _losses
+
+    rng = np.random.RandomState(6)
+    shape = [None, 4] if rank == 2 else [None, 5, 1]
+
+    def build(v1, groups):
+        y, z = v1.placeholder(tf.float32, shape), v1.placeholder(tf.float32, shape)
+        out = v1.losses.mean_squared_error(labels=y, predictions=z)
+        _losses(groups, "mse", out, None, labels=y, predictions=z)
+        return out, {y: "y", z: "z"}
+
+    size = [6, *shape[1:]]
+    lines, tf1, tf2 = _translate_and_compare(build, {"y": rng.randn(*size).astype(np.float32),
+                                                     "z": rng.randn(*size).astype(np.float32)}, groups={})
+    assert lines == [written]
+    np.testing.assert_allclose(tf2, tf1, rtol=1e-6)
+
+
 def test_dynamic_rnn_lstm_is_one_call_and_matches_the_while_loop():
     from tfcompare.scripts.legacy.rnn import BasicLSTMCell
 

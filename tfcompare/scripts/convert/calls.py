@@ -96,6 +96,8 @@ class Group:
             return f"tf.nn.dropout({tr.value(x)}, rate={rate})"
         if self.kind in _XENT or self.kind == "mse":
             labels, logits = self.inputs
+            if self.params.get("plain"):  # a mean squared error of another rank than Keras's
+                return f"tf.reduce_mean(tf.math.squared_difference({tr.value(logits)}, {tr.value(labels)}))"
             if self.params.get("mean"):  # tf.losses.*_cross_entropy at its defaults: the Keras loss
                 return _keras_loss_call(self.kind, tr.value(labels), tr.value(logits))
             return f"tf.nn.{_XENT[self.kind]}(labels={tr.value(labels)}, logits={tr.value(logits)})"
@@ -238,9 +240,14 @@ def _losses(groups, kind, out, original, *args, **kwargs):
             not (isinstance(weights, (int, float)) and weights == 1.0):
         return
     labels, logits = _tensor(labels), _tensor(logits)
+    params = {"mean": True}
     if kind == "mse" and not (logits.shape.rank == 2 and labels.shape.rank in (2, None)):
-        return  # Keras means over the last axis, then the batch: the same mean for a rank-2 prediction
-    groups[out.name] = Group(kind, out.op, [labels, logits], _inside(out, [labels, logits]), {"mean": True})
+        # Keras means over the last axis, then the batch: the same mean for a rank-2 prediction only; another rank
+        # is the mean of every squared difference, as TF1's sum over a count of weights 1 is
+        if not logits.dtype == labels.dtype == tf.float32:
+            return  # TF1 casts both to float32 first
+        params["plain"] = True
+    groups[out.name] = Group(kind, out.op, [labels, logits], _inside(out, [labels, logits]), params)
 
 
 def _accuracy(groups, out, original, labels, predictions, weights=None, metrics_collections=None,
