@@ -1819,3 +1819,42 @@ def test_a_long_mark_after_blank_lines_is_one_comment_the_console_reads_whole():
     assert lines[:3] == ["x = 1", "", ""] and lines[3].startswith("pass  # TODO(tfcompare): a choice between "), lines
     assert lines[4].startswith("#     run took) ") and lines[5:] == [""] and all(len(x) <= MAX_LINE for x in lines)
     assert todo_marks(body) == [f"line 4: {what}"]
+
+
+def test_a_feed_dict_built_for_the_next_run_goes_into_the_call_and_comments_come_with_their_statements():
+    """Aymeric Damien's `feed_dict = {input_image: batch_x}` then `sess.run([train_op, loss_op], feed_dict=...)`
+    was `feed_dict = {'input_image': batch_x}` and `train_step(feed_dict['input_image'])`, TF1 plumbing: now
+    `train_step(batch_x)`, the dict's comment above the call. A dict another statement reads too stays, as does one
+    whose values compute something (moving it would change when). Comments above a carried statement come with it,
+    once, also in a loop whose header carried the first one's."""
+    source = textwrap.dedent("""\
+        import numpy as np
+        import tensorflow as tf
+        # Parameters
+        data = np.ones((10, 2))
+        x = tf.placeholder(tf.float32, [None, 2])
+        loss = tf.reduce_sum(x)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with tf.Session() as sess:
+            for i in range(3):
+                # a batch
+                batch = data[i:i + 2]
+                # Train
+                feed = {x: batch}
+                _, value = sess.run([train, loss], feed_dict=feed)
+                kept = {x: batch * 2}
+                value = sess.run(loss, feed_dict=kept)
+                print(sess.run(loss, feed_dict=kept))
+                called = {x: np.ones((2, 2))}
+                value = sess.run(loss, feed_dict=called)
+    """)
+    plan = carried.Plan(graph={"x", "loss", "train"}, train={"train"}, methods={"loss": ("model.loss", ["x"])},
+                        step_args=["x"], loss="loss", tf_names={"tf"}, placeholders={"x"})
+    kept = carried.rewrite(source, plan, first_step_line=14)
+    tail = "\n".join(kept.tail)
+    assert "    # Train\n    value = train_step(batch).numpy()\n" in tail and "feed" not in tail.replace("feed_", "")
+    assert "    kept = {'x': batch * 2}\n    value = model.loss(kept['x']).numpy()\n" in tail
+    assert "    called = {'x': np.ones((2, 2))}\n    value = model.loss(called['x']).numpy()" in tail
+    assert tail.count("# a batch") == 1 and tail.count("# Train") == 1
+    assert kept.head == ["# Parameters\ndata = np.ones((10, 2))"]
+    assert kept.todos == []

@@ -15,6 +15,7 @@ import textwrap
 import tokenize
 
 from tfcompare.scripts.convert.line_width import fill
+from tfcompare.scripts.convert.feed_dicts import inline_feed_dicts
 from tfcompare.scripts.convert.plan import GENERATED, NOTE_MARK, TODO_MARK, Carried, Plan
 from tfcompare.scripts.convert.statements import Rewriter
 
@@ -53,6 +54,18 @@ def _string_spans(code: str) -> list[tuple[int, int]] | None:
                 if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]]
     except (tokenize.TokenError, SyntaxError):
         return None
+
+
+def _comment_lines(source: str) -> set[int]:
+    """The lines that hold a comment and nothing else."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return set()
+    code = {n for tok in tokens if tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE,
+                                                     tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+            for n in range(tok.start[0], tok.end[0] + 1)}
+    return {tok.start[0] for tok in tokens if tok.type == tokenize.COMMENT} - code
 
 
 _PLAIN = (ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.List, ast.operator, ast.unaryop,
@@ -135,10 +148,20 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
     iters = {id(n): ast.dump(n.iter) for n in ast.walk(tree) if isinstance(n, ast.For)}
     mains = {id(n): n.body[0].lineno for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == main}
 
-    def text(node, depth: int = 0) -> str:
-        """`node`'s code at column 0; `depth`: the blocks it is written in (a rewritten line is wrapped there)."""
+    comment_lines = _comment_lines(source)
+
+    def text(node, depth: int = 0, first: bool = False) -> str:
+        """`node`'s code at column 0; `depth`: the blocks it is written in (a rewritten line is wrapped there);
+        the comment lines right above it come with it, unless it is a block's `first` statement (its header
+        carried them)."""
         line = getattr(node, "lineno", 0)  # 0: a statement this rewrite made
-        gap = "\n" if line >= 2 and not lines[line - 2].strip() else ""
+        above = getattr(node, "comments_from", line)  # a statement that took over one it replaced: that one's
+        comments = []
+        while not first and above >= 2 and above - 1 in comment_lines:
+            above -= 1
+            comments.insert(0, lines[above - 1].strip())
+        gap = "\n" if above >= 2 and not lines[above - 2].strip() else ""
+        gap += "".join(c + "\n" for c in comments)
         if id(node) in original and ast.dump(node) == original[id(node)]:
             segment = ast.get_source_segment(source, node)
             if segment is not None:
@@ -146,14 +169,14 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
         if id(node) in mains and id(node) not in original:  # the main function: its own header, its body rewritten
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             header = "\n".join(lines[i] for i in range(first - 1, mains[id(node)] - 1)).rstrip()
-            inner = "\n".join(text(child, depth + 1) for child in node.body)
+            inner = "\n".join(text(child, depth + 1, i == 0) for i, child in enumerate(node.body))
             return gap + header + "\n" + textwrap.indent(inner, "    ")
         if id(node) in starts and not node.orelse and \
                 headers[id(node)] == ast.dump(node.target if isinstance(node, ast.For) else node.test) and \
                 (not isinstance(node, ast.For) or iters[id(node)] == ast.dump(node.iter)):
             header = textwrap.dedent("\n".join(" " * node.col_offset + lines[i].lstrip() if i == node.lineno - 1
                                                else lines[i] for i in range(node.lineno - 1, starts[id(node)] - 1)))
-            inner = "\n".join(text(child, depth + 1) for child in node.body)
+            inner = "\n".join(text(child, depth + 1, i == 0) for i, child in enumerate(node.body))
             return gap + header + "\n" + textwrap.indent(inner, "    ")
         return gap + _wrapped(ast.unparse(node), depth)
 
@@ -177,5 +200,6 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
             placed = True  # the first graph statement: the model goes here
         (tail if placed else head).extend(new)
     head, tail = _constants_first(head, tail, tree, first_step_line)
+    inline_feed_dicts([head, tail], set(rewriter.feed_vars))
     return Carried([text(x) for x in head], [text(x) for x in tail], [ast.unparse(x) for x in imports],
                    rewriter.todos, rewriter.loader, rewriter.summaries)

@@ -1,0 +1,77 @@
+"""A feed dict the TF1 script builds only to hand to the next `Session.run` (`feed_dict = {X: batch_x}` then
+`sess.run(train_op, feed_dict=feed_dict)`) is TF1 plumbing once that run is a call: its values go straight into
+the call (`train_step(batch_x)`), and the dict goes.
+
+Only where nothing can tell: every read of the name is a `name['key']` in the statement right after a binding of it
+to a dict of string keys (a statement left a TODO reads none: its dict stays), each key read at most once, and the dict's values compute nothing (names, attributes,
+subscripts, constants and arithmetic on them), so moving them into the call changes no order of evaluation.
+"""
+
+from __future__ import annotations
+
+import ast
+
+__all__ = ["inline_feed_dicts"]
+
+_QUIET = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice, ast.Tuple, ast.List, ast.BinOp,
+          ast.UnaryOp, ast.Compare, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop)
+
+
+def inline_feed_dicts(statements: list[list], names: set[str]) -> None:
+    """In place, in each list of `statements` and every block inside them: the feed dicts bound to one of `names`
+    that only the next statement reads, inlined there."""
+    if not names:
+        return
+    pairs: dict[str, list] = {}
+    for block in statements:
+        _pairs(block, names, pairs)
+    everything = [s for block in statements for s in block]
+    for name, found in pairs.items():
+        used = [id(n) for s in everything for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == name and
+                isinstance(n.ctx, ast.Load)]
+        covered = [id(n) for _, _, use in found for n in ast.walk(use) if isinstance(n, ast.Name) and n.id == name]
+        if sorted(used) != sorted(covered) or not all(_inlines(assign, use, name) for _, assign, use in found):
+            continue
+        for block, assign, use in found:
+            values = dict(zip((k.value for k in assign.value.keys), assign.value.values))
+            _Replace(name, values).visit(use)
+            use.comments_from = getattr(assign, "comments_from", assign.lineno)  # the dict's comments: the call's
+            block.remove(assign)
+
+
+def _pairs(block: list, names: set[str], out: dict) -> None:
+    for i, s in enumerate(block):
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and \
+                s.targets[0].id in names and isinstance(s.value, ast.Dict) and i + 1 < len(block):
+            out.setdefault(s.targets[0].id, []).append((block, s, block[i + 1]))
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                _pairs(inner, names, out)
+        for handler in getattr(s, "handlers", []):
+            _pairs(handler.body, names, out)
+
+
+def _inlines(assign: ast.Assign, use, name: str) -> bool:
+    keys = assign.value.keys
+    if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys) or \
+            len({k.value for k in keys}) != len(keys):
+        return False
+    if not all(isinstance(n, _QUIET) for v in assign.value.values for n in ast.walk(v)):
+        return False
+    reads = [n for n in ast.walk(use) if isinstance(n, ast.Name) and n.id == name]
+    subscripts = [n for n in ast.walk(use) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and
+                  n.value.id == name]
+    keyed = [n.slice.value for n in subscripts if isinstance(n.slice, ast.Constant)]
+    return 0 < len(reads) == len(subscripts) == len(keyed) == len(set(keyed)) and \
+        set(keyed) <= {k.value for k in keys} and all(isinstance(n.ctx, ast.Load) for n in subscripts)
+
+
+class _Replace(ast.NodeTransformer):
+    def __init__(self, name: str, values: dict):
+        self.name, self.values = name, values
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == self.name and isinstance(node.slice, ast.Constant):
+            return self.values[node.slice.value]
+        return self.generic_visit(node)
