@@ -993,7 +993,7 @@ def test_moving_statistics_after_ten_steps_are_tf1s(converted, moving_statistics
     """The written step updates moving mean/variance as TF1's UPDATE_OPS did: after 10 steps from the same initial
     weights each statistic's largest difference is under 1e-5 of its largest magnitude (the weights themselves
     differ by float32 rounding between TF1's Adam kernel and Keras's, ~1e-6 relative, and the batch statistics with
-    them; measured up to 4.6e-6 over 100 seeds of TF1's initial weights, the test's seed fixed). Without Bessel's
+    them; measured up to 4.6e-6 over 140 seeds of TF1's initial weights, the test's seed fixed). Without Bessel's
     correction the variance misses by 6e-3 of it (checked by hand)."""
     out, results = converted
     text = (out / "mlp_batch_norm_updates_tf2.py").read_text()
