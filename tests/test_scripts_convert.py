@@ -1858,3 +1858,19 @@ def test_a_feed_dict_built_for_the_next_run_goes_into_the_call_and_comments_come
     assert tail.count("# a batch") == 1 and tail.count("# Train") == 1
     assert kept.head == ["# Parameters\ndata = np.ones((10, 2))"]
     assert kept.todos == []
+
+
+@pytest.mark.parametrize("name, slots", [("autoencoder_rmsprop", {"momentum", "rms"}),
+                                         ("gru_centered_rmsprop", {"mg", "momentum", "rms"}),
+                                         ("decay_momentum", {"momentum"})])
+def test_the_proof_compares_the_slots_of_the_optimizer_convert_writes(converted, name, slots):
+    """The rewrite's RMSProp / Momentum is a Keras optimizer convert writes (TF1's update): pair compared its
+    weights but said "TF1's optimizer slots with no counterpart, not compared: momentum, rms". Its slots are made
+    by `add_variable_from_reference(v, <TF1's slot name>)`, so pair reads them under TF1's names: the whole state
+    the step changes is compared, for every trained variable."""
+    _, results = converted
+    report = results[name].pair
+    assert {s["slot"] for s in report.slots} == slots, report.slots
+    trained = len(report.pairing)
+    assert all(s["variables"] == trained for s in report.slots), (report.slots, trained)
+    assert not [n for n in report.notes if "slots with no counterpart" in n]

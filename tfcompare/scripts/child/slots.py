@@ -96,7 +96,28 @@ def tf2_slots(optimizer, variable) -> dict[str, object]:
         held = getattr(optimizer, attribute, None)
         if isinstance(held, list) and index < len(held) and held[index] is not None:
             out[name] = held[index]
+    own = not type(optimizer).__module__.startswith(("keras", "tf_keras", "tensorflow"))
+    for held in vars(optimizer).values() if own else ():  # a Keras optimizer of the script's (convert's RMSProp)
+        slot = held[index] if isinstance(held, list) and index < len(held) else None
+        name = _own_slot_name(slot, variable)
+        if name is not None and name not in out:
+            out[name] = slot
     return out
+
+
+_TF1_SLOTS = ("m", "v", "vhat", "momentum", "rms", "mg", "accumulator", "accum", "accum_update")
+
+
+def _own_slot_name(slot, variable) -> str | None:
+    """TF1's slot name of `slot`, a variable an optimizer made with `add_variable_from_reference(variable, name)`
+    under one of TF1's slot names (Keras names it `<variable's path or name, '/' and ':' as '_'>_<name>`: a
+    tf.Variable `Variable_3:0`'s `rms` is `Variable_3_0_rms`); None otherwise."""
+    name = getattr(slot, "name", None)
+    if not isinstance(name, str):
+        return None
+    stems = {s.replace("/", "_").replace(":", "_") for s in (getattr(variable, "path", None),
+                                                             getattr(variable, "name", None)) if isinstance(s, str)}
+    return next((n for n in _TF1_SLOTS for stem in stems if name.split(":")[0] == f"{stem}_{n}"), None)
 
 
 def _index(optimizer, variable) -> int | None:
