@@ -3,8 +3,9 @@
 the call (`train_step(batch_x)`), and the dict goes.
 
 Only where nothing can tell: every read of the name is a `name['key']` in the statement right after a binding of it
-to a dict of string keys (a statement left a TODO reads none: its dict stays), each key read at most once, and the dict's values compute nothing (names, attributes,
-subscripts, constants and arithmetic on them), so moving them into the call changes no order of evaluation.
+to a dict of string keys (a statement left a TODO reads none: its dict stays), each key read at most once, and the
+dict's values compute nothing (names, attributes, subscripts, constants and arithmetic on them), so moving them
+into the call changes no order of evaluation.
 """
 
 from __future__ import annotations

@@ -150,14 +150,14 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
 
     comment_lines = _comment_lines(source)
 
-    def text(node, depth: int = 0, first: bool = False) -> str:
+    def text(node, depth: int = 0, opens_block: bool = False) -> str:
         """`node`'s code at column 0; `depth`: the blocks it is written in (a rewritten line is wrapped there);
-        the comment lines right above it come with it, unless it is a block's `first` statement (its header
-        carried them)."""
+        the comment lines right above it come with it, unless it `opens_block` (the block's header carried
+        them)."""
         line = getattr(node, "lineno", 0)  # 0: a statement this rewrite made
         above = getattr(node, "comments_from", line)  # a statement that took over one it replaced: that one's
         comments = []
-        while not first and above >= 2 and above - 1 in comment_lines:
+        while not opens_block and above >= 2 and above - 1 in comment_lines:
             above -= 1
             comments.insert(0, lines[above - 1].strip())
         gap = "\n" if above >= 2 and not lines[above - 2].strip() else ""
