@@ -96,7 +96,8 @@ def _records(kind: str, tf1_values: list, tf2_values: list, name: str = "m", flo
     one, two = SideRecord("tf1", "a.py"), SideRecord("tf2", "b.py")
     for rec, values in ((one, tf1_values), (two, tf2_values)):
         rec.variables = [Variable("w", "w", [4], "float32", "line 1", 0)]
-        rec.optimizer = {"kind": kind, "settings": {"momentum": 0.9, "learning_rate": 0.1}}
+        rec.optimizer = {"kind": kind, "settings": {"momentum": 0.9, "learning_rate": 0.1},
+                         "source": "tf.compat.v1.train.Optimizer" if rec is one else "keras.optimizers.Optimizer"}
         rec.losses = [1.0] * len(values)
         for k, v in enumerate(values):
             rec.arrays[slots.key(name, k, "w")] = np.asarray(v, np.float32)
@@ -162,6 +163,24 @@ def test_kerass_sgd_momentum_is_compared_with_tf1s_accumulator_carried_into_its_
     one, two = _records("momentum", tf1, keras, name="momentum", rates=[0.1, None, 0.05])
     found, compared, note = slot_findings(one, two, _PAIRS)
     assert found == [] and compared == [] and "learning rate at each step was not read" in note
+
+
+def test_a_momentum_optimizer_of_the_scripts_own_is_compared_in_tf1s_form():
+    """The Momentum convert writes keeps TF1's accumulator (a_k = 0.9 a_(k-1) + g_k), not Keras's `-lr x` form:
+    its slot is compared as TF1 holds it (carried into Keras's form it read "TF2's is -5x TF1's", a false DIFFER
+    on two of convert's own proven scripts, once pair read the slots of the script's own optimizers)."""
+    g = [_G, 2 * _G, -_G]
+    a, tf1 = 0.0, []
+    for grad in g:
+        a = 0.9 * a + grad
+        tf1.append(a)
+    one, two = _records("momentum", tf1, tf1, name="momentum", floors=[1e-7] * 3, rates=[0.2] * 3)
+    two.optimizer["source"] = "__main__.optimizers.Momentum"
+    found, compared, _ = slot_findings(one, two, _PAIRS)
+    assert found == [] and compared == [{"slot": "momentum", "variables": 1}]
+    one, two = _records("momentum", tf1, [0.5 * x for x in tf1], name="momentum", floors=[1e-7] * 3, rates=[0.2] * 3)
+    two.optimizer["source"] = "__main__.optimizers.Momentum"
+    assert "TF2's is 0.5x TF1's" in slot_findings(one, two, _PAIRS)[0][0].text
 
 
 def test_optimizers_of_different_kinds_compare_no_slots_and_one_sided_slots_are_named():

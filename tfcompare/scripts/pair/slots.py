@@ -72,11 +72,19 @@ def slot_pairs(tf1: SideRecord, tf2: SideRecord, pairs) -> tuple[list[tuple[str,
     return out, "; ".join(notes)
 
 
-def _tf1_values(tf1: SideRecord, name: str, variable_key: str, steps: int) -> list[np.ndarray] | None:
-    """TF1's slot after each step, in the form the TF2 optimizer keeps it (Keras's SGD momentum: see the
-    module's docstring); None when that form cannot be computed (a learning rate not read)."""
+def _keras_form(tf2: SideRecord) -> bool:
+    """Whether TF2's optimizer is Keras's own (its SGD keeps momentum as `-lr x` TF1's accumulator), not one of the
+    script's (convert writes TF1's Momentum update, accumulator and all)."""
+    source = (tf2.optimizer or {}).get("source", "")
+    return source.split(".")[0] in ("keras", "tf_keras", "tensorflow")
+
+
+def _tf1_values(tf1: SideRecord, name: str, variable_key: str, steps: int,
+                keras_form: bool = True) -> list[np.ndarray] | None:
+    """TF1's slot after each step, in the form the TF2 optimizer keeps it (Keras's SGD momentum, `keras_form`: see
+    the module's docstring); None when that form cannot be computed (a learning rate not read)."""
     values = [np.asarray(tf1.arrays[key(name, k, variable_key)], np.float64) for k in range(steps)]
-    if _kind(tf1) != "momentum" or name != "momentum":
+    if _kind(tf1) != "momentum" or name != "momentum" or not keras_form:
         return values
     momentum = (tf1.optimizer or {}).get("settings", {}).get("momentum")
     rates = tf1.learning_rates[:steps]
@@ -139,7 +147,7 @@ def slot_findings(tf1: SideRecord, tf2: SideRecord, pairs, checks=None) -> tuple
         held = [k for k in range(steps) if key(name, k, b) in tf2.arrays and key(name, k, a) in tf1.arrays]
         if name in found or not held or held != list(range(held[0], steps)):
             continue
-        ones = _tf1_values(tf1, name, a, steps)
+        ones = _tf1_values(tf1, name, a, steps, _keras_form(tf2))
         if ones is None:
             skipped.add(name)
             continue
