@@ -5,8 +5,8 @@ from __future__ import annotations
 import collections
 import re
 
-__all__ = ["CONTROL_FLOW_OPS", "read_tensors", "op_counts", "control_flow_ops", "fused_ops", "fused_kinds", "hlo_counts", "step_flops",
-           "ancestors"]
+__all__ = ["CONTROL_FLOW_OPS", "read_tensors", "op_counts", "control_flow_ops", "fused_ops", "fused_kinds", "hlo_counts",
+           "step_flops", "ancestors"]
 
 CONTROL_FLOW_OPS = ("While", "StatelessWhile", "If", "StatelessIf", "Case", "StatelessCase",
                     "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond")

@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 __all__ = ["tf1_state", "tf1_slots", "tf1_read", "tf2_slots", "values", "key", "SLOT_KEY", "tf1_counter",
-           "tf2_counter", "counter_value", "backing"]
+           "tf2_counter", "counter_value", "backing", "keras_own"]
 
 # an array of a slot: slot:<name>/<step or init>/<variable key>
 SLOT_KEY = re.compile(r"^slot:(\w+)/(init|\d+)/(.+)$")
@@ -96,7 +96,7 @@ def tf2_slots(optimizer, variable) -> dict[str, object]:
         held = getattr(optimizer, attribute, None)
         if isinstance(held, list) and index < len(held) and held[index] is not None:
             out[name] = held[index]
-    own = not type(optimizer).__module__.startswith(("keras", "tf_keras", "tensorflow"))
+    own = not keras_own(type(optimizer).__module__)
     for held in vars(optimizer).values() if own else ():  # a Keras optimizer of the script's (convert's RMSProp)
         slot = held[index] if isinstance(held, list) and index < len(held) else None
         name = _own_slot_name(slot, variable)
@@ -105,7 +105,14 @@ def tf2_slots(optimizer, variable) -> dict[str, object]:
     return out
 
 
-_TF1_SLOTS = ("m", "v", "vhat", "momentum", "rms", "mg", "accumulator", "accum", "accum_update")
+_TF1_SLOTS = sorted({*_KERAS_LISTS.values(), *(n for roles in _KERAS_CLASS.values() for n in roles.values())})
+_KERAS_PACKAGES = ("keras", "tf_keras", "tensorflow")
+
+
+def keras_own(module: str) -> bool:
+    """Whether `module` (an optimizer class's, or the package a record names it by) is Keras's or TensorFlow's own,
+    not the script's: Keras's slot lists and its SGD's `-lr x` momentum are known; another optimizer's are not."""
+    return module.split(".")[0] in _KERAS_PACKAGES
 
 
 def _own_slot_name(slot, variable) -> str | None:

@@ -59,9 +59,9 @@ def _ranges(numbers: list[int]) -> str:
     return ("TF1 line " if len(numbers) == 1 else "TF1 lines ") + ", ".join(parts)
 
 
-def script_comments(source: str) -> dict[int, list[str]]:
-    """TF1 line number -> the script's own comments on it: the comment lines just above it, then its own trailing
-    comment (tokenized: a `#` inside a string is not one)."""
+def script_comments(source: str, trailing: bool = True) -> dict[int, list[str]]:
+    """TF1 line number -> the script's own comments on it: the comment lines just above it, then (`trailing`) its
+    own trailing comment (tokenized: a `#` inside a string is not one)."""
     try:
         tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
     except (tokenize.TokenError, IndentationError, SyntaxError):
@@ -71,14 +71,14 @@ def script_comments(source: str) -> dict[int, list[str]]:
     # written script, what follows it would be code
     tokens = [t for t in tokens if len(t.string.splitlines()) == 1 and "\x00" not in t.string]
     alone = {t.start[0]: t.string for t in tokens if not t.line[:t.start[1]].strip()}
-    trailing = {t.start[0]: t.string for t in tokens if t.line[:t.start[1]].strip()}
+    ends = {t.start[0]: t.string for t in tokens if t.line[:t.start[1]].strip()} if trailing else {}
     out: dict[int, list[str]] = {}
     for n in range(1, len(lines) + 1):
         above, k = [], n - 1
         while k in alone and not alone[k].startswith("#!") and not (k <= 2 and _CODING.match(alone[k])):
             above.insert(0, alone[k])
             k -= 1
-        found = above + ([trailing[n]] if n in trailing else [])
+        found = above + ([ends[n]] if n in ends else [])
         if found and lines[n - 1].strip() and n not in alone:
             out[n] = found
     return out

@@ -14,9 +14,10 @@ import io
 import textwrap
 import tokenize
 
-from tfcompare.scripts.convert.line_width import fill
 from tfcompare.scripts.convert.feed_dicts import inline_feed_dicts
+from tfcompare.scripts.convert.line_width import fill
 from tfcompare.scripts.convert.plan import GENERATED, NOTE_MARK, TODO_MARK, Carried, Plan
+from tfcompare.scripts.convert.provenance import script_comments
 from tfcompare.scripts.convert.statements import Rewriter
 
 __all__ = ["Plan", "Carried", "rewrite", "TODO_MARK", "NOTE_MARK", "GENERATED"]
@@ -54,18 +55,6 @@ def _string_spans(code: str) -> list[tuple[int, int]] | None:
                 if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]]
     except (tokenize.TokenError, SyntaxError):
         return None
-
-
-def _comment_lines(source: str) -> set[int]:
-    """The lines that hold a comment and nothing else."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return set()
-    code = {n for tok in tokens if tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE,
-                                                     tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
-            for n in range(tok.start[0], tok.end[0] + 1)}
-    return {tok.start[0] for tok in tokens if tok.type == tokenize.COMMENT} - code
 
 
 _PLAIN = (ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.List, ast.operator, ast.unaryop,
@@ -148,18 +137,16 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
     iters = {id(n): ast.dump(n.iter) for n in ast.walk(tree) if isinstance(n, ast.For)}
     mains = {id(n): n.body[0].lineno for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == main}
 
-    comment_lines = _comment_lines(source)
+    above_lines = script_comments(source, trailing=False)  # the comment lines just above each statement
 
     def text(node, depth: int = 0, opens_block: bool = False) -> str:
         """`node`'s code at column 0; `depth`: the blocks it is written in (a rewritten line is wrapped there);
         the comment lines right above it come with it, unless it `opens_block` (the block's header carried
         them)."""
         line = getattr(node, "lineno", 0)  # 0: a statement this rewrite made
-        above = getattr(node, "comments_from", line)  # a statement that took over one it replaced: that one's
-        comments = []
-        while not opens_block and above >= 2 and above - 1 in comment_lines:
-            above -= 1
-            comments.insert(0, lines[above - 1].strip())
+        anchor = getattr(node, "comments_from", line)  # a statement that took over one it replaced: that one's
+        comments = [] if opens_block else above_lines.get(anchor, [])
+        above = anchor - len(comments)
         gap = "\n" if above >= 2 and not lines[above - 2].strip() else ""
         gap += "".join(c + "\n" for c in comments)
         if id(node) in original and ast.dump(node) == original[id(node)]:

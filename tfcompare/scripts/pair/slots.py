@@ -27,7 +27,7 @@ import numpy as np
 from tfcompare.core.equivalence import TOLERANCES
 from tfcompare.scripts.child import noise
 from tfcompare.scripts.child.record import SideRecord
-from tfcompare.scripts.child.slots import SLOT_KEY, key
+from tfcompare.scripts.child.slots import SLOT_KEY, keras_own, key
 from tfcompare.scripts.pair.findings import Finding
 
 __all__ = ["slot_pairs", "slot_findings", "counter_findings", "LATER_TOL"]
@@ -75,12 +75,11 @@ def slot_pairs(tf1: SideRecord, tf2: SideRecord, pairs) -> tuple[list[tuple[str,
 def _keras_form(tf2: SideRecord) -> bool:
     """Whether TF2's optimizer is Keras's own (its SGD keeps momentum as `-lr x` TF1's accumulator), not one of the
     script's (convert writes TF1's Momentum update, accumulator and all)."""
-    source = (tf2.optimizer or {}).get("source", "")
-    return source.split(".")[0] in ("keras", "tf_keras", "tensorflow")
+    return keras_own((tf2.optimizer or {}).get("source", ""))
 
 
 def _tf1_values(tf1: SideRecord, name: str, variable_key: str, steps: int,
-                keras_form: bool = True) -> list[np.ndarray] | None:
+                keras_form: bool) -> list[np.ndarray] | None:
     """TF1's slot after each step, in the form the TF2 optimizer keeps it (Keras's SGD momentum, `keras_form`: see
     the module's docstring); None when that form cannot be computed (a learning rate not read)."""
     values = [np.asarray(tf1.arrays[key(name, k, variable_key)], np.float64) for k in range(steps)]
