@@ -116,3 +116,25 @@ def test_the_scripts_own_comments_are_carried_above_the_statement_they_were_on()
     assert script_comments("z = 3  # u\u2028import os\nw = 4  # form\x0cfeed\n") == {}
     # only PEP 263's coding line is not carried: a comment that says "coding" further down is
     assert script_comments("import x\n\n# Decoding layer\ny = 1\n") == {4: ["# Decoding layer"]}
+
+
+def test_a_call_on_a_call_too_long_for_its_line_breaks_the_first_call():
+    """`VarianceScaling(...)([8, 64])` (TF1's `random_normal(stddev=1/sqrt(fan_in/2))`): the second call's
+    bracket opens past the width, so the first call's arguments are broken, the second call after them (before,
+    the line stayed 113 columns long)."""
+    line = ('        self.w = tf.Variable(tf.keras.initializers.VarianceScaling(scale=2.0, mode="fan_in", '
+            'distribution="untruncated_normal")([gen_hidden_dim, image_dim]), name=\'Variable_1\')')
+    assert wrap(line) == [
+        "        self.w = tf.Variable(",
+        "            tf.keras.initializers.VarianceScaling(",
+        '                scale=2.0, mode="fan_in", distribution="untruncated_normal"',
+        "            )([gen_hidden_dim, image_dim]),",
+        "            name='Variable_1',",
+        "        )",
+    ]
+    compile("\n".join(x.strip() for x in wrap(line)), "w.py", "exec")
+    # a parenthesised lambda called (a Session.run rewritten): not a call's brackets, never broken into a tuple
+    lam = ("    _, l, p = (lambda value_0, loss_value: (None, loss_value, value_0))(model.prediction(x).numpy(), "
+           "train_step(x, y).numpy())")
+    assert wrap(lam) == ["    _, l, p = (lambda value_0, loss_value: (None, loss_value, value_0))(",
+                         "        model.prediction(x).numpy(), train_step(x, y).numpy()", "    )"]

@@ -336,18 +336,6 @@ def test_three_optimizers_whose_second_step_feeds_noise_the_first_does_not_agree
     assert "matches none of TF1's feeds" not in notes, notes
 
 
-def test_two_train_ops_in_one_session_run_are_no_verdict_exit_3_naming_both(tmp_path):
-    """aymericdamien-style: both train ops in one Session.run, whose order TF1 does not define: exit 3 naming both
-    with their lines, nothing compared."""
-    result = CliRunner().invoke(cli, ["pair", str(BLIND / "gan_dict_weights.py"), str(BLIND / "gan_dict_weights_tf2.py"),
-                                      "--no-timing", "--json", "--logdir", str(tmp_path / "logs")])
-    assert result.exit_code == 3, result.output
-    report = json.loads(result.output[result.output.index("{"):])
-    assert report["status"] == "failed" and report["checks"] == []
-    assert "more than one optimizer's train op in one Session.run" in report["error"]
-    assert "line 114" in report["error"] and "line 115" in report["error"], report["error"]
-
-
 def test_a_vae_whose_forward_pass_draws_noise_agrees_on_tf1s_draws_and_a_sum_for_its_mean_still_differs(tmp_path):
     """Each process draws its own noise (tf.random_normal in the forward pass): this faithful pair was no verdict.
     TF1's draws are fetched in its own step and given to TF2's calls of tf.random.normal in its forward pass (and

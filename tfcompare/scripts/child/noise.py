@@ -25,7 +25,8 @@ import numpy as np
 
 from tfcompare.scripts.child import slots
 
-__all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "restore", "repeat", "measure", "dense", "quiet"]
+__all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "restore", "repeat", "measure", "dense", "quiet",
+           "replay_group", "units"]
 
 FACTOR = 10.0
 MIN_FLOOR = float(np.finfo(np.float32).eps)  # a floor measured as 0 (bit-identical replays) counts as one ulp
@@ -175,19 +176,23 @@ def measure(probe, sess) -> None:
                 continue
             _restore(sess, probe._start, variables, rng if variant == "perturbed" else None)
             gaps = []
-            for k, (feed, op) in enumerate(zip(probe._fed, ops)):
+            for unit in units(rec):
+                feed = probe._fed[unit[0]]
                 fed = _permuted(feed, rng) if variant == "permuted" else feed
-                loss, grad_values = probe._run(sess, [op["loss"], op["raw_grads"]], fed)
-                settings, signs = nudge[id(op)]
-                probe._run(sess, op["train_op"], _nudged(sess, probe, settings, fed, signs))
-                after, slot_values = probe._run(sess, [variables, [s for *_, s in probe.slots]])
-                gaps.append({"loss": relative(rec.losses[k], float(np.asarray(loss).sum())),
-                             "gradients": {v.op.name: relative(rec.arrays[f"grad/{k}/{v.op.name}"], dense(g))
-                                           for (_, v), g in zip(op["grads_and_vars"], grad_values)},
-                             "weights": {key: relative(rec.arrays[f"after/{k}/{key}"], a)
-                                         for key, a in zip(keys, after)},
-                             "slots": {f"{name}/{key}": relative(rec.arrays[slots.key(name, k, key)], value)
-                                       for (name, key, _), value in zip(probe.slots, slot_values)}})
+                if len(unit) > 1:  # one run of its train ops, as TF1's graph reads it (replay_group)
+                    nudged = fed
+                    for k in unit:
+                        settings, signs = nudge[id(ops[k])]
+                        nudged = _nudged(sess, probe, settings, nudged, signs)
+                    results = replay_group(probe, sess, [ops[k] for k in unit], fed, nudged)
+                else:
+                    op = ops[unit[0]]
+                    loss, grad_values = probe._run(sess, [op["loss"], op["raw_grads"]], fed)
+                    settings, signs = nudge[id(op)]
+                    probe._run(sess, op["train_op"], _nudged(sess, probe, settings, fed, signs))
+                    results = [(loss, grad_values, *probe._run(sess, [variables, [s for *_, s in probe.slots]]))]
+                for k, (loss, grad_values, after, slot_values) in zip(unit, results):
+                    gaps.append(_gaps(rec, k, ops[k], keys, probe.slots, loss, grad_values, after, slot_values))
             if gaps and gaps[0]["loss"] > _VALID[variant]:
                 rec.notes.append(f"noise floor: the {variant} replay moved TF1's first loss by {gaps[0]['loss']:.2g} "
                                  "(relative), more than rounding: left out of the floor")
@@ -207,6 +212,54 @@ def measure(probe, sess) -> None:
                                 "perturbed": "the initial weights moved by one float32 ulp (twice)",
                                 "constants": "the optimizer's scalar settings moved by one float32 ulp (twice)"}[v]
                                for v in used)
+
+
+def _gaps(rec, k, op, keys, found_slots, loss, grad_values, after, slot_values) -> dict:
+    """A replayed step's gaps to the recorded one, relative, per loss, gradient, weight and slot."""
+    return {"loss": relative(rec.losses[k], float(np.asarray(loss).sum())),
+            "gradients": {v.op.name: relative(rec.arrays[f"grad/{k}/{v.op.name}"], dense(g))
+                          for (_, v), g in zip(op["grads_and_vars"], grad_values)},
+            "weights": {key: relative(rec.arrays[f"after/{k}/{key}"], a) for key, a in zip(keys, after)},
+            "slots": {f"{name}/{key}": relative(rec.arrays[slots.key(name, k, key)], value)
+                      for (name, key, _), value in zip(found_slots, slot_values)}}
+
+
+# --- a run of several train ops that read each other's variables (joint_runs) ---------------------------------
+def replay_group(probe, sess, entries: list, fed: dict, settings: dict | None = None) -> list[tuple]:
+    """One run of a group's train ops without the race: every loss and gradient read from the weights as they are,
+    then every update applied in one run with those gradients fed (`settings`: optimizer scalars fed too, the
+    floor's nudge). Per train op: (loss, gradients, weights after, slots after), the weights and slots that later
+    ops write as the run found them."""
+    from tfcompare.scripts.child.train_ops import held_variables, written  # TensorFlow's: see measure
+
+    run = lambda fetches, feed=None: probe._run(sess, fetches, feed)  # noqa: E731
+    values = run([[e["loss"], e["raw_grads"]] for e in entries], fed)
+    later = [written(e["train_op"]) for e in entries]
+    kept = held_variables(sess.graph, [e["train_op"] for e in entries[1:]])
+    before = dict(zip([v.op for v in kept], run(kept))) if kept else {}
+    feed = {**fed, **(settings or {})}
+    for entry, (_, grads) in zip(entries, values):
+        feed.update(zip(entry["raw_grads"], grads))
+    run([e["train_op"] for e in entries], feed)
+    slot_vars = [s for *_, s in probe.slots]
+    after, slot_values = run([probe.all_variables, slot_vars])
+    out = []
+    for j, (loss, grads) in enumerate(values):
+        keep = set().union(*later[j + 1:])
+        out.append((loss, grads, [before[v.op] if v.op in keep else a for v, a in zip(probe.all_variables, after)],
+                    [before[s.op] if s.op in keep else a for s, a in zip(slot_vars, slot_values)]))
+    return out
+
+
+def units(record) -> list[list[int]]:
+    """The recorded steps as replay units: each group of one run (`record.joint`), every other step alone."""
+    grouped = {k: group for group in record.joint for k in group}
+    out, k = [], 0
+    while k < record.steps:
+        unit = [s for s in grouped.get(k, [k]) if s < record.steps]
+        out.append(unit)
+        k = unit[-1] + 1
+    return out
 
 
 def _same(a, b) -> bool:

@@ -23,7 +23,8 @@ from tfcompare.core.gradient_transforms import tf1_transform
 from tfcompare.core.graphs import ancestors, read_tensors
 from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
 from tfcompare.core.schedules import tf1_text
-from tfcompare.scripts.child import batches, draws, dropout, initialisation, loss_parts, noise, slots
+from tfcompare.scripts.child import (batches, draws, dropout, initialisation, joint_runs, loss_parts, noise,
+                                     slots)
 from tfcompare.scripts.child.activations import tf1_activations
 from tfcompare.scripts.child.inference_mode import tf1_inference_feed
 from tfcompare.scripts.child.layouts import find_cells
@@ -70,7 +71,8 @@ class TF1Probe:
         self._state: list = []  # the non-trainable state variables: see _state_of
         self.slots, self._counter = [], None  # the optimizers' slots and the global step: see slots.tf1_state
         self.entry, self.all_variables = 0, []  # the train op of the step (train_ops), every one's variables
-        self.joint: list[int] = []  # the entries of a run of independent train ops (train_ops.select)
+        self.joint: list[int] = []  # the entries of a run of several train ops (train_ops.select)
+        self.shared = False  # they read each other's variables (joint_runs)
         # set by the child in a timed pair: save the record (the TF2 side starts from it), then time the train op
         self.timing = None
 
@@ -144,6 +146,9 @@ class TF1Probe:
             self.all_variables = train_ops.union(self.found)
         variables, grads = self.all_variables, self.raw_grads
         self._sources = pipeline_outputs(self.loss)
+        for i in self.joint[1:]:  # the run's other losses may read another pipeline: its batch is fed too
+            self._sources += [t for t in pipeline_outputs(train_ops.entries(self.found)[i]["loss"])
+                              if all(t is not s for s in self._sources)]
         self._drawn = draws.tf1_draws(self.loss, self.script)
         with noise.quiet():
             if step == 0:
@@ -174,26 +179,28 @@ class TF1Probe:
         feed = {**dict(feed_dict or {}), **dict(zip(self._sources + self._drawn, pulled))}
         self._keep_draws(pulled[len(self._sources):])
         with noise.quiet():
+            if self.shared:  # before the first record: the K-th step's record replays the steps (noise.measure)
+                rec.joint.append(list(range(step, step + len(order))))
             self._record(sess, step, feed, loss, grad_values, before, variables, held[1:])
             for k, (index, (loss_k, grads_k)) in enumerate(zip(order[1:], later), 1):
                 # the next train op of the run, as a step of its own from where the one before it left off
                 before = [rec.arrays[f"after/{rec.steps - 1}/{v.key}"] for v in rec.variables]
                 train_ops.switch(self, index)
+                for i, value in enumerate(pulled[len(self._sources):]):  # the run's draws are each step's
+                    rec.arrays[f"draw/{rec.steps}/{i}"] = np.asarray(value)
                 rec.learning_rates.append(self._rate_used([]))
                 self._record(sess, rec.steps, feed, loss_k, grads_k, before, variables, held[k + 1:])
         return result
 
     def _held(self, sess, joint: list) -> list[dict]:
-        """For a run of independent train ops (`train_ops.select`): per train op after the first, the values before
-        the run of the variables it reads or writes ({id: value}); the steps recorded before its own read those,
-        not what the run left them."""
+        """For a run of several train ops (`train_ops.select`): per train op after the first, the values before
+        the run of the variables it writes ({id: value}); the steps recorded before its own read those, not what
+        the run left them."""
         if not joint:
             return []
         out = []
-        for entry in joint:
-            world = train_ops.variables_of(entry["train_op"])
-            every = sess.graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)  # the session's graph's
-            mine = [v for v in every if v.op in world]
+        for entry in joint:  # what it writes: what it only reads (the other network) is the run's to change
+            mine = train_ops.held_variables(sess.graph, [entry["train_op"]])
             out.append(dict(zip(map(id, mine), self._run(sess, mine))))
         return [{}, *out]
 
@@ -242,7 +249,8 @@ class TF1Probe:
         self.progress()
         if rec.steps >= self.steps:
             train_ops.finish(self)
-            noise.measure(self, sess)
+            if joint_runs.settle(self, sess):  # several train ops in one run: replayed as TF1's graph reads them
+                noise.measure(self, sess)
             if self.timing is not None:  # the script's own train op on its first batch: nothing pulled, fed
                 first = train_ops.entries(self.found)[rec.step_ops[0]]["train_op"]
                 self.timing(lambda: self._run(sess, first, self._fed[0]))

@@ -66,6 +66,10 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.timing = None  # set by the child in a timed pair: (step or None, tracing count or why) -> None
         self.initial_values: list = []  # (variable, its value at creation) of every variable the script made
         self.after_taken = -1
+        self.step_keys: list[set] = []  # each step's variables (keys) its gradient was taken of
+        self.applied_steps: set[int] = set()  # the steps an optimizer's apply ended (tf2_tape._take_after_apply)
+        self.finishing = False  # K steps taken, an earlier one's update still to come: later gradients not steps
+        self.call_steps: dict[int, tuple[int, int]] = {}  # step_calls index -> the steps it took [first, end)
         self.applies = 0  # updates applied so far, and how deep in the script's step functions (tf2_step_wrapper)
         self.in_step = 0
         self.optimizer = None  # the first step's (its settings are compared)

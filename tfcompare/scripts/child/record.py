@@ -77,6 +77,8 @@ class SideRecord:
     pairing: list[list[str]] = dataclasses.field(default_factory=list)  # TF2 side: (tf1 key, tf2 key, how)
     # each step's train op (TF1: its index among the script's train ops; TF2: its optimizer's, in order of first use)
     step_ops: list[int] = dataclasses.field(default_factory=list)
+    # TF1: the steps recorded from one Session.run of train ops that read each other's variables (joint_runs)
+    joint: list[list[int]] = dataclasses.field(default_factory=list)
     step_function: str = ""
     inputs: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # TF2: each step input's TF1 feed
     substitution: list[str] = dataclasses.field(default_factory=list)
@@ -127,6 +129,7 @@ class SideRecord:
     eval_how: str = ""
     eval_note: str = ""
     traced_steps: int = 0
+    traced_at: list[int] = dataclasses.field(default_factory=list)  # the step each traced call is compared at
     traced_error: str = ""
     traced_note: str = ""
     cells: list[dict[str, Any]] = dataclasses.field(default_factory=list)

@@ -26,6 +26,7 @@ class AfterSteps:
     def finish(self) -> None:
         """The last step's weights (if the script ended first), the reduction and op-trace probes, the optimizer."""
         rec = self.record
+        self.finishing = False  # the probes below take gradients of their own
         if rec.steps:
             self._take_after()
         if self.optimizer is not None:

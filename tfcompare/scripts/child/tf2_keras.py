@@ -51,11 +51,10 @@ class KerasObserver:
             out = apply(optimizer, grads, trainable_variables)
             if not probe.busy and probe.mode == "normal" and probe.record.steps:
                 probe._applied_by(optimizer)
-                probe._take_after()
+                probe._take_after_apply(trainable_variables)
                 probe.applies += 1
                 # inside the script's step function the rest of the step runs first (tf2_step_wrapper stops it)
-                if (probe.record.steps >= probe.steps or probe.unpaired) and not probe.in_step:
-                    raise Stop
+                probe._stop_after_apply()
             return out
 
         def fit_patched(model, x=None, y=None, batch_size=None, epochs=1, **kwargs):
@@ -94,10 +93,9 @@ class KerasObserver:
                 out = original(optimizer, pairs, *args, **kwargs)
                 if observed:
                     probe._applied_by(optimizer)
-                    probe._take_after()
+                    probe._take_after_apply([v for _, v in pairs])
                     probe.applies += 1
-                    if (probe.record.steps >= probe.steps or probe.unpaired) and not probe.in_step:
-                        raise Stop
+                    probe._stop_after_apply()
                 return out
             return apply_gradients
 
@@ -115,6 +113,13 @@ class KerasObserver:
         for cls in (current.Optimizer, legacy.OptimizerV2):
             cls.apply_gradients = patched(cls.apply_gradients)
         tf_keras.Model.fit = fit_patched
+
+    def _stop_after_apply(self) -> None:
+        """After K steps: stop here, unless inside the script's step function (the rest of the step runs first,
+        `tf2_step_wrapper` stops it) or an earlier step's update is still to come (`finishing`)."""
+        if (self.record.steps >= self.steps or self.unpaired) and (not self.in_step or self.finishing) \
+                and not self._awaiting():
+            raise Stop
 
     def _take_applied(self, grads, variables) -> None:
         """The first step's gradients as given to the optimizer: a script that clips them by hand between the

@@ -48,12 +48,16 @@ class StepWrapper:
             Session.run of the train op ran it all."""
             if probe.fit_model is not None or probe.busy or probe.mode != "normal":
                 return fn(*args, **kwargs)
-            applied = probe.applies
+            applied, first, made = probe.applies, probe.record.steps, len(probe.step_calls)
             probe.in_step += 1
             try:
                 out = substituted(*args, **kwargs)
             finally:
                 probe.in_step -= 1
+            if len(probe.step_calls) > made:  # a compared call: the steps it took (tf2_traced)
+                probe.call_steps[made] = (first, probe.record.steps)
+            if probe.finishing:  # K steps taken; what the call did after them is not a step's
+                raise Stop
             if probe.applies != applied and not probe.busy and probe.mode == "normal" and probe.record.steps:
                 probe._take_after(again=True)
                 if probe.record.steps >= probe.steps or probe.unpaired:
@@ -61,15 +65,17 @@ class StepWrapper:
             return out
 
         def substituted(*args, **kwargs):
-            call, probe.calls = probe.calls, probe.calls + 1
-            if call >= probe.tf1.steps:
+            # TF1's batch of the next step: a call that takes two gradients (both networks of a GAN, as TF1's one
+            # run trained them) takes the batch of the first; the next call that of the step after the second
+            call, probe.calls, index = probe.calls, probe.calls + 1, probe.record.steps
+            if index >= probe.tf1.steps:
                 return fn(*args, **kwargs)
             leaves = tf.nest.flatten((args, kwargs))
             if not call:
                 probe._own(leaves)
             notes = [] if call else probe.record.substitution
             specs = None if call else []
-            converted = probe._convert(leaves, call, notes, specs=specs)
+            converted = probe._convert(leaves, index, notes, specs=specs)
             if specs:
                 probe.record.inputs = [dict(s, leaf=i) for i, s in enumerate(specs) if s is not None]
             if not any(c is not None for c in converted):
@@ -86,7 +92,7 @@ class StepWrapper:
                                  "were replaced (replacing only some would mix TF1's examples with TF2's): its inputs "
                                  "are the script's own, and both scripts must read the same data")
                 elif left and not probe.mixed:  # a later step function (a GAN's other network) said once, by step
-                    text = (f"{_name(fn)}'s argument {left} matches none of TF1's feeds of step {call + 1}: its "
+                    text = (f"{_name(fn)}'s argument {left} matches none of TF1's feeds of step {index + 1}: its "
                             "inputs there are the script's own, so both scripts must read the same data")
                     if not any(n.startswith(text.split(" of step ")[0]) for n in probe.record.substitution):
                         probe.record.substitution.append(text)

@@ -34,10 +34,14 @@ class StepObserver:
         tape_gradient = tf.GradientTape.gradient
 
         def gradient(tape, target, sources, *args, **kwargs):
-            if not probe.busy:
+            if not probe.busy and not probe.finishing:
                 keys = [probe._key(s) for s in tf.nest.flatten(sources)]
                 if any(keys):
                     probe._before_gradient(target, keys)
+                    if probe.finishing:  # not a step: the K-th's update is still to come
+                        return tape_gradient(tape, target, sources, *args, **kwargs)
+            elif probe.finishing:
+                return tape_gradient(tape, target, sources, *args, **kwargs)
             grads = tape_gradient(tape, target, sources, *args, **kwargs)
             if not probe.busy and probe.mode == "normal":
                 flat = tf.nest.flatten(sources)
@@ -64,6 +68,9 @@ class StepObserver:
         if rec.steps:
             self._take_after()
             if rec.steps >= self.steps or self.unpaired:
+                if self._awaiting():  # both networks' gradients first, then their updates: wait for them
+                    self.finishing = True
+                    return
                 raise Stop
         value = np.asarray(target)
         rec.loss_shape = list(value.shape)
@@ -91,11 +98,37 @@ class StepObserver:
             if key is not None and key in self.pairs:
                 rec.arrays[f"grad/{step}/{key}"] = np.asarray(tf.convert_to_tensor(grad)) if grad is not None \
                     else np.zeros_like(self._pending_before[key])
+        self.step_keys.append({k for k in keys if k is not None})
         for key, value in self._pending_before.items():
             rec.arrays[f"before/{step}/{key}"] = value
         rec.losses.append(self._pending_loss)
         if self.draws is not None:  # the next step's forward pass reads the next step's draws
             self.draws.set_step(rec.steps)
+
+    def _awaiting(self) -> bool:
+        """Whether, inside the script's step function, a step taken has had no optimizer's apply yet (its update
+        may come later in the function; the step wrapper stops the script when the function returns)."""
+        return bool(self.in_step) and any(k not in self.applied_steps for k in range(self.record.steps))
+
+    def _take_after_apply(self, variables) -> None:
+        """After an optimizer's apply: the weights after the step it applied. That is the last step, or, where the
+        script took several gradients before applying any (both networks' under two tapes, then both updates: a
+        GAN's step as TensorFlow's tutorials write it), the earliest step not yet applied whose gradient was
+        taken of these variables; its weights are read again now (the next gradient read them before this)."""
+        last = self.record.steps - 1
+        keys = {self._key(v) for v in variables or []} - {None}
+        mine = [k for k in range(last + 1) if k not in self.applied_steps and keys and keys <= self.step_keys[k]]
+        if not mine and keys and not keys & self.step_keys[last]:
+            return  # the update of a gradient taken after the K steps (`finishing`): not a step's
+        step = mine[0] if mine else last
+        self.applied_steps.add(step)
+        if step == last:  # read again where a gradient after it read it before this update
+            self._take_after(again=True)
+            return
+        for key, value in self._weights().items():
+            self.record.arrays[f"after/{step}/{key}"] = value
+        self._state_values(step)
+        self._slot_values(step)
 
     def _take_after(self, again: bool = False) -> None:
         """The weights, state and slots after the last step; `again`: read once more where the step function

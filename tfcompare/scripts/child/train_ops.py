@@ -7,7 +7,8 @@ did (`loss`, `train_op`, `optimizer`, `grads_and_vars`, `raw_grads`), and every 
 an entry of `found["entries"]` with the same keys: a GAN's discriminator and generator steps are two entries, and
 the probe compares each step with the entry its `Session.run` ran (`ENTRY_KEYS` are what it switches).
 
-The probe's side: `select` makes the entry a `Session.run` runs the current one (two in one run: no verdict),
+The probe's side: `select` makes the entry a `Session.run` runs the current one (several in one run: steps in
+turn, see `joint_runs`; two that write the same variable: no verdict),
 `union` gives every entry's variables (read before and after each step), `slot_state` every optimizer's slots,
 and `finish` keeps, where the steps ran one entry, that entry's variables and those its loss reads.
 """
@@ -24,7 +25,8 @@ from tfcompare.core.optimizer_replay import tf1_learning_rate
 from tfcompare.scripts.child import slots
 
 __all__ = ["optimizer_patches", "ENTRY_KEYS", "Stop", "op_site", "runs", "entries", "select", "union", "slot_state",
-           "finish", "independent", "variables_of", "switch"]
+           "finish", "independent", "writes_apart", "variables_of", "switch", "written",
+           "held_variables"]
 
 ENTRY_KEYS = ("train_op", "loss", "optimizer", "grads_and_vars", "raw_grads")
 
@@ -135,24 +137,31 @@ def entries(found: dict) -> list[dict]:
 
 def select(probe, fetches) -> None:
     """Make the entry this `Session.run` runs the probe's current one (its loss, gradients, optimizer and learning
-    rate); two optimizers' train ops in one run have no order between them in TF1: no verdict, and the script
-    stops; unless they share no variable (two networks trained side by side, `probe.joint`): then the run is
-    their steps in the fetch's order, as TF1 would have computed them one after the other."""
+    rate). Several train ops in one run (`probe.joint`) are steps in turn, in the order the script made them:
+    ops that share no variable (two networks side by side) compute what each would alone; ops that read each
+    other's variables but write their own (a GAN, `probe.shared`) are TF1's graph without order between them,
+    which `joint_runs` replays as it reads. Ops that write the same variable: no verdict, and the script stops."""
     found = entries(probe.found)
     ran = [i for i, e in enumerate(found) if e["train_op"] is not None and runs(fetches, e["train_op"])]
-    probe.joint = ran if len(ran) > 1 and independent([found[i]["train_op"] for i in ran]) else []
+    alone = len(ran) > 1 and independent([found[i]["train_op"] for i in ran])
+    probe.shared = len(ran) > 1 and not alone and writes_apart([found[i]["train_op"] for i in ran])
+    probe.joint = ran if alone or probe.shared else []
     if probe.joint:
-        said = (f"TF1 runs the train ops {', '.join(found[i]['train_op'].name for i in ran)} in one Session.run; "
-                "they share no variable, so each computes what it would alone: they are compared as steps in the "
-                "fetch's order")
+        names = ", ".join(found[i]['train_op'].name for i in ran)
+        said = (f"TF1 runs the train ops {names} in one Session.run; they share no variable, so each computes what "
+                "it would alone: they are compared as steps in the order the script made them" if alone else
+                f"TF1 runs the train ops {names} in one Session.run; each writes its own variables and reads the "
+                "other's, with no order between them: compared as TF1's graph reads it, every gradient from the "
+                "run's starting weights, each train op a step in the order the script made them")
         if said not in probe.record.notes:
             probe.record.notes.append(said)
     if len(ran) > 1 and not probe.joint:
         sites = ", ".join(f"{found[i]['train_op'].name} ({op_site(found[i]['train_op'], probe.script)})" for i in ran)
         probe.record.status = "unpairable"
-        probe.record.error = (f"the TF1 script runs more than one optimizer's train op in one Session.run ({sites}): "
-                              "TF1 does not order the updates of one run, so pair cannot compare a step of each; "
-                              "it gives no verdict here")
+        probe.record.error = (f"the TF1 script runs more than one optimizer's train op in one Session.run ({sites}), "
+                              "and they write the same variables (or one is built under the other's control "
+                              "dependency): pair cannot take the run apart into a step of each; it gives no verdict "
+                              "here")
         raise Stop
     racing = _racing_writes(fetches, found[ran[0]]) if ran else []
     if racing:
@@ -178,6 +187,20 @@ def select(probe, fetches) -> None:
 def variables_of(train_op) -> set:
     """The variable ops a train op reads or writes (weights, slots, counters)."""
     return {a for a in ancestors([train_op]) if a.type in _VARIABLE_OPS}
+
+
+def writes_apart(train_ops: list) -> bool:
+    """Whether no variable is written by two of the train ops (each optimizer its own network and slots), and
+    none runs another (a loss built under `tf.control_dependencies([train_D])` orders the updates: not this)."""
+    if any(a in ancestors([b]) for a in train_ops for b in train_ops if a is not b):
+        return False
+    seen: set = set()
+    for op in train_ops:
+        mine = written(op)
+        if mine & seen:
+            return False
+        seen |= mine
+    return True
 
 
 def independent(train_ops: list) -> bool:
@@ -290,3 +313,37 @@ def _key_of(array_name: str) -> str | None:
     if head in ("before", "after", "grad") or head.startswith("slot:"):
         return rest.partition("/")[2]
     return None
+
+
+# --- what a train op writes (a run of several: see joint_runs) ----------------------------------------------
+_PASSING = {"Identity", "RefIdentity", "Enter", "RefEnter", "Switch", "RefSwitch"}
+_WRITE_PREFIXES = ("Apply", "ResourceApply", "SparseApply", "ResourceSparseApply", "Assign", "ResourceScatter",
+                   "Scatter")
+
+
+def _variable_of(tensor):
+    op = tensor.op
+    while op.type in _PASSING and op.inputs:
+        op = op.inputs[0].op
+    return op if op.type in _VARIABLE_OPS else None
+
+
+def written(train_op) -> set:
+    """The variable ops a train op writes: its variables, their slots, its optimizer's counters (an update's or an
+    assignment's variable inputs, refs or resource handles)."""
+    out = set()
+    for op in ancestors([train_op]):
+        if not op.type.startswith(_WRITE_PREFIXES):
+            continue
+        for t in op.inputs:
+            if t.dtype._is_ref_dtype or t.dtype.name == "resource":
+                found = _variable_of(t)
+                if found is not None:
+                    out.add(found)
+    return out
+
+
+def held_variables(graph, train_ops: list) -> list:
+    """The graph's global variables that `train_ops` write."""
+    mine = set().union(*(written(op) for op in train_ops)) if train_ops else set()
+    return [v for v in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES) if v.op in mine]

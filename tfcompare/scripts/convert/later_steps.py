@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from tfcompare.scripts.convert.joint_steps import Part
 from tfcompare.scripts.convert.naming import identifier
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer
 from tfcompare.scripts.convert.ops import source_line
@@ -25,6 +26,7 @@ class Later:
     optimizers: list = dataclasses.field(default_factory=list)  # `<name>_optimizer = ...` lines
     classes: list = dataclasses.field(default_factory=list)  # optimizer classes written into the script
     code: list = dataclasses.field(default_factory=list)  # the later steps' lines
+    parts: dict = dataclasses.field(default_factory=dict)  # train op's first global name -> its joint_steps.Part
 
     def first_trains(self, found: dict, variables: dict) -> list | None:
         """The first step's variables, where later steps exist (else the model's trainable variables)."""
@@ -33,7 +35,8 @@ class Later:
 
 def later_steps(others: list, methods: list, module_dict: dict, variables: dict, placeholder_global: dict,
                 by_argument: dict, tr, optimizer_context: tuple, script: str, lines: list[str],
-                assigned: set = frozenset()) -> Later:
+                assigned: set = frozenset(), skip: set = frozenset()) -> Later:
+    """`skip`: the train ops (global names) run only together with others (`joint_steps`): no step of their own."""
     graph, sess, decays, notes, constants = optimizer_context
     out = Later()
     taken = set(module_dict) | {"train_step", "optimizer", "model", "Model"}
@@ -53,11 +56,16 @@ def later_steps(others: list, methods: list, module_dict: dict, variables: dict,
         out.classes.append(cls)
         out.optimizers.append(f"{optimizer} = {expr}  # {at}: {where[1][:60] if where else ''}".rstrip())
         updating = {method[0]} if method[0] in tr.updating else set()
-        out.code += ["", "", *step_code(method[0], method[1], updating,
-                                        step_todo_lines([], op, tr, script, lines, assigned),
-                                        input_signature([by_argument[a] for a in method[1]], tr.flags), step, optimizer,
-                                        [variables[v.op.name] for _, v in entry["grads_and_vars"]])]
+        trains = [variables[v.op.name] for _, v in entry["grads_and_vars"]]
         for name in globals_:
             out.steps[name] = (step, [placeholder_global[a] for a in method[1]],
                                {k for k, v in module_dict.items() if v is entry["loss"]})
+        todos = step_todo_lines([], op, tr, script, lines, assigned)
+        if not updating and not todos:  # a step that writes only its optimizer's update: it may be joined
+            out.parts[globals_[0]] = Part(globals_[0], method[0], list(method[1]), trains, optimizer)
+            if set(globals_) <= set(skip):
+                continue
+        out.code += ["", "", *step_code(method[0], method[1], updating, todos,
+                                        input_signature([by_argument[a] for a in method[1]], tr.flags), step, optimizer,
+                                        trains)]
     return out

@@ -72,6 +72,26 @@ def _bracket(line: str):
     return code, opened, commas, comment, end
 
 
+def _called(code: list, opened: int) -> tuple[int, list] | None:
+    """Where the bracket closing just before `opened` opens, and the commas directly inside it: the first call of
+    `f(a)(b)` (an initializer's `VarianceScaling(...)([784, 10])`), broken instead where its head is too long."""
+    if opened == 0 or code[opened - 1].string not in _CLOSE:
+        return None
+    depth, commas = 0, []
+    for i in range(opened - 1, -1, -1):
+        tok = code[i]
+        if tok.type == tokenize.OP and tok.string in _CLOSE:
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in _OPEN:
+            depth -= 1
+            if depth == 0:  # a call's brackets (after a name), not a parenthesised expression's
+                called = i > 0 and code[i].string == "(" and code[i - 1].type == tokenize.NAME
+                return (i, sorted(commas)) if called and i + 1 < opened - 1 else None
+        elif tok.type == tokenize.OP and tok.string == "," and depth == 1:
+            commas.append(i)
+    return None
+
+
 def _split(line: str) -> list[str] | None:
     found = _bracket(line)
     if found is None:
@@ -79,6 +99,18 @@ def _split(line: str) -> list[str] | None:
     code, opened, commas, comment, end = found
     col = lambda t: t.start[1]  # noqa: E731 (one physical line: columns are offsets)
     indent = re.match(r"\s*", line)[0]
+    earlier = _called(code, opened) if col(code[opened]) + 1 > MAX_LINE and not comment else None
+    if earlier is not None:  # break the first call's brackets; the second call's stay after them
+        opened, commas = earlier
+        code = code[:found[1]]  # up to the first call's closing bracket
+        tail = indent + line[col(code[-1]):end]
+        head = line[:col(code[opened]) + 1]
+        inner = line[col(code[opened + 1]):col(code[-1])].rstrip().rstrip(",")
+        if len(indent) + 4 + len(inner) <= MAX_LINE:
+            return [head, f"{indent}    {inner}", tail]
+        bounds = [opened] + commas + [len(code) - 1]
+        args = [line[col(code[a + 1]):col(code[b])].strip().rstrip(",") for a, b in zip(bounds, bounds[1:])]
+        return [head, *[f"{indent}    {a}," for a in args if a], tail]
     head = line[:col(code[opened]) + 1] + (f"  {comment}" if comment else "")
     inner = line[col(code[opened + 1]):col(code[-1])].rstrip().rstrip(",")
     tail = indent + line[col(code[-1]):end]

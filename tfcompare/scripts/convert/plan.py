@@ -48,6 +48,9 @@ class Plan:
     # train ops that share no variable with any other (two networks trained side by side): run in one Session.run,
     # each is its step's call, in the fetch's order
     independent: set = dataclasses.field(default_factory=set)
+    # train ops that read each other's variables, run together (a GAN): frozenset of their global names -> (the
+    # joint step, its placeholder names, each train op's loss global names in the order the step returns them)
+    joint: dict = dataclasses.field(default_factory=dict)
     # a fed keep_prob that is the `training` argument (training_flag): its global name -> (the argument's name,
     # {ast.dump of a value the script feeds it: True (the training value) or False (1.0)})
     flags: dict = dataclasses.field(default_factory=dict)

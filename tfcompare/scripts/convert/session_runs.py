@@ -104,6 +104,8 @@ class SessionRuns(RewriteState):
             return parts[0] if single else ast.List(parts, ast.Load())
         trains = [n for n in names if n in self.plan.train]
         fn, step_args, losses = self.plan.step_of(trains[0])
+        if frozenset(trains) in self.plan.joint:
+            return self._joint(names, feed, *self.plan.joint[frozenset(trains)])
         if len({self.plan.step_of(n)[0] for n in trains}) > 1:
             return self._side_by_side(names, feed)
         step = _call(fn, step_args, feed, self.plan.flags)
@@ -137,6 +139,28 @@ class SessionRuns(RewriteState):
         code = f"(lambda {', '.join(order)}: ({values}))({', '.join(calls)})"
         return ast.parse(code, mode="eval").body
 
+    def _joint(self, names: list, feed: dict, fn: str, args: list, losses: list):
+        """Train ops run together (`joint_steps`): one call of their step, which returns each one's loss; the other
+        fetches computed before it, as TF1 computed them from the run's starting weights. Written as the lambda
+        `_in_order` unpacks: `losses_N[i]` is the i-th of the N losses the step returns."""
+        step = _call(fn, args, feed, self.plan.flags)
+        if step is None or any(n in self.plan.summaries or n in self.plan.after for n in names):
+            return None
+        extras = [n for n in names if n not in self.plan.train and n not in self.plan.untranslated
+                  and not any(n in ls for ls in losses)]
+        fetched = [self._fetch(n, feed) for n in extras]
+        if any(p is None for p in fetched):
+            return None
+        params = [f"value_{i}" for i in range(len(extras))]
+        values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
+                           next((f"losses[{i}]" for i, ls in enumerate(losses) if n in ls), None) or
+                           params[extras.index(n)] for n in names)
+        losses_param = f"losses_{len(losses)}"  # `_in_order` reads how many the step returns from its name
+        values = values.replace("losses[", f"{losses_param}[")
+        arguments = ", ".join([*map(ast.unparse, fetched), step])
+        code = f"(lambda {', '.join([*params, losses_param])}: ({values},))({arguments})"
+        return ast.parse(code, mode="eval").body
+
     def _side_by_side(self, names: list, feed: dict):
         """Train ops of networks that share no variable, run together (`sess.run([o_train, d_train], feed)`): each
         step's call in the fetch's order, one statement each (`_unpacked`); TF1 computed each as if alone. Train ops
@@ -158,6 +182,12 @@ class SessionRuns(RewriteState):
                 """`sess.run([train_op, loss], feed)[1]`: `(None, train_step(x).numpy())[1]` is the step's value."""
                 self.generic_visit(node)
                 items = node.value
+                if isinstance(items, ast.Call) and isinstance(items.func, ast.Lambda) and \
+                        isinstance(items.func.body, ast.Tuple) and isinstance(node.ctx, ast.Load):
+                    kept = _picked(items.func.body.elts, node.slice)  # `sess.run([...])[:3]` of a joint step
+                    if kept is not None:
+                        body = ast.Tuple(kept, ast.Load())
+                        return ast.copy_location(ast.Call(ast.Lambda(items.func.args, body), items.args, []), node)
                 try:
                     index = ast.literal_eval(node.slice)
                 except (ValueError, TypeError):  # not a literal (a name, a slice)
@@ -216,6 +246,17 @@ def _call(function: str, args: list, feed: dict, flags: dict | None = None) -> s
     return f"{function}({', '.join(values)})"
 
 
+def _picked(elts: list, index) -> list | None:
+    """The elements a slice of literal bounds picks; None for any other subscript."""
+    if not isinstance(index, ast.Slice):
+        return None
+    try:
+        bounds = [None if b is None else ast.literal_eval(b) for b in (index.lower, index.upper, index.step)]
+    except (ValueError, TypeError):
+        return None
+    return elts[slice(*bounds)] if all(b is None or type(b) is int for b in bounds) else None
+
+
 def _unpacked(stmt) -> list:
     """`_, c = (None, train_step(x).numpy())` (a train op's place in TF1's fetch list) as `c = ...`: the `_`
     that took the train op's None and the None itself go; `loss, acc = [loss_of(x), accuracy(x)]` (TF1's fetch
@@ -258,9 +299,14 @@ def _in_order(stmt) -> list | None:
             and all(isinstance(t, ast.Name) for t in targets.elts)):
         return None
     taken: dict[str, list] = {}
+    picked: dict[int, ast.Name] = {}  # a joint step's losses (`losses_N[i]`, see `_joint`) each name takes
+    joint = next((p for p in params if p.startswith("losses_") and p[7:].isdigit()), None)
     for t, v in zip(targets.elts, lam.body.elts):
         if isinstance(v, ast.Name) and v.id in params:
             taken.setdefault(v.id, []).append(t)
+        elif isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id == joint and \
+                isinstance(v.slice, ast.Constant) and type(v.slice.value) is int and v.slice.value not in picked:
+            picked[v.slice.value] = t
         elif not (isinstance(v, ast.Constant) and v.value is None):
             return None
     names = [t.id for t in targets.elts if t.id != "_"]
@@ -269,6 +315,15 @@ def _in_order(stmt) -> list | None:
         return None
     out = []
     for param, value in zip(params, call.args):
+        kept = {i: t for i, t in picked.items() if t.id != "_"}
+        if param == joint and kept:  # `Dl = train_step(x, z)[0].numpy()`, or each loss unpacked
+            if len(kept) == 1:
+                (i, target), = kept.items()
+                out.append(ast.Assign([target], ast.parse(f"{ast.unparse(value)}[{i}].numpy()", mode="eval").body))
+            else:
+                names = ", ".join(kept[i].id if i in kept else "_" for i in range(int(joint[7:])))
+                out.append(ast.parse(f"{names} = (loss.numpy() for loss in {ast.unparse(value)})").body[0])
+            continue
         target = taken.get(param, [None])[0]
         if target is None or target.id == "_":  # its value is not kept: the call runs for what it does
             unused = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \

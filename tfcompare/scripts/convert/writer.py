@@ -38,11 +38,12 @@ from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
 from tfcompare.scripts.convert.script_numbers import ScriptNumbers
 from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_method
 from tfcompare.scripts.convert.provenance import per_block, script_comments
+from tfcompare.scripts.convert.joint_steps import Part, joint_steps, runs_together
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.todo_marks import todo_marks
 from tfcompare.scripts.convert.train_step import densifies, input_signature, step_code, step_todo_lines
 from tfcompare.scripts.convert.training_flag import switch_argument, training_flags
-from tfcompare.scripts.child.train_ops import variables_of
+from tfcompare.scripts.child.train_ops import independent, variables_of, writes_apart
 
 __all__ = ["Written", "write", "comment_marks"]
 
@@ -259,8 +260,22 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         own = names.get(value.name) if isinstance(value, tf.Tensor) else None
         if own in plan_methods and key not in plan_methods and key.isidentifier():
             plan_methods[key] = plan_methods[own]
+    # train ops the script runs in one Session.run (a GAN's both networks): one step for them (joint_steps)
+    train_globals = {k: v for k, v in module_dict.items() if k.isidentifier() and any(
+        v is e["train_op"] for e in [found, *others])}
+    together, otherwise = runs_together(tree, train_globals, lambda ops: not independent(ops) and writes_apart(
+        ops)) if others else ([], set())
+    skip = {n for combo in together for n in combo} - otherwise
     later = later_steps(others, methods, module_dict, variables, placeholder_global, by_argument, tr,
-                        (graph, sess, decays, notes, constants), script, lines, assigned)
+                        (graph, sess, decays, notes, constants), script, lines, assigned, skip)
+    if first and not (updated or step_todos or flag_args & set(loss_args) or densifies(found)):
+        later.parts[first[0]] = Part(first[0], loss_method, list(loss_args), later.first_trains(found, variables),
+                                     optimizer_name)
+    loss_globals = {id(e["train_op"]): {k for k, v in module_dict.items() if v is e["loss"]} for e in [found, *others]}
+    joint, joint_lines, joined = joint_steps(
+        together, {id(module_dict[n]): p for n, p in later.parts.items()}, train_globals, by_argument,
+        placeholder_global, loss_globals, step_taken | {step_name, *(s for s, _, _ in later.steps.values())})
+    first_step = not (first and set(first) <= skip and id(train_op) in joined)
     written_moving = {name: attr for name, (attr, v) in moving.items()  # read (by any step) or updated
                       if name in tr.idle_read or name in assigned
                       or any(u.variable is v for bn in updated for u in tr.updates.get(bn, ()))}
@@ -282,6 +297,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         pipeline={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
                                   and v.op.type in ITERATOR_OUTPUTS},
                         independent=_independent(module_dict, [found["train_op"], *(e["train_op"] for e in others)]),
+                        joint=joint,
                         flags={flag.name: (flag.param, flag.values) for flag in flags})
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
@@ -334,14 +350,14 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             "model = Model()",
             f"{optimizer_name} = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
             *later.optimizers,
-            "", "",
-            *step_code(loss_method, step_params, updated, step_todos,
-                       input_signature([by_argument[a] for a in step_params])
-                       if all(a in by_argument for a in step_params) else "",
-                       name=step_name, optimizer=optimizer_name, trains=later.first_trains(found, variables),
-                       call_args=[a if a not in flag_args else switch_argument(a, True, set(loss_args[i:]) <= flag_args)
-                                  for i, a in enumerate(loss_args)], densify=densifies(found)),
-            *later.code,
+            *(["", "", *step_code(loss_method, step_params, updated, step_todos,
+                        input_signature([by_argument[a] for a in step_params])
+                        if all(a in by_argument for a in step_params) else "",
+                        name=step_name, optimizer=optimizer_name, trains=later.first_trains(found, variables),
+                        call_args=[a if a not in flag_args else
+                                   switch_argument(a, True, set(loss_args[i:]) <= flag_args)
+                                   for i, a in enumerate(loss_args)], densify=densifies(found))] if first_step else []),
+            *later.code, *joint_lines,
             "", ""]
     out += per_block(model_part, script_comments(text))  # provenance per block, the script's own comments
     if kept.summaries:

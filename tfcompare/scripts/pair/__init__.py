@@ -24,6 +24,7 @@ from tfcompare.scripts.child.draws import draws_text, unshared
 from tfcompare.scripts.child.dropout import AS_WRITTEN, MODES as DROPOUT_MODES, text as dropout_text
 from tfcompare.scripts.pair.causes import loss_causes
 from tfcompare.scripts.pair.inference import inference_findings, inference_note
+from tfcompare.scripts.pair.joint import align
 from tfcompare.scripts.pair.speed import speed_lines, step_speed
 from tfcompare.scripts.pair.activations import parting
 from tfcompare.scripts.pair.findings import Finding
@@ -192,7 +193,9 @@ def _non_finite_sides(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> d
 def _eager_note(tf2: SideRecord) -> str:
     """How TF2's steps were compared: eagerly (to read inside each step), and again traced where they can be."""
     if tf2.traced_steps:
-        return (f"TF2's tf.function bodies ran eagerly so every step could be read, then the {tf2.traced_steps} steps "
+        steps = (f"the {tf2.traced_steps} steps" if tf2.traced_at == list(range(tf2.traced_steps)) else
+                 f"its steps to step {max(tf2.traced_at) + 1} ({tf2.traced_steps} calls of its step function)")
+        return (f"TF2's tf.function bodies ran eagerly so every step could be read, then {steps} "
                 "ran again traced, as the script runs them, from the same start: their weights were compared too")
     if tf2.traced_error:
         return _EAGER_NOTE + "; traced, as the script runs them, they fail (see above)"
@@ -299,6 +302,7 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
 
 def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
     pairs = [tuple(p) for p in tf2.pairing]
+    result.notes += align(tf1, tf2, pairs)  # TF2's steps of a TF1 run of several train ops, in TF1's form
     result.pairing = [{"tf1": tf1.var(a).name, "tf2": tf2.var(b).name, "shape": tf1.var(a).shape,
                        "tf2_site": tf2.var(b).site,
                        "how": how + (f"; {tf1.var(a).layout}" if tf1.var(a).layout else "")} for a, b, how in pairs]
@@ -329,6 +333,9 @@ def _compare(result: PairResult, tf1: SideRecord, tf2: SideRecord) -> None:
                                 + ", ".join(f"{s['name']} {tuple(s['shape'])}" for s in left))
     steps_agree = bool(result.checks) and all(c.ok for c in result.checks)
     result.status = AGREE if steps_agree and not any(f.decisive for f in result.findings) else DIFFER
+    if not result.checks:  # every step left out (joint.align): nothing says agree or differ
+        result.status, result.error = FAILED, "no step could be compared: " + "; ".join(
+            n for n in result.notes if n.startswith("the steps stop")) or "no step ran on both sides"
     if result.status == DIFFER and tf1.repeat and not any(f.decisive for f in result.findings):
         # TF1's own loss changes when read twice: each process draws its own random numbers (a live dropout, a
         # VAE's noise), so steps that differ say nothing about the scripts: no verdict, and the settings agree

@@ -127,7 +127,7 @@ def traced_findings(tf1: SideRecord, tf2: SideRecord, pairs, checks: list[StepCh
         return [Finding("traced", f"the TF2 step fails when traced as the script runs it (tf.function), though it "
                                   f"ran eagerly: {tf2.traced_error}", True)]
     out = []
-    for k in range(min(tf2.traced_steps, len(checks))):
+    for k in [k for k in tf2.traced_at if k < len(checks)]:
         floor = tf1.floor[k] if k < len(tf1.floor) else None
         _, ok, rel, floor_max, worst = _judge("weights of", _by_tf1(tf2, tf2.weights("traced/after", k), pairs),
                                               tf1.weights("after", k), floor and floor["weights"])
