@@ -92,6 +92,26 @@ def test_a_sequential_gan_step_differs_at_the_second_step_and_a_cut_run_is_no_ve
     assert report["error"].startswith("no step could be compared: the steps stop inside TF1's run 1+2"), report
 
 
+def test_a_blind_gan_with_keras_models_agrees_and_its_same_shaped_inputs_are_taken_by_name(tmp_path):
+    """Written outside the project (tests/data/pairs/blind/gan_ring*.py): TF1 feeds the real points and the noise,
+    both (64, 2), as `x_real` and `z`; TF2's step `train_step(x_real, z)` takes them by those names. With its
+    parameters written in the other order, `train_step(z, x_real)` (as convert once wrote it), TF1's feeds still go
+    by name: before, the real points went to `z` by position, a false DIFFER (its inputs 'hold different
+    examples')."""
+    runner = CliRunner()
+    text = (BLIND / "gan_ring_tf2.py").read_text()
+    swapped = tmp_path / "swapped.py"
+    swapped.write_text(text.replace("def train_step(x_real, z):", "def train_step(z, x_real):").replace(
+        "train_step(tf.constant(batch), tf.constant(z_batch))", "train_step(tf.constant(z_batch), tf.constant(batch))"))
+    assert swapped.read_text() != text
+    for tf2 in (BLIND / "gan_ring_tf2.py", swapped):
+        result = runner.invoke(cli, ["pair", str(BLIND / "gan_ring.py"), str(tf2), "--no-timing", "--json",
+                                     "--logdir", str(tmp_path / "logs")])
+        report = json.loads(result.output[result.output.index("{"):])
+        assert result.exit_code == 0 and report["status"] == "agree", report
+        assert max(c["loss_rel_err"] for c in report["checks"]) < 1e-5, report["checks"]
+
+
 def _gan_graph(ordered: bool = False):
     """Two one-layer networks, each its own Adam, each loss reading the other's weights."""
     graph = tf.Graph()

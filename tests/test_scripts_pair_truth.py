@@ -65,6 +65,61 @@ def test_a_loss_non_finite_on_both_sides_at_every_step_is_non_finite_not_agree(b
     assert [f.kind for f in result.findings] == []  # no "the difference starts at" on NaN
 
 
+_NAN_TF1 = """import numpy as np
+import tensorflow as tf
+np.random.seed(0)
+X = (np.random.randn(64, 4) * 10).astype(np.float32)
+Y = np.eye(3, dtype=np.float32)[np.random.randint(0, 3, 64)]
+x = tf.placeholder(tf.float32, [None, 4])
+y = tf.placeholder(tf.float32, [None, 3])
+w = tf.Variable((np.arange(12).reshape(4, 3) - 6).astype(np.float32) * 100)
+loss = -tf.reduce_sum(y * tf.log(tf.nn.softmax(tf.matmul(x, w))))
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+for i in range(0, 64, 16):
+    sess.run(train_op, {x: X[i:i + 16], y: Y[i:i + 16]})
+"""
+_NAN_TF2 = """import numpy as np
+import tensorflow as tf
+import keras
+np.random.seed(0)
+X = (np.random.randn(64, 4) * 10).astype(np.float32)
+Y = np.eye(3, dtype=np.float32)[np.random.randint(0, 3, 64)]
+w = tf.Variable((np.arange(12).reshape(4, 3) - 6).astype(np.float32) * 100)
+optimizer = keras.optimizers.SGD(0.1)
+
+
+@tf.function
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = -tf.reduce_sum(y * tf.math.log(tf.nn.softmax(tf.matmul(x, w))))
+    grads = tape.gradient(loss, [w])
+    optimizer.apply_gradients(zip(grads, [w]))
+    return loss
+
+
+for i in range(0, 64, 16):
+    train_step(X[i:i + 16], Y[i:i + 16])
+"""
+
+
+def test_nan_gradients_on_both_sides_are_non_finite_and_tell_no_gradient_transform(tmp_path):
+    """A softmax that underflows to 0 under a log: NaN loss and gradients from the first step on both sides. NaN is
+    never equal to itself, so the gradients TF2 applied looked transformed ('gradient clipping: TF2 gradients
+    transformed before they are applied'): a false finding (seen on MorvanZhou's classification script, whose
+    unseeded weights make its loss NaN in some runs). Now non-finite, with no transform said."""
+    (tmp_path / "tf1.py").write_text(_NAN_TF1)
+    (tmp_path / "tf2.py").write_text(_NAN_TF2)
+    result = CliRunner().invoke(cli, ["pair", str(tmp_path / "tf1.py"), str(tmp_path / "tf2.py"), "--no-timing",
+                                      "--json", "--logdir", str(tmp_path / "logs")])
+    report = json.loads(result.output[result.output.index("{"):])
+    assert result.exit_code == 1 and report["status"] == "non-finite", report
+    assert report["non_finite"]["tf1"]["step"] == report["non_finite"]["tf2"]["step"] == 1, report["non_finite"]
+    assert not any("transformed" in f["text"] or "clipping" in f["text"] for f in report["findings"]), \
+        report["findings"]
+
+
 def test_weights_or_gradients_non_finite_on_one_side_name_that_side_step_and_quantity():
     inf_after = np.array([0.5, np.inf, 0.5, 0.5], np.float32)
     result = _pair(_side("tf1", [1.0, 1.0]), _side("tf2", [1.0, 1.0], after={1: inf_after}))

@@ -91,20 +91,27 @@ class InputSubstitution:
         return out
 
     def _convert(self, leaves: list, step: int, notes: list[str] | None = None, batch: int | None = None,
-                 specs: list | None = None) -> list:
+                 specs: list | None = None, names: list | None = None) -> list:
         """TF1's batch of `step` in the format of each TF2 leaf (shape, dtype, label format); None where unmatched.
-        `specs` gets, per leaf, the TF1 feed it came from and how it was converted (for a generated case)."""
+        `specs` gets, per leaf, the TF1 feed it came from and how it was converted (for a generated case). `names`:
+        each leaf's parameter name, where known: of TF1's feeds that fit a leaf, the one its placeholder's name
+        (`tf.placeholder(..., name='z')`) names is taken first (a GAN's real points and its noise, both (64, 2)),
+        else the first in TF1's order."""
         examples = self._convert_examples(leaves, step, notes, specs)
         if examples is not None:
             return examples
         feeds = self._tf1_batch(step)
         used, out = set(), []
-        for leaf in leaves:
+        for i, leaf in enumerate(leaves):
             found, spec = None, None
             if _is_batch(leaf):
                 kind, shape = batches.kind(leaf), tuple(leaf.shape)
                 dtype = np.dtype(leaf.dtype.as_numpy_dtype if hasattr(leaf.dtype, "as_numpy_dtype") else leaf.dtype)
-                for j, (feed, value) in enumerate(feeds):
+                name = names[i] if names and i < len(names) else None
+                order = sorted(range(len(feeds)), key=lambda j: name is None or
+                               feeds[j][0]["name"].rpartition("/")[2] != name)
+                for j in order:
+                    feed, value = feeds[j]
                     if j in used:
                         continue
                     how = batches.how(value, feed["kind"], kind, shape[1:])

@@ -132,8 +132,10 @@ class KerasObserver:
         if recorded and all(r is not None for r, _ in recorded):
             self.busy = True
             try:
-                self.applied = inferred_transform([r for r, _ in recorded],
-                                                  [np.asarray(tf.convert_to_tensor(g)) for _, g in recorded])
+                given = [np.asarray(tf.convert_to_tensor(g)) for _, g in recorded]
+                # NaN is never equal to itself: a non-finite gradient tells no transform (the settings still do)
+                if all(np.all(np.isfinite(a)) for a in [*(r for r, _ in recorded), *given]):
+                    self.applied = inferred_transform([r for r, _ in recorded], given)
             except Exception:  # sparse or odd gradients: the transform stays unseen
                 self.applied = none()
             finally:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import inspect
 
 import numpy as np
 import tensorflow as tf
@@ -75,7 +76,7 @@ class StepWrapper:
                 probe._own(leaves)
             notes = [] if call else probe.record.substitution
             specs = None if call else []
-            converted = probe._convert(leaves, index, notes, specs=specs)
+            converted = probe._convert(leaves, index, notes, specs=specs, names=_leaf_names(fn, args, kwargs))
             if specs:
                 probe.record.inputs = [dict(s, leaf=i) for i, s in enumerate(specs) if s is not None]
             if not any(c is not None for c in converted):
@@ -110,6 +111,25 @@ class StepWrapper:
             return fn(*args, **kwargs)
 
         return step
+
+
+def _leaf_names(fn, args, kwargs) -> list | None:
+    """The parameter name of each leaf of `(args, kwargs)` (None for a leaf inside a nested argument); None where
+    the function's signature cannot be read."""
+    try:
+        params = list(inspect.signature(getattr(fn, "python_function", fn)).parameters)
+    except (TypeError, ValueError):
+        return None
+    if params and params[0] == "self" and len(params) > len(args):  # a method's function, called bound
+        params = params[1:]
+    out = []
+    for i, arg in enumerate(args):
+        n = len(tf.nest.flatten(arg))
+        out += [params[i] if i < len(params) else None] if n == 1 else [None] * n
+    for key in sorted(kwargs):  # tf.nest flattens a dict in sorted key order
+        n = len(tf.nest.flatten(kwargs[key]))
+        out += [key] if n == 1 else [None] * n
+    return out
 
 
 def _unmatched(leaves: list, converted: list) -> str:

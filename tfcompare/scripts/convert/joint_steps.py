@@ -80,6 +80,7 @@ def joint_steps(together: list[list[str]], parts: dict, train: dict, by_argument
         args = list(dict.fromkeys(a for p in mine for a in p.args))
         if any(a not in by_argument for a in args):
             continue
+        args.sort(key=lambda a: by_argument[a].op._id)  # the order TF1 made its placeholders, as a one-op step
         name = identifier("train_step" if len(together) == 1 else "_".join(p.name for p in mine) + "_step", taken)
         code += ["", "", *joint_code(name, mine, args, input_signature([by_argument[a] for a in args]))]
         plan[frozenset(combo)] = (name, [placeholder_global[a] for a in args], [loss_names[id(op)] for op in ops])
