@@ -78,6 +78,31 @@ def test_a_gan_run_of_both_train_ops_agrees_with_tensorflows_gan_step_in_either_
     assert "not compared: TF2's first gradient is another train op's loss" in json.dumps(report["sides"]), report
 
 
+def test_a_gan_step_written_at_the_top_of_the_loop_with_its_updates_in_the_other_order_agrees(tmp_path):
+    """No step function (the tapes inline in the training loop: nothing re-reads the weights when a step
+    returns), the discriminator's update applied before the generator's: each update's weights are read as it
+    lands, and the K-th step waits for its own update. Before, step 1's weights after it were read before any
+    update and step 3's at the next gradient: a false DIFFER (weights 'rel err 1')."""
+    text = (BLIND / "gan_dict_weights_tf2.py").read_text()
+    start, end = text.index("@tf.function\ndef train_step(batch_x, z):"), text.index("# Start training")
+    inline = _STEP.replace("gen_loss", "gl").replace("disc_loss", "dl").split("\n")
+    body = ["    with tf.GradientTape(persistent=True) as tape:",
+            "        gen_sample = generator(z, weights, biases)",
+            "        disc_real = discriminator(batch_x, weights, biases)",
+            "        disc_fake = discriminator(gen_sample, weights, biases)",
+            "        gl = -tf.reduce_mean(tf.math.log(disc_fake))",
+            "        dl = -tf.reduce_mean(tf.math.log(disc_real) + tf.math.log(1. - disc_fake))",
+            *inline[:3], inline[4], inline[3]]  # the discriminator's update first
+    top = text[:start] + text[end:].replace("    gl, dl = train_step(batch_x, z)\n", "\n".join(body) + "\n")
+    assert "train_step" not in top.split("# Start training")[1]
+    script = tmp_path / "top_level.py"
+    script.write_text(top)
+    result = CliRunner().invoke(cli, ["pair", str(BLIND / "gan_dict_weights.py"), str(script), "--no-timing",
+                                      "--json", "--logdir", str(tmp_path / "logs")])
+    report = json.loads(result.output[result.output.index("{"):])
+    assert result.exit_code == 0 and [c["weights_ok"] for c in report["checks"]] == [True] * 3, report["checks"]
+
+
 def test_a_sequential_gan_step_differs_at_the_second_step_and_a_cut_run_is_no_verdict(tmp_path):
     """The discriminator's loss recomputed after the generator's update is another computation than TF1's run:
     step 1 (the generator's) agrees, step 2's gradients differ. With --steps 1 and the discriminator's step first,

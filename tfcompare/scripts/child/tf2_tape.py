@@ -40,6 +40,12 @@ class StepObserver:
                     probe._before_gradient(target, keys)
                     if probe.finishing:  # not a step: the K-th's update is still to come
                         return tape_gradient(tape, target, sources, *args, **kwargs)
+            elif probe.finishing and not probe.busy:
+                keys = {probe._key(s) for s in tf.nest.flatten(sources)} - {None}
+                waited = [k for k in range(probe.record.steps) if k not in probe.applied_steps]
+                if waited and keys & probe.step_keys[waited[0]]:  # the next iteration began: the update never came
+                    raise Stop
+                return tape_gradient(tape, target, sources, *args, **kwargs)
             elif probe.finishing:
                 return tape_gradient(tape, target, sources, *args, **kwargs)
             grads = tape_gradient(tape, target, sources, *args, **kwargs)
@@ -106,9 +112,11 @@ class StepObserver:
             self.draws.set_step(rec.steps)
 
     def _awaiting(self) -> bool:
-        """Whether, inside the script's step function, a step taken has had no optimizer's apply yet (its update
-        may come later in the function; the step wrapper stops the script when the function returns)."""
-        return bool(self.in_step) and any(k not in self.applied_steps for k in range(self.record.steps))
+        """Whether a step taken has had no optimizer's apply yet, where its update may still come: inside the
+        script's step function (the step wrapper stops the script when the function returns), or in a script that
+        applies its updates with Keras optimizers (the next gradient of the same variables stops it)."""
+        return bool(self.in_step or self.applies) and any(k not in self.applied_steps
+                                                          for k in range(self.record.steps))
 
     def _take_after_apply(self, variables) -> None:
         """After an optimizer's apply: the weights after the step it applied. That is the last step, or, where the
@@ -125,10 +133,14 @@ class StepObserver:
         if step == last:  # read again where a gradient after it read it before this update
             self._take_after(again=True)
             return
-        for key, value in self._weights().items():
-            self.record.arrays[f"after/{step}/{key}"] = value
-        self._state_values(step)
-        self._slot_values(step)
+        # this step's weights after it, and those of the later steps already applied (the updates applied in
+        # another order than their gradients were taken): the last of them then holds every update
+        weights = self._weights()
+        for k in [step, *(j for j in range(step + 1, last + 1) if j in self.applied_steps)]:
+            for key, value in weights.items():
+                self.record.arrays[f"after/{k}/{key}"] = value
+            self._state_values(k)
+            self._slot_values(k)
 
     def _take_after(self, again: bool = False) -> None:
         """The weights, state and slots after the last step; `again`: read once more where the step function
