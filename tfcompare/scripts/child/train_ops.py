@@ -191,24 +191,21 @@ def variables_of(train_op) -> set:
 
 def writes_apart(train_ops: list) -> bool:
     """Whether no variable is written by two of the train ops (each optimizer its own network and slots), and
-    none runs another (a loss built under `tf.control_dependencies([train_D])` orders the updates: not this)."""
+    none runs another (one built under `tf.control_dependencies([train_D])` orders the updates: not this)."""
     if any(a in ancestors([b]) for a in train_ops for b in train_ops if a is not b):
         return False
-    seen: set = set()
-    for op in train_ops:
-        mine = written(op)
-        if mine & seen:
-            return False
-        seen |= mine
-    return True
+    return _disjoint([written(op) for op in train_ops])
 
 
 def independent(train_ops: list) -> bool:
     """Whether the train ops read and write disjoint sets of variables: run together, each computes what it would
     alone (MorvanZhou's networks with and without dropout or batch norm)."""
+    return _disjoint([variables_of(op) for op in train_ops])
+
+
+def _disjoint(sets: list) -> bool:
     seen: set = set()
-    for op in train_ops:
-        mine = variables_of(op)
+    for mine in sets:
         if mine & seen:
             return False
         seen |= mine
