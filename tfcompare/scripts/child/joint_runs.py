@@ -10,7 +10,7 @@ already changed. So the TF1 child records the script's own runs (their batches a
 `reference` replays them from the same start without the race (each group's gradients read first, then its updates
 applied with those gradients fed) and puts that into the record: the steps compared are TF1's graph computed as it
 reads, and whether the script's own runs raced is said. The floor's replays (`noise.measure`) run each group the
-same way (`noise.replay_group`), so the difference between the two readings is never counted as noise.
+same way (`noise.replay_unit`), so the difference between the two readings is never counted as noise.
 
 A group is recorded as consecutive steps, one per train op in the order the script made them; a step's weights
 after it hold the later ops' variables as the run found them (`train_ops.written`: what a train op writes).
@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from tfcompare.scripts.child import slots
-from tfcompare.scripts.child.noise import ROUNDING, dense, relative, replay_group, restore, units
+from tfcompare.scripts.child.noise import ROUNDING, dense, relative, replay_unit, restore, units
 from tfcompare.scripts.child.train_ops import entries
 
 __all__ = ["settle", "reference"]
@@ -36,7 +36,7 @@ def settle(probe, sess) -> bool:
     try:
         why = ("its variables could not be read before the first step" if probe._start is None else
                "its losses draw random numbers live (a replay draws others)" if rec.repeat else
-               reference(probe, sess, [entries(probe.found)[i] for i in rec.step_ops], restore, ROUNDING))
+               reference(probe, sess, [entries(probe.found)[i] for i in rec.step_ops]))
     except Exception as exc:
         why = f"its steps could not be replayed: {type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
     if why:
@@ -46,10 +46,10 @@ def settle(probe, sess) -> bool:
     return not why
 
 
-def reference(probe, sess, entries_of: list, restore, rounding: float) -> str:
+def reference(probe, sess, entries_of: list) -> str:
     """Replay the K steps from the start without the race and make them the record (losses, gradients, weights,
     slots, counters); "" or why it cannot be (then the record is unpairable). `entries_of[k]`: step k's train op
-    entry; `restore(sess, values)` puts every variable back."""
+    entry."""
     rec = probe.record
     keys = [v.key for v in rec.variables]
     if rec.state:
@@ -61,19 +61,13 @@ def reference(probe, sess, entries_of: list, restore, rounding: float) -> str:
     restore(sess, probe._start)
     raced = None
     for unit in units(rec):
-        entries, fed = [entries_of[k] for k in unit], probe._fed[unit[0]]
-        if len(unit) > 1:
-            results = replay_group(probe, sess, entries, fed)
-        else:
-            loss, grads = probe._run(sess, [entries[0]["loss"], entries[0]["raw_grads"]], fed)
-            probe._run(sess, entries[0]["train_op"], fed)
-            after, slot_values = probe._run(sess, [probe.all_variables, [s for *_, s in probe.slots]])
-            results = [(loss, grads, after, slot_values)]
+        ops = [entries_of[k] for k in unit]
+        results = replay_unit(probe, sess, ops, probe._fed[unit[0]])
         counter = probe._run(sess, probe._counter) if probe._counter is not None else None
-        for k, entry, (loss, grads, after, slot_values) in zip(unit, entries, results):
+        for k, entry, (loss, grads, after, slot_values) in zip(unit, ops, results):
             names = [v.op.name for _, v in entry["grads_and_vars"]]
             gap = max([relative(rec.arrays[f"grad/{k}/{n}"], dense(g)) for n, g in zip(names, grads)] or [0.0])
-            if raced is None and len(unit) > 1 and gap > rounding:
+            if raced is None and len(unit) > 1 and gap > ROUNDING:
                 raced = (k, gap)
             rec.losses[k] = float(np.asarray(loss).sum())
             for n, g in zip(names, grads):
@@ -88,12 +82,10 @@ def reference(probe, sess, entries_of: list, restore, rounding: float) -> str:
             if counter is not None:
                 rec.arrays[f"counter/{k}"] = np.asarray(counter)
     groups = ", ".join("+".join(str(k + 1) for k in group) for group in units(rec) if len(group) > 1)
-    if not groups:  # the steps stopped inside the first run of several train ops
-        pass
-    elif raced is None:
+    if groups and raced is None:  # none where the steps stopped inside the first run of several train ops
         rec.notes.append(f"TF1's own runs of several train ops (steps {groups}) computed every gradient from the "
                          "run's starting weights (no race in these steps); compared as replayed from the same start")
-    else:
+    elif groups:
         rec.notes.append(f"TF1's own runs of several train ops (steps {groups}) raced at step {raced[0] + 1}: a "
                          "gradient read weights another train op of the same Session.run had already updated "
                          f"({raced[1]:.2g} relative from the run's "

@@ -26,7 +26,7 @@ import numpy as np
 from tfcompare.scripts.child import slots
 
 __all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "restore", "repeat", "measure", "dense", "quiet",
-           "replay_group", "units"]
+           "replay_unit", "units"]
 
 FACTOR = 10.0
 MIN_FLOOR = float(np.finfo(np.float32).eps)  # a floor measured as 0 (bit-identical replays) counts as one ulp
@@ -179,18 +179,11 @@ def measure(probe, sess) -> None:
             for unit in units(rec):
                 feed = probe._fed[unit[0]]
                 fed = _permuted(feed, rng) if variant == "permuted" else feed
-                if len(unit) > 1:  # one run of its train ops, as TF1's graph reads it (replay_group)
-                    nudged = fed
-                    for k in unit:
-                        settings, signs = nudge[id(ops[k])]
-                        nudged = _nudged(sess, probe, settings, nudged, signs)
-                    results = replay_group(probe, sess, [ops[k] for k in unit], fed, nudged)
-                else:
-                    op = ops[unit[0]]
-                    loss, grad_values = probe._run(sess, [op["loss"], op["raw_grads"]], fed)
-                    settings, signs = nudge[id(op)]
-                    probe._run(sess, op["train_op"], _nudged(sess, probe, settings, fed, signs))
-                    results = [(loss, grad_values, *probe._run(sess, [variables, [s for *_, s in probe.slots]]))]
+                nudged = {}
+                for k in unit:
+                    settings, signs = nudge[id(ops[k])]
+                    nudged.update(_nudged(sess, probe, settings, fed, signs))
+                results = replay_unit(probe, sess, [ops[k] for k in unit], fed, nudged)
                 for k, (loss, grad_values, after, slot_values) in zip(unit, results):
                     gaps.append(_gaps(rec, k, ops[k], keys, probe.slots, loss, grad_values, after, slot_values))
             if gaps and gaps[0]["loss"] > _VALID[variant]:
@@ -224,24 +217,27 @@ def _gaps(rec, k, op, keys, found_slots, loss, grad_values, after, slot_values) 
                       for (name, key, _), value in zip(found_slots, slot_values)}}
 
 
-# --- a run of several train ops that read each other's variables (joint_runs) ---------------------------------
-def replay_group(probe, sess, entries: list, fed: dict, settings: dict | None = None) -> list[tuple]:
-    """One run of a group's train ops without the race: every loss and gradient read from the weights as they are,
-    then every update applied in one run with those gradients fed (`settings`: optimizer scalars fed too, the
-    floor's nudge). Per train op: (loss, gradients, weights after, slots after), the weights and slots that later
-    ops write as the run found them."""
+def replay_unit(probe, sess, entries: list, fed: dict, settings: dict | None = None) -> list[tuple]:
+    """One recorded run replayed from the weights as they are, on its batch `fed` (`settings`: optimizer scalars
+    fed to the update, the floor's nudge): per train op, (loss, gradients, weights after, slots after). One train
+    op runs as the script ran it; several that read each other's variables (`units`) run without the race: every
+    loss and gradient read first, then every update applied in one run with those gradients fed, and each op's
+    weights and slots after it hold what later ops write as the run found them."""
     from tfcompare.scripts.child.train_ops import held_variables, written  # TensorFlow's: see measure
 
     run = lambda fetches, feed=None: probe._run(sess, fetches, feed)  # noqa: E731
     values = run([[e["loss"], e["raw_grads"]] for e in entries], fed)
+    slot_vars = [s for *_, s in probe.slots]
+    if len(entries) == 1:
+        run(entries[0]["train_op"], {**fed, **(settings or {})})
+        return [(*values[0], *run([probe.all_variables, slot_vars]))]
     later = [written(e["train_op"]) for e in entries]
-    kept = held_variables(sess.graph, [e["train_op"] for e in entries[1:]])
+    kept = held_variables(sess.graph, set().union(*later[1:]))
     before = dict(zip([v.op for v in kept], run(kept))) if kept else {}
     feed = {**fed, **(settings or {})}
     for entry, (_, grads) in zip(entries, values):
         feed.update(zip(entry["raw_grads"], grads))
     run([e["train_op"] for e in entries], feed)
-    slot_vars = [s for *_, s in probe.slots]
     after, slot_values = run([probe.all_variables, slot_vars])
     out = []
     for j, (loss, grads) in enumerate(values):
@@ -251,6 +247,7 @@ def replay_group(probe, sess, entries: list, fed: dict, settings: dict | None = 
     return out
 
 
+# --- a run of several train ops that read each other's variables (joint_runs) ---------------------------------
 def units(record) -> list[list[int]]:
     """The recorded steps as replay units: each group of one run (`record.joint`), every other step alone."""
     grouped = {k: group for group in record.joint for k in group}

@@ -200,7 +200,7 @@ class TF1Probe:
             return []
         out = []
         for entry in joint:  # what it writes: what it only reads (the other network) is the run's to change
-            mine = train_ops.held_variables(sess.graph, [entry["train_op"]])
+            mine = train_ops.held_variables(sess.graph, train_ops.written(entry["train_op"]))
             out.append(dict(zip(map(id, mine), self._run(sess, mine))))
         return [{}, *out]
 

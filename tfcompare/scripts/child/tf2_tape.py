@@ -37,16 +37,13 @@ class StepObserver:
             if not probe.busy and not probe.finishing:
                 keys = [probe._key(s) for s in tf.nest.flatten(sources)]
                 if any(keys):
-                    probe._before_gradient(target, keys)
-                    if probe.finishing:  # not a step: the K-th's update is still to come
-                        return tape_gradient(tape, target, sources, *args, **kwargs)
-            elif probe.finishing and not probe.busy:
-                keys = {probe._key(s) for s in tf.nest.flatten(sources)} - {None}
-                waited = [k for k in range(probe.record.steps) if k not in probe.applied_steps]
-                if waited and keys & probe.step_keys[waited[0]]:  # the next iteration began: the update never came
-                    raise Stop
-                return tape_gradient(tape, target, sources, *args, **kwargs)
-            elif probe.finishing:
+                    probe._before_gradient(target, keys)  # may start `finishing`: then this gradient is not a step
+            if probe.finishing:  # K steps taken, the K-th's update still to come
+                if not probe.busy:
+                    keys = {probe._key(s) for s in tf.nest.flatten(sources)} - {None}
+                    waited = [k for k in range(probe.record.steps) if k not in probe.applied_steps]
+                    if waited and keys & probe.step_keys[waited[0]]:  # the next iteration began: it never came
+                        raise Stop
                 return tape_gradient(tape, target, sources, *args, **kwargs)
             grads = tape_gradient(tape, target, sources, *args, **kwargs)
             if not probe.busy and probe.mode == "normal":

@@ -340,7 +340,6 @@ def written(train_op) -> set:
     return out
 
 
-def held_variables(graph, train_ops: list) -> list:
-    """The graph's global variables that `train_ops` write."""
-    mine = set().union(*(written(op) for op in train_ops)) if train_ops else set()
-    return [v for v in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES) if v.op in mine]
+def held_variables(graph, variable_ops: set) -> list:
+    """The graph's global variables of `variable_ops` (what train ops write: `written`)."""
+    return [v for v in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES) if v.op in variable_ops]

@@ -152,11 +152,10 @@ class SessionRuns(RewriteState):
         if any(p is None for p in fetched):
             return None
         params = [f"value_{i}" for i in range(len(extras))]
-        values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
-                           next((f"losses[{i}]" for i, ls in enumerate(losses) if n in ls), None) or
-                           params[extras.index(n)] for n in names)
         losses_param = f"losses_{len(losses)}"  # `_in_order` reads how many the step returns from its name
-        values = values.replace("losses[", f"{losses_param}[")
+        values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
+                           next((f"{losses_param}[{i}]" for i, ls in enumerate(losses) if n in ls), None) or
+                           params[extras.index(n)] for n in names)
         arguments = ", ".join([*map(ast.unparse, fetched), step])
         code = f"(lambda {', '.join([*params, losses_param])}: ({values},))({arguments})"
         return ast.parse(code, mode="eval").body
