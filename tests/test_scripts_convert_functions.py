@@ -230,3 +230,87 @@ def test_a_tensor_the_script_feeds_itself_is_the_argument_and_its_unrun_ops_are_
             assert "/ 255" not in call.replace("raw / 255.)", "")
         else:
             assert notes == [] and "fed this tensor" not in text and "/ 255" in call, call
+
+
+_FED_CODE = '''
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(0)
+data = rng.rand(64, 6).astype(np.float32)
+W1 = rng.normal(0, 0.5, (6, 8)).astype(np.float32)
+W2 = rng.normal(0, 0.5, (8, 2)).astype(np.float32)
+W3 = rng.normal(0, 0.5, (2, 8))
+W4 = rng.normal(0, 0.5, (8, 6)).astype(np.float32)
+
+
+def autoencoder():
+    x = tf.placeholder(tf.float32, [None, 6])
+    h = tf.nn.tanh(tf.matmul(x, tf.Variable(W1)))
+    z = tf.matmul(h, tf.Variable(W2))
+    y = tf.nn.sigmoid(tf.matmul(tf.nn.tanh(tf.matmul(z, tf.Variable(W3, dtype=tf.float32))), tf.Variable(W4)))
+    cost = tf.reduce_mean(tf.square(y - x))
+    return {'x': x, 'z': z, 'y': y, 'cost': cost, 'layers': [x, h, z]}
+
+
+ae = autoencoder()
+optimizer = tf.train.AdamOptimizer(0.01).minimize(ae['cost'])
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+grid = np.array([[a, b] for a in (-1.0, 1.0) for b in (-1.0, 1.0)], dtype=np.float32)
+for step in range(4):
+    cost, _ = sess.run([ae['cost'], optimizer], feed_dict={ae['x']: data[step * 16:step * 16 + 16]})
+    decoded = sess.run(ae['y'], feed_dict={ae['z']: grid})
+    codes = sess.run(ae['z'], feed_dict={ae['x']: data[:4]})
+    layers = sess.run(ae['layers'], feed_dict={ae['x']: data[:4]})
+    print(step, cost, *decoded.sum(axis=1), codes.sum(), *(layer.sum() for layer in layers))
+'''
+
+_AS_TF1 = ("import runpy, sys, tensorflow.compat.v1 as tf; tf.disable_eager_execution(); "
+           "sys.modules['tensorflow'] = tf; runpy.run_path(sys.argv[1], run_name='__main__')")
+
+
+def test_a_fetch_with_a_computed_tensor_fed_or_a_list_fetched_is_a_method_and_prints_what_tf1_printed(tmp_path):
+    """pkmital's VAE decodes its latent grid with `sess.run(ae['y'], feed_dict={ae['z']: z})`: TF1 takes `z` as
+    given and runs only the decoder. Before, that run was a TODO and its loop body `pass` (the script crashed on its
+    own at `np.concatenate([])`); now a method takes `z` (`model.ae_y_from_ae_z(grid)`), in both styles. The
+    weights come from the script's own arrays (`tf.Variable(W1)` in the graph's function; before: zeros and a
+    TODO); a fetched list of tensors is a method returning the list (MorvanZhou's batch-norm tutorial plots its
+    `layer_input` lists: before, a TODO). Both scripts, run on their own, print the same numbers, step by step."""
+    import os
+    import subprocess
+    import sys
+
+    from tfcompare.scripts.convert import AGREE, ConvertOptions, convert_script
+
+    script = tmp_path / "vae_grid.py"
+    script.write_text(_FED_CODE)
+    # as its user runs it: not with the tf-keras switch importing tfcompare sets for itself
+    user_env = {k: v for k, v in os.environ.items() if "LEGACY_KERAS" not in k}
+    tf1 = subprocess.run([sys.executable, "-c", _AS_TF1, str(script)], capture_output=True, text=True, timeout=300,
+                         cwd=tmp_path)
+    assert tf1.returncode == 0, tf1.stderr[-2000:]
+    expected = np.array([[float(v) for v in line.split()] for line in tf1.stdout.splitlines()])
+    assert expected.shape == (4, 10)
+    for style in ("module", "keras"):
+        new = tmp_path / f"vae_grid_{style}.py"
+        result = convert_script(script, new, ConvertOptions(style=style, levers=()))
+        assert result.status == AGREE and result.todos == [], result.lines()
+        text = new.read_text()
+        assert "decoded = model.ae_y_from_ae_z(grid).numpy()" in text and "codes = model.ae_z(data[:4])" in text
+        # a fetched list of tensors (MorvanZhou's `nets[0].layer_input`): one method, the list of their values
+        assert "layers = [value.numpy() for value in model.ae_layers(data[:4])]" in text, text
+        method = text[text.index("def ae_y_from_ae_z(self, ae_z):"):text.index("return ae_y", text.index(
+            "def ae_y_from_ae_z"))]
+        assert "ae_x" not in method and "Variable_1" not in method and "dense2" not in method, method
+        assert "TODO" not in text and "tf.zeros" not in text, text
+        if style == "module":
+            assert "tf.Variable(W1, name='Variable')" in text and \
+                "tf.Variable(tf.constant(W3, dtype=tf.float32), name='Variable_2')" in text, text
+        else:
+            assert "kernel_initializer=keras.initializers.Constant(W1)" in text, text
+        alone = subprocess.run([sys.executable, str(new)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                               env=user_env)
+        assert alone.returncode == 0, alone.stderr[-2000:]
+        got = np.array([[float(v) for v in line.split()] for line in alone.stdout.splitlines()])
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)

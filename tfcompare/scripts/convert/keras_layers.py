@@ -20,7 +20,7 @@ import numpy as np
 from tfcompare.scripts.child import initialisation
 from tfcompare.scripts.convert.initializers import named
 from tfcompare.scripts.convert.ops import number
-from tfcompare.scripts.convert.script_numbers import script_constant
+from tfcompare.scripts.convert.script_numbers import script_array, script_constant
 
 __all__ = ["Layer", "find", "keras_initializer", "FALLBACKS"]
 
@@ -92,7 +92,8 @@ def keras_initializer(v, sess, tr=None) -> str | None:
     if kind == "constant":
         value = float(scheme["value"])
         return '"zeros"' if value == 0 else '"ones"' if value == 1 else f"keras.initializers.Constant({f(value)})"
-    return None
+    array = script_array(v, tr) if tr is not None else None  # `tf.Variable(W1)`: the script's array
+    return f"keras.initializers.Constant({array[0]})" if array is not None else None
 
 
 class _Graph:

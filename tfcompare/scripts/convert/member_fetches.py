@@ -3,9 +3,9 @@ function that returns a dict of its tensors, pkmital's tutorials) or `sess.run(m
 class's attributes), read as plain names (`ae_cost`, `ae_x`, `model_train_op`) bound to the same graph values, so
 they are translated like a script's named tensors.
 
-Only a member whose value at the first training step is a tensor, a variable or a train op, of a name the script
-binds once (not a loop variable: `for net in nets: sess.run(net.train)` reads another network each time); the
-source's line numbers are kept (`late.with_inline_fetches` replaces each span).
+Only a member whose value at the first training step is a tensor, a list of tensors, a variable or a train op, of
+a name the script binds once (not a loop variable: `for net in nets: sess.run(net.train)` reads another network
+each time); the source's line numbers are kept (`late.with_inline_fetches` replaces each span).
 """
 
 from __future__ import annotations
@@ -58,6 +58,12 @@ def _candidates(tree, sessions: set) -> list:
     return out
 
 
+def _tensor_list(value, tf) -> bool:
+    """A list of the graph's tensors (`self.layer_input = [tf_x]`, appended to per layer), fetched as one: TF1
+    returns the list of their values (`list_fetches`)."""
+    return isinstance(value, list) and bool(value) and all(isinstance(v, tf.Tensor) for v in value)
+
+
 def define_member_fetches(source: str, namespace: dict, train_ops: list) -> dict:
     """Bind each member fetch or feed of the script to a plain name in `namespace` (the script's globals, and the
     locals of the function it trains in): a tensor, a variable or one of `train_ops` (an iterator's `initializer`
@@ -83,7 +89,8 @@ def define_member_fetches(source: str, namespace: dict, train_ops: list) -> dict
                 value = eval(compile(ast.Expression(node), "<member>", "eval"), {}, dict(namespace))
             except Exception:
                 continue
-            if not (isinstance(value, (tf.Tensor, tf.Variable)) or any(value is op for op in train_ops)):
+            if not (isinstance(value, (tf.Tensor, tf.Variable)) or any(value is op for op in train_ops) or
+                    _tensor_list(value, tf)):
                 continue
             name = re.sub(r"\W", "_", "_".join(_parts(node)))
             name = name if name.isidentifier() else f"m_{name}"

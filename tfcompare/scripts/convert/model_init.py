@@ -17,7 +17,7 @@ from tfcompare.scripts.convert.initializers import named
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.ops import Translator, number, source_line
-from tfcompare.scripts.convert.script_numbers import script_constant
+from tfcompare.scripts.convert.script_numbers import script_array, script_constant
 
 __all__ = ["keras_init_lines", "variable_line", "metric_lines"]
 
@@ -99,6 +99,9 @@ def _initializer(v, sess, attr: str, tr: Translator) -> str:
         if value == 1:
             return f"tf.ones({shape_text}{dt})"
         return f"tf.fill({shape_text}, tf.constant({number(np.asarray(value, dtype.as_numpy_dtype))}{dt}))"
+    array = script_array(v, tr)
+    if array is not None:
+        return array[0] if array[1] else f"tf.constant({array[0]}, dtype=tf.{dtype.name})"
     line = source_line(v.op, tr.script, tr.source)
     where = f"TF1 line {line[0]}" if line else "the TF1 graph"
     tr.todos.append(f"the initializer of {attr} ({v.initial_value.op.type}) from {where}")

@@ -132,9 +132,11 @@ class Translator:
         `share`, a tensor in `shared` is its call (the forward pass written once), not its ops again."""
         self._reset()
         self._sharing = share
-        self._count(target)
-        expr, _ = self._expr(target, top=True)
-        return self.lines, expr
+        many = isinstance(target, (list, tuple))  # a fetched list of tensors: the list of their values
+        targets = list(target) if many else [target]
+        self._count(*targets)
+        exprs = [self._expr(t, top=True)[0] for t in targets]
+        return self.lines, f"[{', '.join(exprs)}]" if many else exprs[0]
 
     def _count(self, *targets) -> None:
         seen, stack = set(), [t.op for t in targets]

@@ -55,6 +55,12 @@ class Plan:
     # {ast.dump of a value the script feeds it: True (the training value) or False (1.0)})
     flags: dict = dataclasses.field(default_factory=dict)
 
+    # fetches run with a computed tensor fed (a VAE's decoder from a fed `z`, cut_fetches): (fetched name,
+    # frozenset of the fed computed names) -> (method prefix, fed names in argument order); `cuts`: every such name
+    cut_methods: dict = dataclasses.field(default_factory=dict)
+    cuts: set = dataclasses.field(default_factory=set)
+    lists: set = dataclasses.field(default_factory=set)  # fetched names of lists of tensors: methods return lists
+
     # the first train op's step function: `train_step`, or, beside the steps of other optimizers, named after its
     # train op as they are (`D_solver_step` beside `G_solver_step`)
     step_name: str = "train_step"

@@ -25,6 +25,11 @@ class RewriteState:
         # the names the generated code binds (the step function, the model, the Keras optimizer) replace the
         # script's graph things of those names (a train op called `train_step` or `optimizer`): no TF1 values now
         self.tainted = set(plan.graph) - set(GENERATED) - plan.datasets - plan.iterators
+        # the script's graph-building functions dropped under a name the generated code binds (cookbook's
+        # `def model(X, A1, ...)`): the generated `model` is not tainted by them, a use of the script's own is a TODO
+        self.shadowed: set = set()
+        self.eager: set = set()  # names bound to TF values computed eagerly after training (eager_tail)
+        self.eager_summaries: set = set()  # names bound to TF1 summaries of such values, now summary dicts
         self.sessions: set = set()
         self.graphs: set = set()  # names bound to tf.Graph(): `with g.as_default():` gives way to its body
         self.savers: set = set()  # names bound to a tf.train.Saver() of all variables

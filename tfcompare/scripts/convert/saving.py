@@ -47,8 +47,9 @@ class SaversAndWriters(RewriteState):
                 f = node.func
                 if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in rewriter.writers:
                     # a fetch written as None (a summary kind not translated) must not reach add_summary
-                    if f.attr == "add_summary" and len(node.args) == 2 and not node.keywords and \
-                            rewriter.plan.summaries and not rewriter.plan.untranslated:
+                    if f.attr == "add_summary" and len(node.args) == 2 and not node.keywords and (
+                            (rewriter.plan.summaries and not rewriter.plan.untranslated) or
+                            (isinstance(node.args[0], ast.Name) and node.args[0].id in rewriter.eager_summaries)):
                         rewriter.summaries = True
                         return ast.copy_location(ast.Call(ast.Name("add_summary", ast.Load()),
                                                           [f.value, *node.args], []), node)

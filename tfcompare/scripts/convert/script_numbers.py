@@ -13,10 +13,11 @@ import operator
 
 import numpy as np
 
-from tfcompare.scripts.convert.ops import source_line
+from tfcompare.core.generated_code import literal
+from tfcompare.scripts.convert.ops import source_line, tf_make_ndarray
 from tfcompare.scripts.convert.script_globals import global_value
 
-__all__ = ["ScriptNumbers", "bound_once", "script_constant"]
+__all__ = ["ScriptNumbers", "bound_once", "script_array", "script_constant"]
 
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
         ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow, ast.Mod: operator.mod}
@@ -192,3 +193,18 @@ def script_constant(v, tr) -> str | None:
     here = [(weight, value) for first, last, weight, value in _constant_initializers("\n".join(tr.source))
             if first <= line[0] <= last and weight in (None, role)]
     return ast.unparse(here[0][1]) if len(here) == 1 else None
+
+
+def script_array(v, tr) -> tuple[str, bool] | None:
+    """A variable made from one of the script's global NumPy arrays bound once (`tf.Variable(W1)` in the function
+    that builds the graph): (that array's name, read where the model is built, and whether its dtype is the
+    variable's); a constant of a few numbers: (their literal, False). None: neither."""
+    if v.initial_value.op.type != "Const":
+        return None
+    value = tf_make_ndarray(v.initial_value.op.get_attr("value"))
+    for name, array in tr.arrays:  # TF1 froze the array's values into the graph: the same array gives them
+        if array.shape == value.shape and np.array_equal(np.asarray(array, value.dtype), value):
+            return name, array.dtype == value.dtype
+    if 0 < value.size <= 16 and value.ndim:
+        return literal(value.tolist()), False
+    return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from tfcompare.scripts.convert.rewrite_state import RewriteState
+from tfcompare.scripts.convert.eager_tail import EagerTail
 from tfcompare.scripts.convert.training_flag import switch_argument
 
 __all__ = ["SessionRuns"]
@@ -16,7 +16,7 @@ __all__ = ["SessionRuns"]
 _LOADER = "read_data_sets"
 
 
-class SessionRuns(RewriteState):
+class SessionRuns(EagerTail):
     """The Session.run / eval rewrites of `statements.Rewriter`."""
 
     def _feed(self, call: ast.Call, position: int):
@@ -51,12 +51,19 @@ class SessionRuns(RewriteState):
         return out
 
     def _fetch(self, name: str, feed: dict, step: bool = False):
+        cut = frozenset(k for k in feed if k in self.plan.cuts)  # a computed tensor fed: its own method or none
         if name in self.plan.summaries:
-            return self._summary_values(name, feed, step)
+            return None if cut else self._summary_values(name, feed, step)
         if name in self.plan.values:
             return ast.parse(self.plan.values[name], mode="eval").body
-        call = _call(*self.plan.methods[name], feed, self.plan.flags)
-        return None if call is None else ast.parse(f"{call}.numpy()", mode="eval").body
+        method = self.plan.cut_methods.get((name, cut)) if cut else self.plan.methods[name]
+        if method is None:
+            return None
+        call = _call(*method, feed, self.plan.flags)
+        if call is None:
+            return None
+        return ast.parse(f"[value.numpy() for value in {call}]" if name in self.plan.lists else f"{call}.numpy()",
+                         mode="eval").body
 
     def _summary_values(self, name: str, feed: dict, step: bool):
         """{tag: (tf.summary.scalar | histogram, value)} for a fetched TF1 summary; in the training step the loss's
@@ -86,6 +93,9 @@ class SessionRuns(RewriteState):
         if not all(isinstance(i, ast.Name) for i in items):
             return None
         names = [i.id for i in items]
+        eager = self._eager_run(names, feed, single)  # `sess.run(image_summary_op)` of a value TF2 computed eagerly
+        if eager is not None:
+            return eager
         feed = self._pull(feed, names)
         known = self.plan.train | set(self.plan.methods) | self.plan.untranslated | set(self.plan.values) | \
             set(self.plan.summaries)
@@ -103,6 +113,8 @@ class SessionRuns(RewriteState):
                 return None
             return parts[0] if single else ast.List(parts, ast.Load())
         trains = [n for n in names if n in self.plan.train]
+        if any(k in self.plan.cuts for k in feed):
+            return None  # a training run fed a computed tensor the first step was not fed: no step computes that
         fn, step_args, losses = self.plan.step_of(trains[0])
         if frozenset(trains) in self.plan.joint:
             return self._joint(names, feed, *self.plan.joint[frozenset(trains)])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from tfcompare.scripts.convert.plan import TODO_MARK
+from tfcompare.scripts.convert.plan import GENERATED, TODO_MARK
 from tfcompare.scripts.convert.run_functions import RunFunctions
 from tfcompare.scripts.convert.saving import SaversAndWriters
 from tfcompare.scripts.convert.session_runs import SessionRuns
@@ -61,7 +61,10 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions):
                 if runs is not None:
                     return [runs]
                 if s.name in self.plan.graph or before_step:
-                    self.tainted.add(s.name)
+                    if s.name in GENERATED:
+                        self.shadowed.add(s.name)
+                    else:
+                        self.tainted.add(s.name)
                     self.model_parts += 1
                     return []
                 self.tainted.add(s.name)
@@ -80,7 +83,7 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions):
                 return [self._todo(s, "a choice between TF1 graph alternatives (the TF2 script has the branch this "
                                       "run took)")]
             test = getattr(s, "test", None) or getattr(s, "iter", None)
-            if test is not None and (self._loads(test) & self.tainted or self._uses_tf(test)):
+            if test is not None and (self._loads(test) & (self.tainted | self.shadowed) or self._uses_tf(test)):
                 return [self._todo(s, "a loop or condition on TF1 graph values")]
             parts = self.model_parts
             emptied = []
@@ -199,6 +202,14 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions):
                 self.tainted -= self._stores(s)
                 return [self._note(n) for n in saved[1]] + [s]
         stores = self._stores(s) if not isinstance(s, ast.Expr) else set()
+        if self._loads(s) & self.shadowed and not (stores and stores <= self.plan.late | self.plan.graph):
+            self.tainted |= stores
+            return [self._todo(s, "a use of the script's own graph-building function, whose name the TF2 model "
+                                  "takes")]
+        eager = None if before_step else self._eager(s)  # TF ops on plain values after training: TF2's as written
+        if eager is not None:
+            self.tainted -= stores
+            return eager
         if self._has_run(s):
             new, ok, had = self._calls(s)
             if had:

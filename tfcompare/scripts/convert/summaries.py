@@ -3,7 +3,8 @@ the graph so the TF2 script writes the same tags at the same steps with `tf.summ
 
 A fetched merged summary becomes a dict tag -> (TF2 summary function, value) computed where TF1 computed it; the
 script's `FileWriter.add_summary(summary, step)` becomes `add_summary(writer, summary, step)`, written into the
-script (`HELPER`). Other summary kinds (image, audio, text, tensor) are not translated: the fetch stays a TODO.
+script (`HELPER`). Other summary kinds in the graph (image, audio, text, tensor) are not translated: the fetch stays a
+TODO (an image summary of a value computed after training is: `eager_tail`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ _MERGE = "MergeSummary"
 HELPER = '''
 def add_summary(writer, summary, step):
     """TF1's FileWriter.add_summary of a fetched summary: each summary op it collected (tag ->
-    (tf.summary.scalar or tf.summary.histogram, the value TF1's op summarised in that step)) written
+    (tf.summary.scalar, histogram or image, the value TF1's op summarised in that step)) written
     with the same tag at the same step."""
     with writer.as_default():
         for tag, (write, value) in summary.items():

@@ -27,6 +27,8 @@ from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER
 from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
 from tfcompare.scripts.convert.late import with_inline_fetches
 from tfcompare.scripts.convert.line_width import MAX_LINE
+from tfcompare.scripts.convert.cut_fetches import cut_methods, cut_runs
+from tfcompare.scripts.convert.list_fetches import list_methods
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines, variable_line
 from tfcompare.scripts.convert.moving import assignments, idle_variables, moving_average_updates
@@ -190,7 +192,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                      "only when training")
     bound = [t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
              for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)]
-    tr.arrays = [(k, v) for k, v in module_dict.items() if isinstance(v, np.ndarray) and v.size > 16 and
+    tr.arrays = [(k, v) for k, v in module_dict.items() if isinstance(v, np.ndarray) and v.size > 1 and
                  bound.count(k) == 1 and k.isidentifier() and not k.startswith("_")]
     tr.script_numbers = ScriptNumbers(tree, module_dict, first_step_line, variables)
     targets = [loss]
@@ -245,6 +247,14 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                                     feed_tensors, arguments, placeholder_global, script, lines,
                                                     untranslated)
 
+    runs_cut = cut_runs(tree, module_dict, feed_tensors, tf)  # `sess.run(ae_y, {ae_z: z})`: a method from `z`
+    cut_code, cut_planned = cut_methods(runs_cut, module_dict, plan_methods, tr, feed_tensors, arguments,
+                                        placeholder_global, method_taken, tf)
+    method_code += cut_code
+    list_code, listed = list_methods(tree, module_dict, tr, feed_tensors, arguments, placeholder_global,
+                                     method_taken, tf)  # `sess.run(nets[0].layer_input)`: a list of values
+    method_code += list_code
+    plan_methods.update(listed)
     trained_attrs = {variables[v.op.name]: v for v in trained}
     if style == "keras":
         init_lines = keras_init_lines(layers, {a: v for a, v in trained_attrs.items() if "." not in a}, tf1_names,
@@ -297,7 +307,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         pipeline={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
                                   and v.op.type in ITERATOR_OUTPUTS},
                         independent=_independent(module_dict, [found["train_op"], *(e["train_op"] for e in others)]),
-                        joint=joint,
+                        joint=joint, cut_methods=cut_planned, cuts={n for cut in runs_cut for n in cut},
+                        lists=set(listed),
                         flags={flag.name: (flag.param, flag.values) for flag in flags})
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")

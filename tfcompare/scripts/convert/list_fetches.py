@@ -1,0 +1,47 @@
+"""Fetches of a list of tensors: MorvanZhou's batch-norm tutorial keeps each network's layer inputs in a list
+(`self.layer_input = [tf_x]`, appended to per layer) and fetches it whole, `sess.run([nets[0].layer_input, ...])`,
+to plot their histograms; TF1 returns the list of their values. The TF2 model gets one method returning the list
+(`model.nets_0_layer_input(tf_x, training=False)`), and the run reads each value (`[value.numpy() for value in
+...]`).
+"""
+
+from __future__ import annotations
+
+from tfcompare.scripts.convert.forward import fed_inputs
+from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
+from tfcompare.scripts.convert.script_globals import fetched_names
+from tfcompare.scripts.convert.train_step import input_signature
+
+__all__ = ["list_methods"]
+
+
+def list_methods(tree, module_dict: dict, tr, feed_tensors: list, arguments: dict, placeholder_global: dict,
+                 method_taken: set, tf) -> tuple[list[str], dict]:
+    """(the methods' code lines, {fetched name: (method prefix, placeholder names)}) for the script's fetched names
+    bound to lists of tensors; one whose translation needs a TODO gets none (its run stays a TODO)."""
+    code, planned = [], {}
+    for name in sorted(fetched_names(tree)):
+        value = module_dict.get(name)
+        if not (isinstance(value, list) and value and all(isinstance(v, tf.Tensor) for v in value)):
+            continue
+        read = {t.name for v in value for t in fed_inputs(v, feed_tensors)}
+        fed = [t for t in feed_tensors if t.name in read]
+        args = [arguments[fed_key(t)] for t in fed]
+        todos_before = len(tr.todos)
+        body, expr = tr.function(value)
+        if len(tr.todos) > todos_before:
+            del tr.todos[todos_before:]
+            continue
+        method = identifier(name, method_taken)
+        method_taken.add(method)
+        flag = ", update_moving_averages=False" if tr.updated else ""
+        if args and not flag:
+            code.append(f"{INDENT}@tf.function({input_signature(fed, tr.flags)})")
+        code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}{flag}):")
+        code += [line.text(INDENT * 2) for line in body]
+        code.append(f"{INDENT * 2}return {expr}")
+        code.append("")
+        if tr.updated:
+            tr.updating.add(method)
+        planned[name] = (f"model.{method}", [placeholder_global[a] for a in args])
+    return code, planned
