@@ -1879,7 +1879,8 @@ def test_a_feed_dict_built_for_the_next_run_goes_into_the_call_and_comments_come
     """Aymeric Damien's `feed_dict = {input_image: batch_x}` then `sess.run([train_op, loss_op], feed_dict=...)`
     was `feed_dict = {'input_image': batch_x}` and `train_step(feed_dict['input_image'])`, TF1 plumbing: now
     `train_step(batch_x)`, the dict's comment above the call. A dict another statement reads too stays, as does one
-    whose values compute something (moving it would change when). Comments above a carried statement come with it,
+    whose values compute something (moving it would change when); one the next few statements read goes into each
+    when its values are names none of them but the last rebinds. Comments above a carried statement come with it,
     once, also in a loop whose header carried the first one's."""
     source = textwrap.dedent("""\
         import numpy as np
@@ -1901,6 +1902,12 @@ def test_a_feed_dict_built_for_the_next_run_goes_into_the_call_and_comments_come
                 print(sess.run(loss, feed_dict=kept))
                 called = {x: np.ones((2, 2))}
                 value = sess.run(loss, feed_dict=called)
+                both = {x: batch}
+                first = sess.run(loss, feed_dict=both)
+                second = sess.run(loss, feed_dict=both)
+                moved = {x: batch}
+                batch = sess.run(loss, feed_dict=moved)
+                again = sess.run(loss, feed_dict=moved)
     """)
     plan = carried.Plan(graph={"x", "loss", "train"}, train={"train"}, methods={"loss": ("model.loss", ["x"])},
                         step_args=["x"], loss="loss", tf_names={"tf"}, placeholders={"x"})
@@ -1909,6 +1916,11 @@ def test_a_feed_dict_built_for_the_next_run_goes_into_the_call_and_comments_come
     assert "    # Train\n    value = train_step(batch).numpy()\n" in tail and "feed" not in tail.replace("feed_", "")
     assert "    kept = {'x': batch * 2}\n    value = model.loss(kept['x']).numpy()\n" in tail
     assert "    called = {'x': np.ones((2, 2))}\n    value = model.loss(called['x']).numpy()" in tail
+    # read by the next two statements, a plain name neither rebinds: into both (the cookbook's `logits` and
+    # `predictions`); where the first rebinds it, the second must read what the dict held: it stays
+    assert "    first = model.loss(batch).numpy()\n    second = model.loss(batch).numpy()\n" in tail, tail
+    assert "    moved = {'x': batch}\n    batch = model.loss(moved['x']).numpy()\n" \
+           "    again = model.loss(moved['x']).numpy()" in tail, tail
     assert tail.count("# a batch") == 1 and tail.count("# Train") == 1
     assert kept.head == ["# Parameters\ndata = np.ones((10, 2))"]
     assert kept.todos == []

@@ -5,7 +5,9 @@ the call (`train_step(batch_x)`), and the dict goes.
 Only where nothing can tell: every read of the name is a `name['key']` in the statement right after a binding of it
 to a dict of string keys (a statement left a TODO reads none: its dict stays), each key read at most once, and the
 dict's values compute nothing (names, attributes, subscripts, constants and arithmetic on them), so moving them
-into the call changes no order of evaluation.
+into the call changes no order of evaluation. A dict the next few statements all read (the cookbook's
+`feed_dict = {X: test_boards}` for `logits = ...` and `predictions = ...`) goes into each of them when its values
+are plain names and constants that none of them but the last rebinds: each reads what the dict held.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ _QUIET = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice, ast.T
 
 def inline_feed_dicts(statements: list[list], names: set[str]) -> None:
     """In place, in each list of `statements` and every block inside them: the feed dicts bound to one of `names`
-    that only the next statement reads, inlined there."""
+    that only the statements right after them read, inlined there."""
     if not names:
         return
     pairs: dict[str, list] = {}
@@ -30,13 +32,16 @@ def inline_feed_dicts(statements: list[list], names: set[str]) -> None:
     for name, found in pairs.items():
         used = [id(n) for s in everything for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == name and
                 isinstance(n.ctx, ast.Load)]
-        covered = [id(n) for _, _, use in found for n in ast.walk(use) if isinstance(n, ast.Name) and n.id == name]
-        if sorted(used) != sorted(covered) or not all(_inlines(assign, use, name) for _, assign, use in found):
+        covered = [id(n) for _, _, uses in found for use in uses for n in ast.walk(use)
+                   if isinstance(n, ast.Name) and n.id == name]
+        if sorted(used) != sorted(covered) or not all(_inlines(assign, use, name) and _kept(assign, uses, name)
+                                                      for _, assign, uses in found for use in uses):
             continue
-        for block, assign, use in found:
+        for block, assign, uses in found:
             values = dict(zip((k.value for k in assign.value.keys), assign.value.values))
-            _Replace(name, values).visit(use)
-            use.comments_from = getattr(assign, "comments_from", assign.lineno)  # the dict's comments: the call's
+            for use in uses:
+                _Replace(name, values).visit(use)
+            uses[0].comments_from = getattr(assign, "comments_from", assign.lineno)  # the dict's comments: the call's
             block.remove(assign)
 
 
@@ -44,7 +49,12 @@ def _pairs(block: list, names: set[str], out: dict) -> None:
     for i, s in enumerate(block):
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and \
                 s.targets[0].id in names and isinstance(s.value, ast.Dict) and i + 1 < len(block):
-            out.setdefault(s.targets[0].id, []).append((block, s, block[i + 1]))
+            name, uses = s.targets[0].id, [block[i + 1]]
+            for later in block[i + 2:]:  # the statements after it that read it too, one after another
+                if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(later)):
+                    break
+                uses.append(later)
+            out.setdefault(name, []).append((block, s, uses))
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(s, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
@@ -66,6 +76,19 @@ def _inlines(assign: ast.Assign, use, name: str) -> bool:
     keyed = [n.slice.value for n in subscripts if isinstance(n.slice, ast.Constant)]
     return 0 < len(reads) == len(subscripts) == len(keyed) == len(set(keyed)) and \
         set(keyed) <= {k.value for k in keys} and all(isinstance(n.ctx, ast.Load) for n in subscripts)
+
+
+def _kept(assign: ast.Assign, uses: list, name: str) -> bool:
+    """Read by several statements: its values are names and constants, and no statement but the last rebinds one
+    of them or the dict's name, so each reads what the dict held."""
+    if len(uses) == 1:
+        return True
+    plain = (ast.Name, ast.Constant, ast.Tuple, ast.List, ast.expr_context)
+    if not all(isinstance(n, plain) for v in assign.value.values for n in ast.walk(v)):
+        return False
+    read = {n.id for v in assign.value.values for n in ast.walk(v) if isinstance(n, ast.Name)} | {name}
+    return not any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in read
+                   for use in uses[:-1] for n in ast.walk(use))
 
 
 class _Replace(ast.NodeTransformer):
