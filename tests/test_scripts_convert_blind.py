@@ -1,0 +1,44 @@
+"""`convert` on TF1 scripts written outside the project (tests/data/convert/blind, by a helper who had not seen
+tfcompare) of the kinds this stop's rewrites are for: a fetch with a computed tensor fed, fetched lists of tensors,
+TensorFlow code on plain values after training. Each is proven by pair, has no TODO and runs on its own."""
+
+from __future__ import annotations
+
+import concurrent.futures
+from pathlib import Path
+
+import pytest
+
+from tfcompare.scripts.convert import WRITTEN_AGREES, ConvertOptions, convert_script
+
+BLIND = Path(__file__).parent / "data" / "convert" / "blind"
+# script -> what the rewrite of its kind must say
+EXPECTED = {
+    "vae_latent_grid": ["decoded = model.model_recon_from_model_z(grid).numpy()"],
+    "activations_lists": ["acts_val = [value.numpy() for value in model.net_acts(X_test)]",
+                          "pre_val = [value.numpy() for value in model.net_pre(X_test)]"],
+    "tensorboard_image": ["image = tf.image.decode_png(buf.getvalue(), channels=4)",
+                          "image_summary_op = {'fit_plot': (tf.summary.image, image)}",
+                          "add_summary(writer, image_summary, training_steps)"],
+}
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory):
+    out = tmp_path_factory.mktemp("blind")
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        futures = {name: pool.submit(convert_script, BLIND / f"{name}.py", out / f"{name}_tf2.py",
+                                     ConvertOptions(levers=())) for name in EXPECTED}
+    return out, {name: f.result() for name, f in futures.items()}
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_a_blind_script_of_this_kind_is_proven_with_no_todo_and_runs_on_its_own(converted, name):
+    out, results = converted
+    result = results[name]
+    assert result.status == WRITTEN_AGREES, "\n".join(result.lines())
+    text = (out / f"{name}_tf2.py").read_text()
+    assert result.todos == [] and "TODO" not in text, result.todos
+    assert [line for line in EXPECTED[name] if line not in text] == [], text
+    assert len(result.pair.checks) == 3 and all(c.ok for c in result.pair.checks)
+    assert result.alone["error"] == "" and result.alone["steps"] == 3, result.alone
