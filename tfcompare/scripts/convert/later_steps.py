@@ -14,7 +14,7 @@ import dataclasses
 from tfcompare.scripts.convert.joint_steps import Part
 from tfcompare.scripts.convert.naming import identifier
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer
-from tfcompare.scripts.convert.ops import source_line
+from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
 
 __all__ = ["Later", "later_steps"]

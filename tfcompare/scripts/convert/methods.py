@@ -8,7 +8,8 @@ from tfcompare.scripts.convert import summaries as summary_ops
 from tfcompare.scripts.convert.forward import fed_inputs
 from tfcompare.scripts.convert.moving import assignment_lines
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
-from tfcompare.scripts.convert.ops import Translator, source_line
+from tfcompare.scripts.convert.ops import Translator
+from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.train_step import input_signature
 
 __all__ = ["fetch_methods", "summary_methods"]

@@ -16,7 +16,8 @@ from tfcompare.scripts.convert import keras_layers
 from tfcompare.scripts.convert.initializers import named
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.naming import INDENT
-from tfcompare.scripts.convert.ops import Translator, number, source_line
+from tfcompare.scripts.convert.ops import Translator, number
+from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.script_numbers import script_array, script_constant
 
 __all__ = ["keras_init_lines", "variable_line", "metric_lines"]

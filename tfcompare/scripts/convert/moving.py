@@ -19,7 +19,8 @@ import numpy as np
 
 from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert.naming import INDENT
-from tfcompare.scripts.convert.ops import Line, source_line
+from tfcompare.scripts.convert.ops import Line
+from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.tensor_ops import unwrapped
 
 __all__ = ["Update", "Assignment", "moving_average_updates", "assignments", "assignment_lines", "other_assignments",

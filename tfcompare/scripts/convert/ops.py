@@ -20,8 +20,9 @@ from tfcompare.scripts.convert.written_line import Line, number
 from tfcompare.scripts.convert.calls import keras_loss
 from tfcompare.core.generated_code import literal
 from tfcompare.scripts.convert.naming import identifier
+from tfcompare.scripts.convert.tf1_lines import source_line
 
-__all__ = ["Line", "Translator", "number", "dtype_text", "source_line"]
+__all__ = ["Line", "Translator", "number", "dtype_text"]
 
 _PASS = {"Identity", "ReadVariableOp", "Snapshot", "Switch"}  # a tf.cond's Switch: its data, in either branch
 _VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
@@ -46,16 +47,6 @@ _NAMED = {"Relu": "h", "Relu6": "h", "Elu": "h", "Selu": "h", "Sigmoid": "h", "T
 
 def dtype_text(dtype) -> str:
     return f"tf.{dtype.base_dtype.name}"
-
-
-def source_line(op, script: str, lines: list[str]) -> tuple[int, str] | None:
-    """(line number, source text) of the script line that created `op`."""
-    frames = [f for f in (op.traceback or []) if f.filename == script]
-    if not frames:
-        return None
-    n = frames[-1].lineno
-    text = lines[n - 1].strip() if 0 < n <= len(lines) else ""
-    return n, text
 
 
 def _short(text: str, width: int = 64) -> str:

@@ -14,7 +14,8 @@ import operator
 import numpy as np
 
 from tfcompare.core.generated_code import literal
-from tfcompare.scripts.convert.ops import source_line, tf_make_ndarray
+from tfcompare.scripts.convert.ops import tf_make_ndarray
+from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.script_globals import global_value
 
 __all__ = ["ScriptNumbers", "bound_once", "script_array", "script_constant"]

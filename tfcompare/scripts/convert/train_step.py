@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tfcompare.scripts.convert.moving import other_assignments
 from tfcompare.scripts.convert.naming import INDENT
-from tfcompare.scripts.convert.ops import source_line
+from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.pair.sparse import SQUARING
 
 __all__ = ["step_todo_lines", "step_code", "input_signature", "densifies"]

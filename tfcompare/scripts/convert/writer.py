@@ -33,7 +33,8 @@ from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines, variable_line
 from tfcompare.scripts.convert.moving import assignments, idle_variables, moving_average_updates
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
-from tfcompare.scripts.convert.ops import Translator, source_line
+from tfcompare.scripts.convert.ops import Translator
+from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
 from tfcompare.scripts.convert.script_functions import find_calls, forward_names, function_methods
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
