@@ -17,7 +17,7 @@ from tfcompare.scripts.convert.initializers import named
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.ops import Translator, number
-from tfcompare.scripts.convert.tf1_lines import source_line
+from tfcompare.scripts.convert.tf1_lines import provenance_line, source_line
 from tfcompare.scripts.convert.script_numbers import script_array, script_constant
 
 __all__ = ["keras_init_lines", "variable_line", "metric_lines"]
@@ -149,7 +149,7 @@ def keras_init_lines(layers: list, loose: dict, tf1_names: dict, sess, tr: Trans
     layer in the order of the forward pass, built for its input shape so its weights exist before the first step."""
     out = []
     for attr, v in loose.items():
-        line = source_line(v.op, tr.script, tr.source)
+        line = provenance_line(v.op, tr.script, tr.source)
         comment = (f"TF1 line {line[0]}: {line[1][:60]}" if line else "") + "; not in a Keras layer"
         init = keras_layers.keras_initializer(v, sess, tr)
         if init is None:
@@ -162,7 +162,7 @@ def keras_init_lines(layers: list, loose: dict, tf1_names: dict, sess, tr: Trans
                 *([] if dtype == "float32" else [f'dtype="{dtype}"']), f'name="{attr}"']
         out += _wrapped(f"self.{attr} = self.add_weight", args, comment.lstrip("; "))
     for layer in sorted(layers, key=lambda x: x.op._id):
-        first, line = (source_line(op, tr.script, tr.source) for op in (layer.first or layer.op, layer.op))
+        first, line = (provenance_line(op, tr.script, tr.source) for op in (layer.first or layer.op, layer.op))
         comment = ""
         if first and line:
             span = f" {first[0]}" if first[0] == line[0] else f"s {first[0]}-{line[0]}"
@@ -182,7 +182,7 @@ def keras_init_lines(layers: list, loose: dict, tf1_names: dict, sess, tr: Trans
 def variable_line(attr: str, v, sess, tr: Translator, trainable: bool = True) -> str:
     """`self.attr = tf.Variable(TF1's initializer, name=TF1's name)`, naming the TF1 line that made it (the TF1 name
     is what its checkpoint holds, and what pair confirms a pairing by where the order of use cannot)."""
-    line = source_line(v.op, tr.script, tr.source)
+    line = provenance_line(v.op, tr.script, tr.source)
     comment = f"  # TF1 line {line[0]}: {line[1][:60]}" if line else ""
     init = _initializer(v, sess, attr, tr)
     flag = "" if trainable else ", trainable=False"
@@ -197,7 +197,7 @@ def metric_lines(attr: str, constructor: str, op, tr: Translator, style: str) ->
     """`self.attr = tf.keras.metrics.X()`: the state a TF1 streaming metric kept in local variables. A tf.Module
     (nor does TensorFlow's SavedModel into a keras.Model's): its variables are also held in a list, so
     `tf.saved_model.save` reaches the total and count the methods update."""
-    line = source_line(op, tr.script, tr.source)
+    line = provenance_line(op, tr.script, tr.source)
     comment = f"  # TF1 line {line[0]}: {line[1][:60]}" if line else ""
     return [f"{INDENT * 2}self.{attr} = {constructor}{comment}",
             f"{INDENT * 2}self.{attr}_state = self.{attr}.variables  # saved with the model"]

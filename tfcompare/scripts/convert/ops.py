@@ -20,7 +20,7 @@ from tfcompare.scripts.convert.written_line import Line, number
 from tfcompare.scripts.convert.calls import keras_loss
 from tfcompare.core.generated_code import literal
 from tfcompare.scripts.convert.naming import identifier
-from tfcompare.scripts.convert.tf1_lines import source_line
+from tfcompare.scripts.convert.tf1_lines import provenance_line, source_line
 
 __all__ = ["Line", "Translator", "number", "dtype_text"]
 
@@ -94,6 +94,8 @@ class Translator:
         self.shared: dict[str, str] = {}
         self.script_numbers = None  # script_numbers.ScriptNumbers: the script's expressions for its constants
         self._sharing = True
+        # writing a script function's body (script_functions): its lines are its own, the same in every call
+        self.in_function = False
         self._reset()
 
     def _reset(self):
@@ -224,7 +226,7 @@ class Translator:
 
     def _comment(self, op) -> str:
         """The TF1 line `op` came from, and the remark on it (why a layer-like part is written op by op)."""
-        line = source_line(op, self.script, self.source)
+        line = (source_line if self.in_function else provenance_line)(op, self.script, self.source)
         parts = [f"TF1 line {line[0]}: {_short(line[1])}" if line else "", self.remarks.get(op.name, "")]
         return "; ".join(p for p in parts if p)
 

@@ -136,7 +136,7 @@ def _body(tr, call: Call) -> tuple[list[str], list[str]]:
     """The call's own ops as the function's body: its arguments are the parameters, its tensors its own names."""
     arguments = dict(tr.arguments)
     tr.arguments.update({t.name: p for t, p in zip(call.args, call.params)})
-    call.active = False
+    call.active, tr.in_function = False, True
     try:
         tr._reset()
         tr._sharing = False
@@ -151,7 +151,7 @@ def _body(tr, call: Call) -> tuple[list[str], list[str]]:
             exprs = [dataclasses.replace(last, code=last.code.split(" = ", 1)[1]).text("")]
         return [line.text("") for line in lines], exprs
     finally:
-        call.active = True
+        call.active, tr.in_function = True, False
         tr.arguments.clear()
         tr.arguments.update(arguments)
 

@@ -4,13 +4,20 @@
 
 from __future__ import annotations
 
-__all__ = ["source_line"]
+__all__ = ["source_line", "provenance_line"]
 
 
 def source_line(op, script: str, lines: list[str]) -> tuple[int, str] | None:
-    """(line number, source text) of the script line that created `op`: the innermost of the script's frames,
-    or, where that is in a helper the script calls from several lines (`dense(x, 20, 64, 'enc_hidden')`, then
-    `dense(z, ...)` for the decoder), the line that called it: the helper's own line would name every call."""
+    """(line number, source text) of the script line that created `op`: the innermost of the script's frames
+    (what the rewrite reads the script's own expressions from)."""
+    frames = [f for f in (op.traceback or []) if f.filename == script]
+    return _line(frames[-1].lineno, lines) if frames else None
+
+
+def provenance_line(op, script: str, lines: list[str]) -> tuple[int, str] | None:
+    """The line a provenance comment names for `op`: `source_line`'s, or, where that is in a helper the script
+    calls from several lines (`dense(x, 20, 64, 'enc_hidden')`, then `dense(z, ...)` for the decoder), the line
+    that called it: the helper's own line would name every call."""
     frames = [f for f in (op.traceback or []) if f.filename == script]
     if not frames:
         return None
@@ -18,9 +25,11 @@ def source_line(op, script: str, lines: list[str]) -> tuple[int, str] | None:
     i = len(frames) - 1
     while i > 0 and len(callers.get(frames[i].name, ())) > 1:
         i -= 1
-    n = frames[i].lineno
-    text = lines[n - 1].strip() if 0 < n <= len(lines) else ""
-    return n, text
+    return _line(frames[i].lineno, lines)
+
+
+def _line(n: int, lines: list[str]) -> tuple[int, str]:
+    return n, lines[n - 1].strip() if 0 < n <= len(lines) else ""
 
 
 _CALLERS: dict = {}
