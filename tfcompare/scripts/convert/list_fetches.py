@@ -8,9 +8,9 @@ to plot their histograms; TF1 returns the list of their values. The TF2 model ge
 from __future__ import annotations
 
 from tfcompare.scripts.convert.forward import fed_inputs
-from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
+from tfcompare.scripts.convert.methods import method_lines
+from tfcompare.scripts.convert.naming import fed_key, identifier
 from tfcompare.scripts.convert.script_globals import fetched_names
-from tfcompare.scripts.convert.train_step import input_signature
 
 __all__ = ["list_methods"]
 
@@ -34,14 +34,6 @@ def list_methods(tree, module_dict: dict, tr, feed_tensors: list, arguments: dic
             continue
         method = identifier(name, method_taken)
         method_taken.add(method)
-        flag = ", update_moving_averages=False" if tr.updated else ""
-        if args and not flag:
-            code.append(f"{INDENT}@tf.function({input_signature(fed, tr.flags)})")
-        code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}{flag}):")
-        code += [line.text(INDENT * 2) for line in body]
-        code.append(f"{INDENT * 2}return {expr}")
-        code.append("")
-        if tr.updated:
-            tr.updating.add(method)
+        code += method_lines(method, args, fed, body, expr, tr)
         planned[name] = (f"model.{method}", [placeholder_global[a] for a in args])
     return code, planned

@@ -12,7 +12,7 @@ from tfcompare.scripts.convert.ops import Translator
 from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.train_step import input_signature
 
-__all__ = ["fetch_methods", "summary_methods"]
+__all__ = ["fetch_methods", "method_lines", "summary_methods"]
 
 
 def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator, style: str, taken: set,
@@ -46,20 +46,26 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
         assignment_lines(tr, tr.assignments.get(target.name, []))  # its train op's assignments, at its end
         if target is loss:
             updated = set(tr.updated)
-        flag = ", update_moving_averages=False" if tr.updated else ""
-        if args and not flag:
-            # called outside the step too (`model.accuracy(test_x, test_y)`): cast as TF1's placeholders did
-            method_code.append(f"{INDENT}@tf.function({input_signature(fed, tr.flags)})")
-        method_code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}{flag}):")
-        method_code += [line.text(INDENT * 2) for line in body]
-        method_code.append(f"{INDENT * 2}return {expr}")
-        method_code.append("")
+        method_code += method_lines(method, args, fed, body, expr, tr)
         methods.append((target, method, args))
-        if tr.updated:
-            tr.updating.add(method)
         if own:
             plan_methods[own] = (f"model.{method}", [placeholder_global[a] for a in args])
     return methods, method_code, plan_methods, untranslated, fetched_summaries, updated
+
+
+def method_lines(method: str, args: list, fed: list, body: list, expr: str, tr: Translator) -> list[str]:
+    """One method of the Model: `body` (the translator's lines) returning `expr`; with its batch norms' moving
+    averages, an `update_moving_averages=False` switch (and it is registered in `tr.updating`), else, taking
+    arguments, a tf.function casting them as TF1's placeholders did (`model.accuracy(test_x, test_y)` is called
+    outside the step too)."""
+    flag = ", update_moving_averages=False" if tr.updated else ""
+    code = [f"{INDENT}@tf.function({input_signature(fed, tr.flags)})"] if args and not flag else []
+    code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}{flag}):")
+    code += [line.text(INDENT * 2) for line in body]
+    code += [f"{INDENT * 2}return {expr}", ""]
+    if tr.updated:
+        tr.updating.add(method)
+    return code
 
 
 def summary_methods(fetched: dict, tr: Translator, loss, methods: list, taken: set, code: list, feed_tensors: list,
