@@ -57,11 +57,11 @@ def cut_methods(runs: dict, module_dict: dict, plan_methods: dict, tr, feed_tens
     code, planned = [], {}
     for cut, fetched in sorted(runs.items(), key=lambda item: sorted(item[0])):
         cut_tensors = {module_dict[n].name: n for n in cut}
+        fed_all = sorted([*feed_tensors, *(module_dict[n] for n in cut)], key=lambda t: t.op._id)
         for name in sorted(fetched):
             target = module_dict.get(name)
             if not isinstance(target, tf.Tensor) or target.op.type in _PLACEHOLDERS:
                 continue
-            fed_all = sorted([*feed_tensors, *(module_dict[n] for n in cut)], key=lambda t: t.op._id)
             fed = fed_inputs(target, fed_all)
             if not any(t.name in cut_tensors for t in fed):
                 if name in plan_methods:  # it does not read them: TF1 ignored the feed, and so does the method
