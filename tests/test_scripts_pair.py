@@ -390,7 +390,8 @@ def test_diagnosis_rules_on_recorded_numbers():
     """The rules behind each finding, on hand-made records (no processes): thresholds are where they say."""
     import numpy as np
 
-    from tfcompare.scripts.pair.diagnose import StepCheck, findings, fitted_update, reduction_kind
+    from tfcompare.scripts.pair.diagnose import findings, fitted_update, reduction_kind
+    from tfcompare.scripts.pair.steps import StepCheck
 
     assert [reduction_kind(r) for r in (1.0, 1.0005, 2.0, 1.9995, 1.5, 1.01, None)] == \
         ["mean", "mean", "sum", "sum", "neither a mean nor a sum (x1.5)", "neither a mean nor a sum (x1.01)", "unknown"]

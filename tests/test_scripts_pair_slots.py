@@ -294,3 +294,20 @@ def test_the_momentum_formula_note_needs_a_rate_that_changes():
     assert formula("momentum", [0.1, 0.1, 0.1]) is None and formula("momentum", [0.1, None]) is None
     assert formula("momentum", [0.1, 0.099]).startswith("TF1's MomentumOptimizer scales the gradients it accumulated")
     assert formula("rmsprop", [0.1]) == FORMULAS["rmsprop"] and formula("adam", [0.1, 0.2]) is None
+
+
+@pytest.mark.parametrize("replayed, differs", [(0.5, False), (0.05, True)])
+def test_after_step_1_a_slot_is_judged_with_the_replays_squared_gaps_as_one_state(replayed, differs):
+    """From step 2 the replays' squared gaps (`noise.whole`) decide, not the slot's own floor of 1e-7: a replay
+    that moved the moment `replayed` x as far as TF2 is from TF1 holds it within 10x (0.5), one that moved it 0.05x
+    does not."""
+    tf2_m = 0.19 * _G * (1 + 5e-3)
+    one, two = _records("adam", [0.1 * _G, 0.19 * _G], [0.1 * _G, tf2_m], floors=[1e-7, 1e-7])
+    gap2 = float(np.sum((0.19 * _G * 5e-3) ** 2))
+    one.floor[1]["squares"] = {"weights": {}, "slots": {"m/w": [1e-20, (replayed ** 2) * gap2]}}
+    found, _, _ = slot_findings(one, two, _PAIRS)
+    assert bool(found) is differs
+    if differs:
+        floor = 0.05 * 5e-3
+        assert (f"after step 2: rel err 0.005 (floor 1e-07); every variable's m as one state: rel err 0.005 "
+                f"(floor {floor:.2g}) (step 1 agreed" in found[0].text)

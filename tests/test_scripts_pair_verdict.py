@@ -6,7 +6,7 @@ import pytest
 
 from tfcompare.scripts.child import initialisation, noise
 from tfcompare.scripts.pair import AGREE, DIFFER, PairResult, _compare, inputs
-from tfcompare.scripts.pair.diagnose import step_checks
+from tfcompare.scripts.pair.steps import step_checks
 from tfcompare.scripts.child.record import SideRecord, Variable, stats
 
 
@@ -207,3 +207,99 @@ def test_the_settings_replays_find_every_scalar_input_of_the_optimizers_update_o
     # Adam: lr, beta1, beta2, epsilon (shared) and beta1_power, beta2_power read once per variable (resource
     # variables here); Momentum: lr, momentum; SGD: lr. Found through the global step's AssignAdd as well.
     assert counts == {"adam": 8, "momentum": 2, "sgd": 1}
+
+
+def _two_steps(side, after_step_2: dict, floors: dict | None = None, squares: dict | None = None):
+    """A record of two 50x50 weights, `w` and `u`, over two steps; step 1 leaves both at 0.5, step 2 at
+    `after_step_2`. `floors`: each tensor's own floor at step 2 (step 1's: 1e-7); `squares`: each replay's squared
+    gap per tensor at step 2 (`noise.whole`)."""
+    rec = SideRecord(side=side, script=f"{side}.py", status="ok", losses=[1.0, 0.9], ops={"MatMul": 1},
+                     reduction_ratio=1.0)
+    half = np.full((50, 50), 0.5, np.float32)
+    keys = {"w": "w", "u": "u"} if side == "tf1" else {"w": "v0", "u": "v1"}
+    rec.variables = [Variable(key=keys[n], name=n, shape=[50, 50], dtype="float32", site="line 1", created=i,
+                              used=i, init=stats(half)) for i, n in enumerate(("w", "u"))]
+    for n, key in keys.items():
+        rec.arrays.update({f"init/{key}": half, f"before/0/{key}": half, f"after/0/{key}": half,
+                           f"before/1/{key}": half, f"after/1/{key}": after_step_2[n].astype(np.float32)})
+        for k in (0, 1):
+            rec.arrays[f"grad/{k}/{key}"] = np.ones((50, 50), np.float32)
+    if floors is not None:
+        rec.floor = [{"loss": 1e-7, "gradients": {"w": 1e-7, "u": 1e-7}, "weights": {"w": 1e-7, "u": 1e-7}},
+                     {"loss": 1e-7, "gradients": {"w": 1e-7, "u": 1e-7}, "weights": dict(floors)}]
+        if squares is not None:
+            rec.floor[1]["squares"] = {"weights": squares, "slots": {}}
+        rec.floor_how = "test"
+    return rec
+
+
+def _pair_two(tf1, tf2):
+    tf2.pairing = [["w", "v0", "by name"], ["u", "v1", "by name"]]
+    result = PairResult("a.py", "b.py", 2)
+    _compare(result, tf1, tf2)
+    return result
+
+
+def test_from_step_2_a_unit_that_moved_on_one_side_is_judged_with_the_whole_state():
+    """Seen on a 41-convolution ResNet: after step 3 one bias element was an Adam update (0.00126) apart, 56x that
+    bias's own floor from six replays, while the replays had moved other tensors' units as far. From step 2 the
+    weights are one state: its error against the largest gap one replay left over all of them."""
+    half = np.full((50, 50), 0.5, np.float32)
+    moved = half.copy()
+    moved[3, 7] += 1e-3  # one unit's weight moved by an update: fails the element-wise tolerance
+    own = noise.relative(half, moved)
+    assert own == pytest.approx(1e-3 / 25, rel=1e-4)
+    # the replays: the first moved an element of w as far, the second nothing beyond rounding
+    squares = {"w": [1e-6, 1e-14], "u": [1e-14, 1e-14]}
+    state_floor = np.sqrt(1e-6 + 1e-14) / np.sqrt(2 * 2500 * 0.25)
+    tf1 = _two_steps("tf1", {"w": half, "u": half}, floors={"w": own, "u": 1e-7}, squares=squares)
+    result = _pair_two(tf1, _two_steps("tf2", {"w": half, "u": moved}))
+    step2 = result.checks[1]
+    assert step2.weights_as_state and step2.weights_ok and result.status == AGREE
+    assert step2.weights_rel_err == pytest.approx(1e-3 / np.sqrt(1250), rel=1e-4)
+    assert step2.weights_floor == pytest.approx(state_floor, rel=1e-4)
+    line = next(line for line in result.lines() if line.startswith("  2: loss"))
+    assert f"weights after rel err {1e-3 / np.sqrt(1250):.2g} (whole state, floor {state_floor:.2g};" in line
+    # the same records judged per tensor (no replays' squares kept): u is 400x its own floor, a false DIFFER
+    tf1 = _two_steps("tf1", {"w": half, "u": half}, floors={"w": own, "u": 1e-7})
+    per_tensor = _pair_two(tf1, _two_steps("tf2", {"w": half, "u": moved}))
+    assert per_tensor.status == DIFFER and not per_tensor.checks[1].weights_as_state
+    assert per_tensor.checks[1].worst == "weights of u"
+
+
+@pytest.mark.parametrize("scale, differs", [(9.5, False), (10.5, True)])
+def test_from_step_2_the_state_differs_beyond_ten_times_its_floor(scale, differs):
+    """Every weight of both tensors moved alike (a setting that differs): the state's error against 10x its floor,
+    both sides of the threshold; the tensor named is the one furthest past its own floor."""
+    half = np.full((50, 50), 0.5, np.float32)
+    squares = {"w": [1e-6, 4e-6], "u": [1e-6, 0.0]}
+    floor = np.sqrt(4e-6) / np.sqrt(1250)  # one replay's largest sum, not each tensor's largest added up (5e-6)
+    delta = np.float32(scale * floor * 0.5)  # relative error of a uniform shift: delta / 0.5
+    assert delta > 1e-4 * 0.5 + 1e-5  # past the element-wise tolerance either way: the floor decides
+    tf1 = _two_steps("tf1", {"w": half, "u": half}, floors={"w": 1e-7, "u": 1e-6}, squares=squares)
+    result = _pair_two(tf1, _two_steps("tf2", {"w": half + delta, "u": half + delta}))
+    step2 = result.checks[1]
+    assert step2.weights_rel_err == pytest.approx(float(delta) / 0.5, rel=1e-3)
+    assert step2.weights_floor == pytest.approx(floor, rel=1e-4)
+    assert (result.status == DIFFER) is differs and step2.weights_ok is not differs
+    if differs:
+        assert step2.worst == "weights of w (and the whole state)"
+
+
+def test_step_1_stays_per_tensor_whatever_the_replays_kept():
+    """At step 1 both sides take the gradient at the same weights on the same batch: each tensor's own floor."""
+    from tfcompare.scripts.pair.steps import state_squares
+
+    floor = {"weights": {"w": 1e-7}, "squares": {"weights": {"w": [1.0]}, "slots": {}}}
+    assert state_squares(floor, 0, "weights") is None
+    assert state_squares(floor, 1, "weights") == {"w": [1.0]}
+    assert state_squares({"weights": {"w": 1e-7}}, 1, "weights") is None  # no squares recorded: per tensor
+
+
+def test_the_whole_states_error_and_floor_are_norms_over_every_element():
+    reference = {"a": np.array([3.0, 0.0]), "b": np.array([[0.0], [4.0]])}
+    values = {"a": np.array([3.0, 1.0]), "b": np.array([[0.0], [4.0]])}
+    error, floor = noise.whole(reference, values, {"a": [0.25, 1.0], "b": [2.0, 0.0]})
+    assert error == pytest.approx(1 / 5) and floor == pytest.approx(np.sqrt(2.25) / 5)
+    assert noise.whole(reference, values, {"a": [1.0]})[1] is None  # b's replays not recorded
+    assert noise.whole(reference, {"a": values["a"], "b": np.zeros(3)}, None)[0] == float("inf")

@@ -184,11 +184,27 @@ def virtualise(record: SideRecord, variants: dict[str, str] | None = None) -> Si
                 worst = max((step["slots"].pop(f"{name}/{k}", 0.0) for k in members.values()), default=0.0)
                 for suffix, _, _ in _virtual(cell, variant):
                     step["slots"][f"{name}/{cell['prefix']}:{suffix}"] = worst
+            _virtual_squares(step.get("squares", {}), cell, variant)
     out.variables.sort(key=lambda v: v.created)
     ranked = sorted((v for v in out.variables if v.used is not None), key=lambda v: v.used)
     use = {v.key: n for n, v in enumerate(ranked)}
     out.variables = [dataclasses.replace(v, created=n, used=use.get(v.key)) for n, v in enumerate(out.variables)]
     return out
+
+
+def _virtual_squares(squares: dict, cell: dict, variant: str) -> None:
+    """Each replay's squared gaps (`noise.whole`) of a cell's members, summed into its first virtual variable (the
+    others 0): the same elements laid out otherwise, so any state holding the whole cell sums to the same gap."""
+    suffixes = [suffix for suffix, _, _ in _virtual(cell, variant)]
+    for what, per_tensor in squares.items():
+        prefixes = {k.split("/", 1)[0] + "/" if what == "slots" else "" for k in per_tensor}
+        for prefix in prefixes:
+            lists = [per_tensor.pop(f"{prefix}{k}") for k in cell["members"].values() if f"{prefix}{k}" in per_tensor]
+            if len(lists) != len(cell["members"]):
+                continue
+            total = [sum(values) for values in zip(*lists)]
+            for n, suffix in enumerate(suffixes):
+                per_tensor[f"{prefix}{cell['prefix']}:{suffix}"] = total if n == 0 else [0.0] * len(total)
 
 
 def variant_for(record: SideRecord, shape: list[int], variants: dict[str, str], made: dict) -> tuple | None:

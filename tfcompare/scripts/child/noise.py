@@ -13,7 +13,8 @@ and rounds it once, TF1's ApplyAdam subtracts in float32 (0.001 against 0.000999
 std 1, grows into the loss of the next steps. The largest of the gaps to
 the original run, per step and per tensor, relative to the tensor's norm (||a - b|| / ||a||), is the floor. TF1
 and TF2 differ on a tensor only when its element-wise tolerance fails AND its relative error is more than
-`FACTOR` times the floor.
+`FACTOR` times the floor. Each replay's squared gap per weight and slot is kept too: from the second step on the
+tensors are judged together (`whole`), since which tensor a replay's largest gap lands in is chance there.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 
 from tfcompare.scripts.child import slots
 
-__all__ = ["FACTOR", "MIN_FLOOR", "relative", "beyond", "snapshot", "restore", "repeat", "measure", "dense", "quiet",
+__all__ = ["FACTOR", "MIN_FLOOR", "relative", "whole", "beyond", "snapshot", "restore", "repeat", "measure", "dense", "quiet",
            "replay_unit", "units"]
 
 FACTOR = 10.0
@@ -209,12 +210,22 @@ def measure(probe, sess) -> None:
 
 def _gaps(rec, k, op, keys, found_slots, loss, grad_values, after, slot_values) -> dict:
     """A replayed step's gaps to the recorded one, relative, per loss, gradient, weight and slot."""
+    weights = {key: (rec.arrays[f"after/{k}/{key}"], a) for key, a in zip(keys, after)}
+    held = {f"{name}/{key}": (rec.arrays[slots.key(name, k, key)], value)
+            for (name, key, _), value in zip(found_slots, slot_values)}
     return {"loss": relative(rec.losses[k], float(np.asarray(loss).sum())),
             "gradients": {v.op.name: relative(rec.arrays[f"grad/{k}/{v.op.name}"], dense(g))
                           for (_, v), g in zip(op["grads_and_vars"], grad_values)},
-            "weights": {key: relative(rec.arrays[f"after/{k}/{key}"], a) for key, a in zip(keys, after)},
-            "slots": {f"{name}/{key}": relative(rec.arrays[slots.key(name, k, key)], value)
-                      for (name, key, _), value in zip(found_slots, slot_values)}}
+            "weights": {key: relative(*pair) for key, pair in weights.items()},
+            "slots": {name: relative(*pair) for name, pair in held.items()},
+            "squares": {"weights": {key: [_square(*pair)] for key, pair in weights.items()},
+                        "slots": {name: [_square(*pair)] for name, pair in held.items()}}}
+
+
+def _square(a, b) -> float:
+    """||a - b||^2 in float64: a replay's gap on one tensor, which `whole` adds up over the tensors compared."""
+    gap = np.asarray(a, np.float64) - np.asarray(b, np.float64)
+    return float(gap.ravel() @ gap.ravel()) if gap.shape else float(gap * gap)
 
 
 def replay_unit(probe, sess, entries: list, fed: dict, settings: dict | None = None) -> list[tuple]:
@@ -282,10 +293,32 @@ def _until_moved(rec, floors: list[dict]) -> list[dict]:
 
 
 def _larger(a: dict, b: dict) -> dict:
+    """Two replays' gaps as one floor: the larger per tensor, and each replay's squared gaps kept (`whole`)."""
     return {"loss": max(a["loss"], b["loss"]),
             "gradients": {k: max(v, b["gradients"][k]) for k, v in a["gradients"].items()},
             "weights": {k: max(v, b["weights"][k]) for k, v in a["weights"].items()},
-            "slots": {k: max(v, b["slots"][k]) for k, v in a["slots"].items()}}
+            "slots": {k: max(v, b["slots"][k]) for k, v in a["slots"].items()},
+            "squares": {what: {k: v + b["squares"][what][k] for k, v in a["squares"][what].items()}
+                        for what in ("weights", "slots")}}
+
+
+def whole(reference: dict, values: dict, squares: dict | None) -> tuple[float, float | None]:
+    """(relative error, floor) of the tensors `reference` names taken together, as one state: ||a - b|| / ||a|| over
+    all their elements, and the largest such gap of one replay (`squares`: per tensor, each replay's squared gap);
+    None where a tensor's replays were not recorded. Which tensor a replay's largest gap lands in is chance from the
+    second step on (see `step_checks`); the state's gap is not."""
+    names = [n for n in reference if n in values]
+    ref = [np.asarray(reference[n], np.float64).ravel() for n in names]
+    gap = [ref_n - np.asarray(values[n], np.float64).ravel() if np.shape(values[n]) == np.shape(reference[n])
+           else np.full(1, np.inf) for ref_n, n in zip(ref, names)]
+    norm = float(np.sqrt(sum(float(r @ r) for r in ref)))
+    error = float(np.sqrt(sum(float(g @ g) for g in gap)))
+    error = error / norm if norm else error
+    if squares is None or any(n not in squares for n in names) or not names:
+        return error, None
+    replays = len(squares[names[0]])
+    floor = float(np.sqrt(max(sum(squares[n][r] for n in names) for r in range(replays))))
+    return error, floor / norm if norm else floor
 
 
 def _first_line(exc: BaseException) -> str:

@@ -28,8 +28,8 @@ from tfcompare.scripts.pair.joint import align
 from tfcompare.scripts.pair.speed import speed_lines, step_speed
 from tfcompare.scripts.pair.activations import parting
 from tfcompare.scripts.pair.findings import Finding
-from tfcompare.scripts.pair.diagnose import (StepCheck, findings, optimizer_text, reduction_of, step_checks,
-                                            traced_findings, unpaired_findings)
+from tfcompare.scripts.pair.diagnose import findings, optimizer_text, reduction_of, unpaired_findings
+from tfcompare.scripts.pair.steps import StepCheck, step_checks, traced_findings
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_sides
 from tfcompare.scripts.child.layouts import layout_findings, virtualise
 from tfcompare.scripts.child.record import SideRecord, load, load_progress
@@ -123,13 +123,16 @@ class PairResult:
             out.append("optimizer slots compared after every step: " + ", ".join(
                 f"{s['slot']} ({s['variables']} variable{'s' if s['variables'] != 1 else ''})" for s in self.slots))
         out.append(f"steps (a tensor differs when it fails the element-wise tolerance {self.tolerance} and its "
-                   f"error relative to its norm is over {self.floor_factor:g}x TF1's own noise floor):")
+                   f"error relative to its norm is over {self.floor_factor:g}x TF1's own noise floor; from step 2 "
+                   "the weights are judged together, as one state: which tensor a replay's largest gap lands in is "
+                   "chance there):")
         for c in self.checks:
             flag = "ok" if c.ok else "NON-FINITE" if c.non_finite_tf1 or c.non_finite_tf2 else "DIFFERS"
             out.append(f"  {c.step}: loss {c.loss_tf1:.7g} vs {c.loss_tf2:.7g} (rel err {c.loss_rel_err:.2g}, floor "
                        f"{_floor(c.loss_floor)}), gradients rel err {c.gradients_rel_err:.2g} (floor "
                        f"{_floor(c.gradients_floor)}; max abs {c.gradients_max_abs_err:.2g}), weights after rel err "
-                       f"{c.weights_rel_err:.2g} (floor {_floor(c.weights_floor)}; max abs "
+                       f"{c.weights_rel_err:.2g} ({'whole state, ' if c.weights_as_state else ''}floor "
+                       f"{_floor(c.weights_floor)}; max abs "
                        f"{c.weights_max_abs_err:.2g})  {flag}")
         out.append(f"noise floor: {self.noise_floor}")
         if self.dropout:

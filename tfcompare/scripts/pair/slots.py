@@ -13,7 +13,9 @@ also when the error is over `LATER_TOL`. Step 1's slots are a function of the fi
 sides from the same weights on the same batch; later gradients are taken at weights that already differ within the
 noise, and a gradient jumps where a ReLU's input crosses zero (seen: 2e-5 relative): the weights, which the
 learning rate scales, do not show such a jump, a moment that holds (1 - beta) x the gradient does. A setting that
-differs (beta 0.9 against 0.99) moves a moment by tenths.
+differs (beta 0.9 against 0.99) moves a moment by tenths. From the second step on one variable's slot past its own
+floor is a difference only when the slot of every variable compared, taken as one state, is past the state's floor
+too (as the weights are judged there: `steps.state_squares`).
 
 The step counters (TF1's global step, Keras's `optimizer.iterations`) are compared by how far each step moves
 them: a TF1 script that does not give its global step to `minimize` never moves it, and a schedule that reads it
@@ -29,6 +31,7 @@ from tfcompare.scripts.child import noise
 from tfcompare.scripts.child.record import SideRecord
 from tfcompare.scripts.child.slots import SLOT_KEY, keras_own, key
 from tfcompare.scripts.pair.findings import Finding
+from tfcompare.scripts.pair.steps import state_squares
 
 __all__ = ["slot_pairs", "slot_findings", "counter_findings", "LATER_TOL"]
 
@@ -132,6 +135,26 @@ def _starts(tf1: SideRecord, name: str, variable_key: str) -> str:
     return f"; TF1's starts at {float(np.asarray(init).flat[0]):g} before the first step"
 
 
+def _state_beyond(tf1: SideRecord, tf2: SideRecord, compared, converted: dict, name: str, k: int) -> str | None:
+    """From the second step on, slot `name` of every variable compared, taken as one state: "" when it is within
+    the state's floor, the numbers that put it beyond (`steps.state_squares`: which variable a replay's largest gap lands in is chance there); None
+    where no replay's gaps were recorded (each slot's own floor decides). The floor is relative to TF1's slot as
+    it holds it, the error to the form the TF2 optimizer keeps it in (Keras's momentum: -lr x TF1's)."""
+    squares = state_squares(tf1.floor[k] if k < len(tf1.floor) else None, k, "slots")
+    members = [(a, b) for n, a, b in compared if n == name and converted[(name, a)] is not None
+               and key(name, k, a) in tf1.arrays and key(name, k, b) in tf2.arrays]
+    if squares is None or not members:
+        return None
+    raw = {f"{name}/{a}": tf1.arrays[key(name, k, a)] for a, _ in members}
+    floor = noise.whole(raw, raw, squares)[1]
+    error = noise.whole({f"{name}/{a}": converted[(name, a)][k] for a, _ in members},
+                        {f"{name}/{a}": tf2.arrays[key(name, k, b)] for a, b in members}, None)[0]
+    if floor is None:
+        return None
+    beyond = noise.beyond(error, floor) and error > LATER_TOL
+    return f"; every variable's {name} as one state: rel err {error:.2g} (floor {floor:.2g})" if beyond else ""
+
+
 def slot_findings(tf1: SideRecord, tf2: SideRecord, pairs, checks=None) -> tuple[list[Finding], list[dict], str]:
     """(a decisive finding per slot name that differs, at its first step and variable; what was compared; a note
     on what was not). With the steps' `checks`, a slot that differs where its step's loss or gradients, or an
@@ -141,12 +164,14 @@ def slot_findings(tf1: SideRecord, tf2: SideRecord, pairs, checks=None) -> tuple
     names = {a: tf1.var(a).name for _, a, _ in compared}
     found: dict[str, Finding] = {}
     skipped = set()
+    converted = {(name, a): _tf1_values(tf1, name, a, steps, _keras_form(tf2)) for name, a, _ in compared}
+    as_state: dict[tuple[str, int], bool | None] = {}
     for name, a, b in compared:
         # the steps after which both sides hold the slot: every step, or from a later optimizer's first one on
         held = [k for k in range(steps) if key(name, k, b) in tf2.arrays and key(name, k, a) in tf1.arrays]
         if name in found or not held or held != list(range(held[0], steps)):
             continue
-        ones = _tf1_values(tf1, name, a, steps, _keras_form(tf2))
+        ones = converted[(name, a)]
         if ones is None:
             skipped.add(name)
             continue
@@ -157,13 +182,17 @@ def slot_findings(tf1: SideRecord, tf2: SideRecord, pairs, checks=None) -> tuple
             err, floor = noise.relative(one, two), _floor(tf1, k, name, a)
             if not _differs(one, two, err, floor, k):
                 continue
+            if (name, k) not in as_state:
+                as_state[(name, k)] = _state_beyond(tf1, tf2, compared, converted, name, k)
+            if as_state[(name, k)] == "":  # one variable's slot, within the noise of the state's
+                continue
             if _explained(checks, k):
                 break
             shown = f"floor {floor:.2g}" if floor is not None else "no floor measured"
             ratio = _ratio(one, two) if k == 0 else None
             how = _starts(tf1, name, a) or (f"; TF2's is {ratio:.3g}x TF1's" if ratio is not None and
                                              abs(ratio - 1) > 1e-3 else "")
-            later = "" if k == 0 else " (step 1 agreed: a difference that builds up)"
+            later = "" if k == 0 else f"{as_state[(name, k)] or ''} (step 1 agreed: a difference that builds up)"
             found[name] = Finding("slots", f"optimizer slot {name} ({_WHAT.get(name, name)}) of {names[a]} (TF1) vs "
                                            f"{tf2.var(b).name} (TF2) after step {k + 1}: rel err {err:.2g} ({shown})"
                                            f"{how}{later}", True)
