@@ -311,3 +311,17 @@ def test_after_step_1_a_slot_is_judged_with_the_replays_squared_gaps_as_one_stat
         floor = 0.05 * 5e-3
         assert (f"after step 2: rel err 0.005 (floor 1e-07); every variable's m as one state: rel err 0.005 "
                 f"(floor {floor:.2g}) (step 1 agreed" in found[0].text)
+
+
+def test_a_slot_gone_nan_warns_nothing_and_differs_only_from_a_finite_one():
+    """A diverged TF1 step (pkmital's VAE on synthetic MNIST: loss NaN at step 2): numpy's "atol: nan" warning was
+    printed among the scripts' output; NaN against NaN is the same, NaN against a number is not."""
+    import warnings
+
+    nan = np.full(4, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        one, two = _records("adam", [0.1 * _G, nan], [0.1 * _G, nan], floors=[1e-7, 1e-7])
+        assert slot_findings(one, two, _PAIRS)[0] == []
+        one, two = _records("adam", [0.1 * _G, nan], [0.1 * _G, 0.19 * _G], floors=[1e-7, 1e-7])
+        assert "after step 2" in slot_findings(one, two, _PAIRS)[0][0].text

@@ -18,7 +18,7 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import BinaryIO, Callable
 
 __all__ = ["default_run_name", "write_atomic", "shared_permissions", "pid_temp_dir", "remove_dead_temp_dirs",
            "pid_alive", "claim_folder",
@@ -67,20 +67,28 @@ def _link_new(tmp: str, path: Path, data: str | bytes) -> None:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
-def write_atomic(path: str | Path, data: str | bytes, *, exclusive: bool = False, file_only: bool = False) -> Path:
+def write_atomic(path: str | Path, data: str | bytes | Callable[[BinaryIO], None], *, exclusive: bool = False,
+                 file_only: bool = False) -> Path:
     """Write to a temporary file beside `path`, then rename: a reader never sees half a file, and two writers
-    never share a temporary name. The file gets the permissions a plain `open` would give; text is UTF-8.
+    never share a temporary name. The file gets the permissions a plain `open` would give; text is UTF-8. `data`
+    may be a function that writes into the open temporary file (a record's arrays, GBs that are not held in memory
+    a second time as bytes); not with `exclusive`, whose fallback writes the data again.
 
     `exclusive`: `path` must not exist at the moment it is put in place (a hard link, which fails if the name
     appeared since any check: `FileExistsError`), so a file saved there meanwhile is never replaced.
     `file_only`: what is replaced must be a regular file, looked at just before the rename; a link or anything
     else is `FileExistsError`. A rename never follows a link either way: nothing is written through one."""
     path = Path(path)
+    if exclusive and callable(data):
+        raise ValueError("write_atomic: exclusive needs the data itself, not a function that writes it")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            if callable(data):
+                data(f)
+            else:
+                f.write(data.encode("utf-8") if isinstance(data, str) else data)
         shared_permissions(tmp)
         if exclusive:
             _link_new(tmp, path, data)

@@ -6,9 +6,9 @@ Written by the child that ran the script, read by the parent that compares the t
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 from pathlib import Path
+from collections.abc import MutableMapping
 from typing import Any
 
 import numpy as np
@@ -148,11 +148,11 @@ class SideRecord:
     def weights(self, kind: str, step: int) -> dict[str, np.ndarray]:
         """kind: init, before, after, grad; step counts from 0."""
         prefix = "init/" if kind == "init" else f"{kind}/{step}/"
-        return {k[len(prefix):]: v for k, v in self.arrays.items() if k.startswith(prefix)}
+        return {k[len(prefix):]: self.arrays[k] for k in self.arrays if k.startswith(prefix)}
 
     def batch(self, step: int) -> dict[str, np.ndarray]:
         prefix = f"feed/{step}/"
-        return {k[len(prefix):]: v for k, v in self.arrays.items() if k.startswith(prefix)}
+        return {k[len(prefix):]: self.arrays[k] for k in self.arrays if k.startswith(prefix)}
 
 
 def stats(value: np.ndarray) -> dict[str, float]:
@@ -173,10 +173,10 @@ def forward_op_counts(op_types) -> dict[str, int]:
 
 def save(record: SideRecord, folder: Path) -> None:
     """`<side>.npz` first, then `<side>.json` (its presence says the record is complete), each written atomically."""
-    buffer = io.BytesIO()
-    np.savez(buffer, **{k: np.asarray(v) for k, v in record.arrays.items()})
-    write_atomic(folder / f"{record.side}.npz", buffer.getvalue())
-    facts = dataclasses.asdict(record)
+    # streamed into the file: a 20M-parameter model's record is GBs, which a bytes copy held twice over
+    write_atomic(folder / f"{record.side}.npz",
+                 lambda f: np.savez(f, **{k: np.asarray(v) for k, v in record.arrays.items()}))
+    facts = dataclasses.asdict(dataclasses.replace(record, arrays={}))  # asdict deep-copies: not the arrays
     facts.pop("arrays")
     write_atomic(folder / f"{record.side}.json", json.dumps(facts, default=_plain))
 
@@ -188,9 +188,42 @@ def load(folder: Path, side: str) -> SideRecord | None:
     facts = json.loads(path.read_text())
     facts["variables"] = [Variable(**v) for v in facts["variables"]]
     record = SideRecord(**facts)
-    with np.load(folder / f"{side}.npz") as arrays:
-        record.arrays = {k: arrays[k] for k in arrays.files}
+    record.arrays = _Arrays(folder / f"{side}.npz")
     return record
+
+
+class _Arrays(MutableMapping):
+    """A saved record's arrays, each read from its file when first asked for: the TF2 child needs TF1's initial
+    weights and batches, not the GBs of a wide model's steps, gradients and slots."""
+
+    def __init__(self, path: Path):
+        self._file = np.load(path)
+        self._keys = dict.fromkeys(self._file.files)
+        self._read: dict[str, Any] = {}
+
+    def __getitem__(self, key: str):
+        if key not in self._read:
+            if key not in self._keys:
+                raise KeyError(key)
+            self._read[key] = self._file[key]
+        return self._read[key]
+
+    def __setitem__(self, key: str, value) -> None:
+        self._keys[key] = None
+        self._read[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        self._read.pop(key, None)
+
+    def __contains__(self, key) -> bool:
+        return key in self._keys
+
+    def __iter__(self):
+        return iter(list(self._keys))
+
+    def __len__(self) -> int:
+        return len(self._keys)
 
 
 def save_progress(record: SideRecord, folder: Path) -> None:

@@ -294,7 +294,8 @@ def pair_scripts(tf1_script: str | Path, tf2_script: str | Path, options: PairOp
                 result.notes = list(dict.fromkeys(tf1.notes + tf2.notes + tf2.substitution))
             result.wall_s = time.perf_counter() - started
             return result
-        _compare(result, tf1, tf2)
+        with noise.quiet():  # a diverged step's NaNs: numpy's warnings would read as the scripts' own
+            _compare(result, tf1, tf2)
         if options.timing:
             result.timing = step_speed(folder, tf1, tf2)
     finally:

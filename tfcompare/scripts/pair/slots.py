@@ -109,6 +109,8 @@ def _floor(tf1: SideRecord, step: int, name: str, variable_key: str) -> float | 
 
 def _differs(a: np.ndarray, b: np.ndarray, err: float, floor: float | None, step: int) -> bool:
     scale = float(np.abs(a).max()) if a.size else 0.0
+    if not np.isfinite(scale):  # TF1's slot went NaN or inf: the step is non-finite (its own verdict), no tolerance
+        return not np.array_equal(a, b, equal_nan=True)
     if np.allclose(b, a, rtol=_TOL.rtol, atol=_TOL.atol * scale):
         return False
     return noise.beyond(err, floor) and (step == 0 or err > LATER_TOL)
