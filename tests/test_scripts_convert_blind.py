@@ -15,8 +15,10 @@ from tfcompare.scripts.convert import WRITTEN_AGREES, ConvertOptions, convert_sc
 BLIND = Path(__file__).parent / "data" / "convert" / "blind"
 # script -> what the rewrite of its kind must say
 EXPECTED = {
-    # the decoder's provenance is the script's two decoder lines, not its `dense` helper's (called from five)
-    "vae_latent_grid": ["decoded = model.model_recon_from_model_z(grid).numpy()",
+    # the decoder's provenance is the script's two decoder lines, not its `dense` helper's (called from five); the
+    # script's dict is named `model`, as the rewrite's instance: its members are the instance's (not model_recon)
+    "vae_latent_grid": ["decoded = model.recon_from_z(grid).numpy()", "codes = model.z_mean(sample).numpy()",
+                        "def train_step(x):\n", "        loss_value = model.loss(x)\n",
                         'what computed it does not run."""\n        # TF1 lines 51-52\n'],
     "activations_lists": ["acts_val = [value.numpy() for value in model.net_acts(X_test)]",
                           "pre_val = [value.numpy() for value in model.net_pre(X_test)]"],

@@ -11,6 +11,8 @@ each time); the source's line numbers are kept (`late.with_inline_fetches` repla
 from __future__ import annotations
 
 import ast
+import builtins
+import keyword
 import re
 
 __all__ = ["define_member_fetches"]
@@ -38,6 +40,46 @@ def _parts(node) -> list[str]:
         out.append(str(node.slice.value) if isinstance(node, ast.Subscript) else node.attr)
         node = node.value
     return [node.id, *reversed(out)]
+
+
+# the rewrite's own globals (writer): a member named so would read as them
+_WRITTEN = {"model", "Model", "optimizer", "train_step", "tf", "keras", "np", "main"}
+
+
+def _stores_seen_from(tree, node) -> set[str]:
+    """The names bound where `node` is: at module level and in the functions around it, not in other functions
+    (`build_vae`'s own `x` and `loss` are no clash for a member read outside it)."""
+    out: set[str] = set()
+
+    def visit(n):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and not (
+                n.lineno <= node.lineno <= (n.end_lineno or n.lineno)):
+            return
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+        for child in ast.iter_child_nodes(n):
+            visit(child)
+
+    visit(tree)
+    return out
+
+
+def _member_name(parts: list[str], stores: set, namespace: dict) -> str:
+    """`ae['y']` -> `ae_y`; a dict or object named `model`, the rewrite's own instance, loses that part
+    (`model['recon']` -> `recon`, read `model.recon(z)`, not `model.model_recon(model_z)`) where the name left is
+    free: not bound by the script, not one of the rewrite's globals, a builtin or a keyword."""
+    def joined(names):
+        name = re.sub(r"\W", "_", "_".join(names))
+        return name if name.isidentifier() else f"m_{name}"
+
+    if parts[0] == "model" and len(parts) > 1:
+        short = joined(parts[1:])
+        if short.isidentifier() and not keyword.iskeyword(short) and short not in stores and \
+                short not in namespace and short not in _WRITTEN and not hasattr(builtins, short):
+            return short
+    return joined(parts)
 
 
 def _candidates(tree, sessions: set) -> list:
@@ -92,8 +134,7 @@ def define_member_fetches(source: str, namespace: dict, train_ops: list) -> dict
             if not (isinstance(value, (tf.Tensor, tf.Variable)) or any(value is op for op in train_ops) or
                     _tensor_list(value, tf)):
                 continue
-            name = re.sub(r"\W", "_", "_".join(_parts(node)))
-            name = name if name.isidentifier() else f"m_{name}"
+            name = _member_name(_parts(node), _stores_seen_from(tree, node), namespace)
             while name in namespace and namespace[name] is not value:
                 name += "_"
             namespace[name] = value
