@@ -25,6 +25,9 @@ EXPECTED = {
     "tensorboard_image": ["image = tf.image.decode_png(buf.getvalue(), channels=4)",
                           "image_summary_op = {'fit_plot': (tf.summary.image, image)}",
                           "add_summary(writer, image_summary, training_steps)"],
+    # the critic's gradient at the interpolates (tf.gradients in the loss): its ReluGrad ops, as TF1 computed them
+    "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
+                    "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }
 
 

@@ -363,6 +363,10 @@ class Translator:
                   "GreaterEqual": "tf.greater_equal", "LessEqual": "tf.less_equal", "Maximum": "tf.maximum",
                   "Minimum": "tf.minimum", "Pow": "tf.pow", "SquaredDifference": "tf.math.squared_difference"}[kind]
             return f"{fn}({self._rhs(ins[0], 0)}, {self._rhs(ins[1], 0)})", False
+        if kind == "ReluGrad":  # a gradient the script takes in its own loss (tf.gradients: WGAN-GP's penalty)
+            grads = self._rhs(ins[0], 0)
+            zero = "0.0" if ins[0].dtype == "float32" else f"tf.zeros_like({grads})"
+            return f"tf.where({self._rhs(ins[1], 1)} > 0, {grads}, {zero})", False
         if kind == "ConcatV2":
             parts = ", ".join(self.value(x) for x in ins[:-1])
             return f"tf.concat([{parts}], {self._const_text(ins[-1])})", False
