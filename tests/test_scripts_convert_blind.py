@@ -19,6 +19,11 @@ EXPECTED = {
     # script's dict is named `model`, as the rewrite's instance: its members are the instance's (not model_recon)
     "vae_latent_grid": ["decoded = model.recon_from_z(grid).numpy()", "codes = model.z_mean(sample).numpy()",
                         "def train_step(x):\n", "        loss_value = model.loss(x)\n",
+                        # the script's docstring kept (its authors' words), the rewrite's note below it; a call
+                        # between imports stays between them (pyplot after the backend is chosen)
+                        'decode a regular grid of latent points and encode some of the data.\n"""\n\n'
+                        "# TF2 rewrite of vae_latent_grid.py, written by `tfcompare convert`",
+                        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n",
                         'what computed it does not run."""\n        # TF1 lines 51-52\n'],
     "activations_lists": ["acts_val = [value.numpy() for value in model.net_acts(X_test)]",
                           "pre_val = [value.numpy() for value in model.net_pre(X_test)]"],

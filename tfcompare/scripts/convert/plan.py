@@ -78,3 +78,4 @@ class Carried:
     todos: list
     loader: bool  # read_data_sets must be written into the script
     summaries: bool = False  # a FileWriter's add_summary became add_summary(writer, ...): the helper is written
+    docstring: str = ""  # the TF1 script's module docstring as written ("" when it has none)

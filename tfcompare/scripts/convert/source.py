@@ -127,9 +127,13 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
     head, tail, imports = [], [], []
     placed = False
     body = tree.body
+    docstring = ""
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) and \
             isinstance(body[0].value.value, str):
-        body = body[1:]  # the TF1 docstring: the writer gives the TF2 script its own
+        docstring = ast.get_source_segment(source, body[0]) or ""  # kept as written: the authors' credits
+        body = body[1:]
+    last_import = max((n.lineno for n in body if isinstance(n, (ast.Import, ast.ImportFrom))), default=0)
+    imported: set[str] = set()
 
     starts = {id(n): n.body[0].lineno for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.If))}
     headers = {id(n): ast.dump(n.target if isinstance(n, ast.For) else n.test) for n in ast.walk(tree)
@@ -182,6 +186,10 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
         new = rewriter.statement(s, before)
         if isinstance(s, (ast.Import, ast.ImportFrom)):
             imports.extend(new)
+            imported.update((a.asname or a.name).split(".")[0] for a in s.names)
+            continue
+        if s.lineno < last_import and _configures(s, imported):
+            imports.extend(new)  # `matplotlib.use('Agg')` stays between the imports it was written between
             continue
         if not placed and (rewriter.model_parts or not before):
             placed = True  # the first graph statement: the model goes here
@@ -189,4 +197,11 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
     head, tail = _constants_first(head, tail, tree, first_step_line)
     inline_feed_dicts([head, tail], set(rewriter.feed_vars))
     return Carried([text(x) for x in head], [text(x) for x in tail], [ast.unparse(x) for x in imports],
-                   rewriter.todos, rewriter.loader, rewriter.summaries)
+                   rewriter.todos, rewriter.loader, rewriter.summaries, docstring)
+
+
+def _configures(node, imported: set[str]) -> bool:
+    """A call among the imports on modules imported above it (`matplotlib.use('Agg')`, `sys.path.append(...)`):
+    it must run before the imports below it, as written."""
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and all(
+        n.id in imported for n in ast.walk(node) if isinstance(n, ast.Name))

@@ -317,10 +317,12 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
 
     name = in_docstring(Path(script).name)  # a file name is data: quotes and newlines escaped, never code
     doc = (_MODULE_CALL_DOC if forward_code else _MODULE_DOC) if style == "module" else _KERAS_DOC
-    out = [*_paragraph("", f'"""TF2 rewrite of {name}, written by `tfcompare convert` from the graph the TF1 '
-                           'script built.'), "",
-           *_paragraph("", " ".join(doc) + ' @tf.function step with a Keras optimizer carrying TF1\'s settings."""'),
-           ""]
+    about = [f'TF2 rewrite of {name}, written by `tfcompare convert` from the graph the TF1 script built.',
+             " ".join(doc) + " @tf.function step with a Keras optimizer carrying TF1's settings."]
+    if kept.docstring:  # the script's own docstring (its authors, its licence) as written; this note below it
+        out = [kept.docstring, "", *(line for text in about for line in _paragraph("# ", text)), ""]
+    else:
+        out = [*_paragraph("", f'"""{about[0]}'), "", *_paragraph("", f'{about[1]}"""'), ""]
     imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
     if style == "keras" and "import keras" not in imports:
         imports.insert(imports.index("import tensorflow as tf") + 1, "import keras")
