@@ -138,3 +138,22 @@ def test_a_call_on_a_call_too_long_for_its_line_breaks_the_first_call():
            "train_step(x, y).numpy())")
     assert wrap(lam) == ["    _, l, p = (lambda value_0, loss_value: (None, loss_value, value_0))(",
                          "        model.prediction(x).numpy(), train_step(x, y).numpy()", "    )"]
+
+
+def test_a_call_of_a_call_indexed_after_it_breaks_inside_its_arguments():
+    """pkmital's ResNet: `train_accuracy += sess.run([optimizer, accuracy], ...)[1]` was written as one line of
+    160 columns (the break went inside `[1]`, leaving the head as long as before)."""
+    line = ("            train_accuracy += (lambda value_0, loss_value: (None, value_0))(model.accuracy(batch_xs, "
+            "batch_ys).numpy(), train_step(batch_xs, batch_ys).numpy())[1]")
+    assert wrap(line) == [
+        "            train_accuracy += (lambda value_0, loss_value: (None, value_0))(",
+        "                model.accuracy(batch_xs, batch_ys).numpy(), train_step(batch_xs, batch_ys).numpy()",
+        "            )[1]"]
+    assert wrap("x = f(" + ", ".join(f"argument_{i}" for i in range(12)) + ").y[0]")[-1] == ").y[0]"
+
+
+def test_the_helpers_convert_writes_into_scripts_fit_the_line_width():
+    from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER
+
+    assert [line for text in (LOADER, *HELPER_SOURCE.values()) for line in text.splitlines()
+            if len(line) > MAX_LINE] == []

@@ -2,9 +2,9 @@
 
 Only where tokenize says the brackets are (never inside a string), and only the code tfcompare generated. A long
 `input_signature` decorator is written one spec per line. A trailing comment that makes the line too long goes on
-a line of its own above it. Any other long line is split at its outermost call
-(or list) that closes at the line's end (an attribute after it, `f(...).y`, stays after it): the arguments on
-the next line if they fit, else one per line, the closing bracket on a line of its own; an argument still too
+a line of its own above it. Any other long line is split at its outermost call (or list) that closes at the
+line's end (an attribute or a constant index after it, `f(...).y`, `f(...)[1]`, stays after it): the arguments
+on the next line if they fit, else one per line, the closing bracket on a line of its own; an argument still too
 long is broken the same way. A line with no bracket to break at is left as it is.
 """
 
@@ -51,8 +51,13 @@ def _bracket(line: str):
     end = code[-1].end[1] if code else 0
     if len(code) > 1 and code[-1].string == ",":
         code = code[:-1]  # an argument line of an outer break: its comma stays after the bracket
-    while len(code) > 2 and code[-1].type == tokenize.NAME and code[-2].string == ".":
-        code = code[:-2]  # `f(...).y`: the attribute stays after the closing bracket
+    while True:  # `f(...).y`, `f(...)[1]`: the attribute or constant index stays after the closing bracket
+        if len(code) > 2 and code[-1].type == tokenize.NAME and code[-2].string == ".":
+            code = code[:-2]
+        elif len(code) > 3 and code[-1].string == "]" and code[-2].type == tokenize.NUMBER and code[-3].string == "[":
+            code = code[:-3]
+        else:
+            break
     if not code or code[-1].string not in _CLOSE:
         return None
     depth, opened, commas = 0, None, []

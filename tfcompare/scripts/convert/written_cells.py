@@ -14,8 +14,8 @@ def basic_lstm(inputs, kernel, bias, forget_bias=1.0, sequence_length=None):
         i, j, f, o = split([x, h] @ kernel + bias, 4)
         c = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)
         h = tanh(c) * sigmoid(o)
-    With `sequence_length` (dynamic_rnn's), each example's output is 0 past its length and its state stays
-    where its length ended. Returns (outputs, (c, h))."""
+    With `sequence_length` (dynamic_rnn's), each example's output is 0 past its length and its state
+    stays where its length ended. Returns (outputs, (c, h))."""
     c = h = tf.zeros([tf.shape(inputs[0])[0], kernel.shape[1] // 4], dtype=kernel.dtype)
     outputs = []
     for t, x in enumerate(inputs):
@@ -40,8 +40,8 @@ def gru(inputs, gate_kernel, gate_bias, candidate_kernel, candidate_bias, sequen
         r, u = split(sigmoid([x, h] @ gate_kernel + gate_bias), 2)
         c = tanh([x, r * h] @ candidate_kernel + candidate_bias)
         h = u * h + (1 - u) * c
-    With `sequence_length` (dynamic_rnn's), each example's output is 0 past its length and its state stays
-    where its length ended. Returns (outputs, h)."""
+    With `sequence_length` (dynamic_rnn's), each example's output is 0 past its length and its state
+    stays where its length ended. Returns (outputs, h)."""
     h = tf.zeros([tf.shape(inputs[0])[0], candidate_kernel.shape[1]], dtype=candidate_kernel.dtype)
     outputs = []
     for t, x in enumerate(inputs):
@@ -65,9 +65,9 @@ HELPER_SOURCE = {"lstm": LSTM_HELPER, "gru": GRU_HELPER}
 # tf.keras.datasets.mnist, with TF1's validation split, and each epoch's order shuffled by tf.data
 LOADER = '''
 class _DataSet:
-    """TF 1.15's input_data DataSet: images (N, 784) float32 in [0, 1], labels int or one-hot; next_batch
-    hands out the examples in an order shuffled at each epoch (by tf.data; TF1 shuffled with NumPy), a batch
-    running on into the next epoch as TF1's did."""
+    """TF 1.15's input_data DataSet: images (N, 784) float32 in [0, 1], labels int or one-hot;
+    next_batch hands out the examples in an order shuffled at each epoch (by tf.data; TF1 shuffled
+    with NumPy), a batch running on into the next epoch as TF1's did."""
 
     def __init__(self, images, labels, one_hot, reshape):
         images = images.astype(np.float32) / 255.0
@@ -75,8 +75,8 @@ class _DataSet:
         self.labels = np.eye(10)[labels] if one_hot else labels
         self.num_examples = len(images)
         self.epochs_completed = 0
-        self._order = iter(tf.data.Dataset.range(self.num_examples).shuffle(self.num_examples).repeat()
-                           .batch(self.num_examples))  # one epoch's order per element
+        order = tf.data.Dataset.range(self.num_examples).shuffle(self.num_examples)
+        self._order = iter(order.repeat().batch(self.num_examples))  # one epoch's order per element
         self._pending = np.zeros([0], np.int64)
         self._given = 0
 
@@ -89,12 +89,13 @@ class _DataSet:
         return self.images[index], self.labels[index]
 
 
-def read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True, validation_size=5000,
-                   seed=None, source_url=None):
+def read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True,
+                   validation_size=5000, seed=None, source_url=None):
     """TF1's tensorflow.examples.tutorials.mnist.input_data.read_data_sets (gone from TF 2), on
     tf.keras.datasets.mnist: the first `validation_size` training images held out, as TF1 did."""
     (x, y), (test_x, test_y) = tf.keras.datasets.mnist.load_data()
-    return types.SimpleNamespace(train=_DataSet(x[validation_size:], y[validation_size:], one_hot, reshape),
-                                 validation=_DataSet(x[:validation_size], y[:validation_size], one_hot, reshape),
+    held = validation_size
+    return types.SimpleNamespace(train=_DataSet(x[held:], y[held:], one_hot, reshape),
+                                 validation=_DataSet(x[:held], y[:held], one_hot, reshape),
                                  test=_DataSet(test_x, test_y, one_hot, reshape))
 '''
