@@ -10,6 +10,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import pytest  # noqa: E402
 
+from convert_corpus import written_code  # noqa: E402,F401 (the tests' too)
+
 from tfcompare.run import harness  # noqa: E402
 from tfcompare.core.modes import LEVER_MODES, MODES  # noqa: E402
 from tfcompare.registry import CASES  # noqa: E402
