@@ -63,6 +63,15 @@ def converted(tmp_path_factory):
     return out, {name: f.result() for name, f in futures.items()}
 
 
+def test_python_2_future_imports_are_dropped_and_annotations_kept():
+    """A reviewer of the rewrites read `from __future__ import division, print_function` as dead code."""
+    from tfcompare.scripts.convert.source import _future_kept
+
+    both = ast.parse("from __future__ import division, annotations, print_function").body[0]
+    assert [ast.unparse(n) for n in _future_kept(both)] == ["from __future__ import annotations"]
+    assert _future_kept(ast.parse("from __future__ import print_function, absolute_import").body[0]) == []
+
+
 @pytest.mark.parametrize("name", list(SCRIPTS))
 def test_converted_script_is_tf2_and_pair_agrees(converted, name):
     out, results = converted
@@ -74,6 +83,8 @@ def test_converted_script_is_tf2_and_pair_agrees(converted, name):
     imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     imported += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert not [m for m in imported if "compat" in m or m.startswith("tfcompare")], imported
+    if name == "linreg_examples":  # its `from __future__ import print_function`: a no-op in Python 3, dropped
+        assert "__future__" not in text
     code = written_code(text)
     assert "compat.v1" not in code and "Session" not in code and "placeholder" not in code
     assert "@tf.function" in text and "class Model(tf.Module)" in text

@@ -184,6 +184,8 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
             original.pop(id(s), None)
             continue
         new = rewriter.statement(s, before)
+        if isinstance(s, ast.ImportFrom) and s.module == "__future__":
+            new = _future_kept(s)
         if isinstance(s, (ast.Import, ast.ImportFrom)):
             imports.extend(new)
             imported.update((a.asname or a.name).split(".")[0] for a in s.names)
@@ -198,6 +200,17 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
     inline_feed_dicts([head, tail], set(rewriter.feed_vars))
     return Carried([text(x) for x in head], [text(x) for x in tail], [ast.unparse(x) for x in imports],
                    rewriter.todos, rewriter.loader, rewriter.summaries, docstring)
+
+
+# Python 2 compatibility imports, no-ops in Python 3 (a reviewer reads them as dead code); `annotations` is not
+_NO_OP_FUTURES = {"division", "print_function", "absolute_import", "unicode_literals", "generators",
+                  "nested_scopes", "with_statement", "generator_stop"}
+
+
+def _future_kept(node: ast.ImportFrom) -> list:
+    """`from __future__ import ...` without the features Python 3 always has: [] when nothing is left."""
+    names = [a for a in node.names if a.name not in _NO_OP_FUTURES]
+    return [ast.ImportFrom(module="__future__", names=names, level=0)] if names else []
 
 
 def _configures(node, imported: set[str]) -> bool:
