@@ -126,7 +126,7 @@ def state_squares(floor: dict | None, k: int, what: str) -> dict | None:
     at weights that already differ within the noise: where a ReLU unit's input crosses zero, or an Adam update's sign
     turns on a gradient near zero, one unit's weights move by a whole update on one side only, and which tensor that
     lands in is chance (seen on a 41-convolution ResNet: one bias element 0.00126 apart after step 3, 56x that
-    bias's own floor from six replays, while the whole state was 1.9x the state's floor)."""
+    bias's own floor from six replays, while the whole state was 1.9x an upper bound of its floor)."""
     if not k or not floor or "squares" not in floor:
         return None
     return floor["squares"].get(what)
