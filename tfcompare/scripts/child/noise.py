@@ -26,7 +26,8 @@ import numpy as np
 
 from tfcompare.scripts.child import slots
 
-__all__ = ["FACTOR", "MIN_FLOOR", "relative", "whole", "beyond", "snapshot", "restore", "repeat", "measure", "dense", "quiet",
+__all__ = ["FACTOR", "MIN_FLOOR", "relative", "whole", "beyond", "snapshot", "restore", "repeat", "measure", "dense",
+           "quiet",
            "replay_unit", "units"]
 
 FACTOR = 10.0
@@ -224,8 +225,8 @@ def _gaps(rec, k, op, keys, found_slots, loss, grad_values, after, slot_values) 
 
 def _square(a, b) -> float:
     """||a - b||^2 in float64: a replay's gap on one tensor, which `whole` adds up over the tensors compared."""
-    gap = np.asarray(a, np.float64) - np.asarray(b, np.float64)
-    return float(gap.ravel() @ gap.ravel()) if gap.shape else float(gap * gap)
+    gap = (np.asarray(a, np.float64) - np.asarray(b, np.float64)).ravel()
+    return float(gap @ gap)
 
 
 def replay_unit(probe, sess, entries: list, fed: dict, settings: dict | None = None) -> list[tuple]:

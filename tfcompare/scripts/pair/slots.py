@@ -139,7 +139,8 @@ def _starts(tf1: SideRecord, name: str, variable_key: str) -> str:
 
 def _state_beyond(tf1: SideRecord, tf2: SideRecord, compared, converted: dict, name: str, k: int) -> str | None:
     """From the second step on, slot `name` of every variable compared, taken as one state: "" when it is within
-    the state's floor, the numbers that put it beyond (`steps.state_squares`: which variable a replay's largest gap lands in is chance there); None
+    the state's floor, else the numbers that put it beyond (`steps.state_squares`: which variable a replay's
+    largest gap lands in is chance there); None
     where no replay's gaps were recorded (each slot's own floor decides). The floor is relative to TF1's slot as
     it holds it, the error to the form the TF2 optimizer keeps it in (Keras's momentum: -lr x TF1's)."""
     squares = state_squares(tf1.floor[k] if k < len(tf1.floor) else None, k, "slots")
@@ -167,7 +168,7 @@ def slot_findings(tf1: SideRecord, tf2: SideRecord, pairs, checks=None) -> tuple
     found: dict[str, Finding] = {}
     skipped = set()
     converted = {(name, a): _tf1_values(tf1, name, a, steps, _keras_form(tf2)) for name, a, _ in compared}
-    as_state: dict[tuple[str, int], bool | None] = {}
+    as_state: dict[tuple[str, int], str | None] = {}
     for name, a, b in compared:
         # the steps after which both sides hold the slot: every step, or from a later optimizer's first one on
         held = [k for k in range(steps) if key(name, k, b) in tf2.arrays and key(name, k, a) in tf1.arrays]
