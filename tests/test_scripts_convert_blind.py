@@ -31,6 +31,9 @@ EXPECTED = {
                           "image_summary_op = {'fit_plot': (tf.summary.image, image)}",
                           "add_summary(writer, image_summary, training_steps)"],
     # the critic's gradient at the interpolates (tf.gradients in the loss): its ReluGrad ops, as TF1 computed them
+    # two graphs (reset_default_graph() between them): each its own model, both parts' data drawn once, at the top
+    "two_regressions": ["class Model2(tf.Module):", "model = Model2()\n", "print('\\nLinear regression final MSE",
+                        "logistic_final_acc = model.accuracy(x_blobs, y_blobs).numpy()"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }
@@ -57,3 +60,16 @@ def test_a_blind_script_of_this_kind_is_proven_with_no_todo_and_runs_on_its_own(
     assert [line for line in EXPECTED[name] if line not in text] == [], text
     assert len(result.pair.checks) == 3 and all(c.ok for c in result.pair.checks)
     assert result.alone["error"] == "" and result.alone["steps"] == 3, result.alone
+    for graph in result.graphs:  # a later graph of the script: proven by its own pair
+        assert graph.pair.status == "agree" and len(graph.pair.checks) == 3 and all(c.ok for c in graph.pair.checks)
+
+
+def test_a_later_graph_keeps_the_data_drawn_above_the_first_and_draws_it_once(converted):
+    out, results = converted
+    result = results["two_regressions"]
+    assert [g.lines for g in result.graphs] == ["80-124"]
+    assert result.pair.tf1_script.endswith("two_regressions.py lines 1-79")
+    text = (out / "two_regressions_tf2.py").read_text()
+    assert text.count("x_blobs = np.vstack") == 1 and text.count("import numpy as np") == 1
+    assert text.count('"""The TF1 graph of two_regressions.py') == 2  # the hidden file's name never shows
+    assert not list(out.glob(".tfcompare-*"))  # each graph's own script, gone

@@ -30,9 +30,10 @@ from tfcompare.scripts.pair import AGREE, FAILED as PAIR_FAILED, PairOptions, Pa
 from tfcompare.scripts.child.dropout import AS_WRITTEN, OFF, sites_text
 from tfcompare.scripts.child import processes
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_child
-from tfcompare.scripts.convert import levers as _levers
+from tfcompare.scripts.convert import graph_segments as _graphs, levers as _levers
 from tfcompare.scripts.convert.levers import LEVERS, Lever, LeverTrial
 from tfcompare.scripts.convert.standalone import alone_line, run_alone
+from tfcompare.scripts.convert.todo_marks import todo_marks
 
 __all__ = ["ConvertOptions", "ConvertResult", "convert_script", "check_paths", "WRITTEN_AGREES", "WRITTEN_DIFFERS",
            "FAILED", "STYLES", "LEVERS", "Lever"]
@@ -64,6 +65,15 @@ class ConvertOptions:
 
 
 @dataclasses.dataclass
+class GraphProof:
+    """A later graph of a script that builds several (`graph_segments`): its TF1 lines and its own proof."""
+
+    lines: str
+    pair: PairResult | None = None
+    proof: str = ""
+
+
+@dataclasses.dataclass
 class ConvertResult:
     tf1_script: str
     tf2_script: str
@@ -79,6 +89,7 @@ class ConvertResult:
     # the written script run on its own for its first steps (standalone.run_alone): steps, ended, error, where
     alone: dict | None = None
     levers: list[LeverTrial] = dataclasses.field(default_factory=list)  # each lever tried on the agreeing rewrite
+    graphs: list[GraphProof] = dataclasses.field(default_factory=list)  # the later graphs of a multi-graph script
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -103,11 +114,15 @@ class ConvertResult:
             out.append(alone_line(self.alone))
         if self.pair is not None:
             out += ["", *self.pair.lines(), ""]
+            for k, graph in enumerate(self.graphs, 2):
+                out += [f"graph {k} of {len(self.graphs) + 1} (TF1 lines {graph.lines}, after reset_default_graph()), "
+                        f"proven on its own" + (f"; proof: {graph.proof}" if graph.proof else ""),
+                        *(graph.pair.lines() if graph.pair else []), ""]
             if self.levers:
                 out += [trial.line() for trial in self.levers] + [f"levers not tried: {_levers.NOT_WRITTEN}", ""]
             out.append("CONVERTED: the TF2 script trains as the TF1 script does (pair agrees)"
                        if self.status == WRITTEN_AGREES else
-                       f"NOT PROVEN: {self.error}" if self.status == FAILED and self.error else
+                       f"NOT PROVEN: {self.error}" if self.error else
                        f"NOT PROVEN: pair says {self.pair.status}; the TF2 script is written, check it by hand")
         return out
 
@@ -129,7 +144,15 @@ def check_paths(tf1_script: str | Path, tf2_script: str | Path, force: bool = Fa
     return Path(os.path.realpath(path.parent)) / path.name  # the link-free folder; the name itself is not followed
 
 
-def _read_tf1(old: Path, written: Path, options: ConvertOptions, folder: Path, limit: int) -> dict:
+def _read_tf1(old: Path, options: ConvertOptions, limit: int) -> dict:
+    folder = pair_folder("tfcompare-convert-")
+    try:
+        return _read_in(old, folder / "tf2.py", options, folder, limit)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _read_in(old: Path, written: Path, options: ConvertOptions, folder: Path, limit: int) -> dict:
     report = folder / "convert.json"
     ended = run_child(["-m", "tfcompare.scripts.convert.child", str(old), str(written), str(report), options.style,
                        *options.args],
@@ -177,12 +200,12 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
     old = Path(tf1_script).resolve()
     result = ConvertResult(str(tf1_script), str(tf2_script), style=options.style)
     limit = processes.memory_limit()  # one for the command: its child, then its proof's two sides together
-    folder = pair_folder("tfcompare-convert-")
-    try:
-        report = _read_tf1(old, folder / "tf2.py", options, folder, limit)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    result.todos, result.notes = list(report.get("todos", [])), list(dict.fromkeys(report.get("notes", [])))
+    if _several_graphs(old, new, options, limit, result):
+        result.wall_s = time.perf_counter() - started
+        return result
+    report = _read_tf1(old, options, limit)
+    result.todos = list(report.get("todos", []))
+    result.notes = list(dict.fromkeys(result.notes + report.get("notes", [])))
     if report["status"] != "ok":
         result.error = report.get("error") or ("the TF1 script ran to its end without a training step (a Session.run "
                                                 "of an optimizer's train op): there is no graph to convert")
@@ -203,39 +226,130 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
         result.wall_s = time.perf_counter() - started
         return result
     if options.check:
-        live = report.get("dropout", [])
-        if live:
-            result.proof = (f"pair runs with dropout off on both sides (--dropout off), because the TF1 training step "
-                            f"has a live dropout ({sites_text(live)}): two processes draw different "
-                            f"masks, so live dropout cannot agree step by step; {tf2_script} keeps its dropout")
-        proof = PairOptions(steps=options.steps, timeout_s=options.timeout_s, args=options.args,
-                            dropout=OFF if live else AS_WRITTEN, memory_limit_bytes=limit, timing=True)
-        result.pair = pair_scripts(old, new, proof)
-        result.status = WRITTEN_AGREES if result.pair.status == AGREE else WRITTEN_DIFFERS
-        if result.pair.status == PAIR_FAILED:  # exit 3, and --json says so: not compared is no verdict
-            result.status = FAILED
-            result.error = f"{tf2_script} is written, but pair could not compare it: {result.pair.error}"
-            if "TODO_tfcompare" in result.pair.error or "tfcompare convert could not translate" in result.pair.error:
-                # tfcompare's own unfinished translation stopped it, not the user's code
-                result.error = (f"{tf2_script} is written with {len(result.todos)} TODO(tfcompare) mark(s), and one "
-                                f"of them stops it before its first training step"
-                                f"{' (' + result.todos[0][:100] + ')' if result.todos else ''}: pair could not "
-                                "compare it; finish the marks by hand, then run `tfcompare pair OLD.py NEW.py`")
-        result.alone = run_alone(new, old.parent, options.steps, options.args, options.timeout_s, limit)
-        if result.alone["ended"] == "failed" and result.status == WRITTEN_AGREES:
-            result.status = FAILED  # pair agreed on the steps it saw; the file as written does not run
-            result.error = (f"{tf2_script} trains as the TF1 script does under pair, but fails when run on its own: "
-                            f"{alone_line(result.alone)}")
-        if not _still_written(new, report["text"]):  # the proof ran another file: no verdict about the rewrite
-            result.status = FAILED
-            result.error = (f"{tf2_script} changed while pair proved it (another program or convert wrote it?): "
-                            "the verdict is not about the rewrite")
-        elif result.status == WRITTEN_AGREES and options.levers:
-            _try_levers(old, new, report["text"], options, proof, limit, result)
+        result.pair, result.proof = _prove(old, new, report.get("dropout", []), options, limit, str(tf2_script))
+        result.status, result.error = _verdict(result, result.pair)
+        _alone(old, new, report["text"], options, limit, result)
+        if result.status == WRITTEN_AGREES and options.levers:
+            _try_levers(old, new, report["text"], options, _proof_options(report.get("dropout", []), options, limit),
+                        limit, result)
     else:
         result.status = WRITTEN_DIFFERS
     result.wall_s = time.perf_counter() - started
     return result
+
+
+def _several_graphs(old: Path, new: Path, options: ConvertOptions, limit: int, result: ConvertResult) -> bool:
+    """A script that builds several graphs one after another (`graph_segments`): each read, written and proven on
+    its own, NEW.py their rewrites joined. False (a note says why, when it was tried): convert it as one script."""
+    try:
+        source = read_script(old)
+    except SourceError:
+        return False
+    parts = _graphs.segments(source)
+    made, texts, reports = [], [], []
+    try:
+        for k, part in enumerate(parts, 1):
+            try:
+                fd, name = tempfile.mkstemp(prefix=f".tfcompare-graph{k}-", suffix=f"-{old.name}", dir=old.parent)
+            except OSError as exc:
+                result.notes.append(f"the TF1 script builds {len(parts)} graphs; its folder cannot hold each as a "
+                                    f"script of its own ({exc.strerror or exc}): converted as one script")
+                return False
+            made.append(Path(name))
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(_graphs.blanked(source, part))
+            report = _read_tf1(made[-1], options, limit)
+            if report["status"] != "ok":
+                result.notes.append(
+                    f"the TF1 script builds {len(parts)} graphs one after another (reset_default_graph()); graph {k} "
+                    f"(lines {part.lines}) did not reach a training step as a script of its own with the imports and "
+                    f"definitions above it ({(report.get('error') or 'no training step')[:200]}): converted as one "
+                    "script, the later graphs marked")
+                return False
+            text = report["text"].replace(made[-1].stem, old.stem)
+            texts.append(_graphs.renamed(text, _graphs.clashing_classes(texts, text)))
+            reports.append(report)
+        if not parts:
+            return False
+        text = _graphs.joined(texts, [f"graph {k} of the TF1 script (its lines {p.lines}, after reset_default_graph()): "
+                                      "its own model" for k, p in enumerate(parts, 1)], parts)
+        result.todos = todo_marks(text)
+        result.notes += [f"the TF1 script builds {len(parts)} graphs one after another (reset_default_graph()): each "
+                         "was converted and is proven on its own (TF1 lines "
+                         + ", ".join(p.lines for p in parts) + ")"]
+        result.notes = list(dict.fromkeys(result.notes + [n.replace(path.stem, old.stem) for path, r in
+                                                          zip(made, reports) for n in r.get("notes", [])]))
+        if not _put_in_place(new, text, result, options.force):
+            return True
+        if not options.check:
+            result.status = WRITTEN_DIFFERS
+            return True
+        verdicts = []
+        for k, (part, tf1, own, report) in enumerate(zip(parts, made, texts, reports), 1):
+            fd, name = tempfile.mkstemp(prefix=f".tfcompare-graph{k}-", suffix=".py", dir=new.parent)
+            made.append(Path(name))
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(own)
+            pair, why = _prove(tf1, made[-1], report.get("dropout", []), options, limit, str(result.tf2_script))
+            pair.tf1_script, pair.tf2_script = f"{result.tf1_script} lines {part.lines}", \
+                f"{result.tf2_script} graph {k}"
+            verdicts.append(_verdict(result, pair, f"graph {k} (TF1 lines {part.lines})"))
+            if k == 1:
+                result.pair, result.proof = pair, why
+            else:
+                result.graphs.append(GraphProof(part.lines, pair, why))
+        result.status, result.error = max(verdicts, key=lambda v: (WRITTEN_AGREES, WRITTEN_DIFFERS,
+                                                                     FAILED).index(v[0]))
+        _alone(old, new, text, options, limit, result)
+        return True
+    finally:
+        for path in made:
+            path.unlink(missing_ok=True)
+
+
+def _alone(old: Path, new: Path, text: str, options: ConvertOptions, limit: int, result: ConvertResult) -> None:
+    """NEW.py run on its own; the verdict stands only if it runs and still holds `text` (what was proven)."""
+    result.alone = run_alone(new, old.parent, options.steps, options.args, options.timeout_s, limit)
+    if result.alone["ended"] == "failed" and result.status == WRITTEN_AGREES:
+        result.status = FAILED  # pair agreed on the steps it saw; the file as written does not run
+        result.error = (f"{result.tf2_script} trains as the TF1 script does under pair, but fails when run on its "
+                        f"own: {alone_line(result.alone)}")
+    if not _still_written(new, text):  # the proof ran another file: no verdict about the rewrite
+        result.status = FAILED
+        result.error = (f"{result.tf2_script} changed while pair proved it (another program or convert wrote it?): "
+                        "the verdict is not about the rewrite")
+
+
+def _proof_options(live: list, options: ConvertOptions, limit: int) -> PairOptions:
+    return PairOptions(steps=options.steps, timeout_s=options.timeout_s, args=options.args,
+                       dropout=OFF if live else AS_WRITTEN, memory_limit_bytes=limit, timing=True)
+
+
+def _prove(tf1: Path, tf2: Path, live: list, options: ConvertOptions, limit: int, name: str
+           ) -> tuple[PairResult, str]:
+    """pair TF1 vs TF2 as convert proves a rewrite, with dropout off on both sides when TF1's step has one live."""
+    proof = _proof_options(live, options, limit)
+    why = (f"pair runs with dropout off on both sides (--dropout off), because the TF1 training step has a live "
+           f"dropout ({sites_text(live)}): two processes draw different masks, so live dropout cannot agree step by "
+           f"step; {name} keeps its dropout") if live else ""
+    return pair_scripts(tf1, tf2, proof), why
+
+
+def _verdict(result: ConvertResult, pair: PairResult, graph: str = "") -> tuple[str, str]:
+    """The conversion's status and error from one proof (`graph`: which of several graphs it proved, or "")."""
+    if pair.status == AGREE:
+        return WRITTEN_AGREES, ""
+    if pair.status != PAIR_FAILED:  # exit 3, and --json says so: not compared is no verdict
+        return WRITTEN_DIFFERS, f"{graph}: pair says {pair.status}; the TF2 script is written, check it by hand" \
+            if graph else ""
+    if "TODO_tfcompare" in pair.error or "tfcompare convert could not translate" in pair.error:
+        # tfcompare's own unfinished translation stopped it, not the user's code
+        return FAILED, (f"{result.tf2_script} is written with {len(result.todos)} TODO(tfcompare) mark(s), and one "
+                        f"of them stops {graph or 'it'} before its first training step"
+                        f"{' (' + result.todos[0][:100] + ')' if result.todos else ''}: pair could not "
+                        "compare it; finish the marks by hand, then run `tfcompare pair OLD.py NEW.py`")
+    return FAILED, f"{result.tf2_script}{' ' + graph if graph else ''} is written, but pair could not compare it: " \
+                   f"{pair.error}"
 
 
 def _try_levers(old: Path, new: Path, plain: str, options: ConvertOptions, proof: PairOptions, limit: int,
