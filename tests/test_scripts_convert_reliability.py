@@ -230,7 +230,7 @@ def _fake_tf1(monkeypatch, during=None, text: str = "# the rewrite\n") -> list:
     """The TF1 child replaced (its report, as if it had read the script), running `during` while it "runs"."""
     calls = []
 
-    def read(old, written, options, folder, limit=None):
+    def read(old, options, limit=None):
         calls.append(old)
         if during is not None:
             during()
