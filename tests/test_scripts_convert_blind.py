@@ -33,7 +33,9 @@ EXPECTED = {
     # the critic's gradient at the interpolates (tf.gradients in the loss): its ReluGrad ops, as TF1 computed them
     # two graphs (reset_default_graph() between them): each its own model, both parts' data drawn once, at the top
     "two_regressions": ["class Model2(tf.Module):", "model = Model2()\n", "print('\\nLinear regression final MSE",
-                        "logistic_final_acc = model.accuracy(x_blobs, y_blobs).numpy()"],
+                        # the loss and the accuracy TF1 fetched in one run: one forward pass
+                        "loss_val, acc_val = [value.numpy() for value in model.loss_and_accuracy(x_blobs, y_blobs)]",
+                        "    def loss_and_accuracy(self, x, y):\n        logits = self(x)\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }

@@ -60,6 +60,9 @@ class Plan:
     cut_methods: dict = dataclasses.field(default_factory=dict)
     cuts: set = dataclasses.field(default_factory=set)
     lists: set = dataclasses.field(default_factory=set)  # fetched names of lists of tensors: methods return lists
+    # names fetched together in one run (`sess.run([loss, accuracy])`) -> (method prefix, placeholder names): one
+    # forward pass for all of them (fetch_groups)
+    groups: dict = dataclasses.field(default_factory=dict)
 
     # the first train op's step function: `train_step`, or, beside the steps of other optimizers, named after its
     # train op as they are (`D_solver_step` beside `G_solver_step`)

@@ -29,6 +29,7 @@ from tfcompare.scripts.convert.late import with_inline_fetches
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.cut_fetches import cut_methods, cut_runs
 from tfcompare.scripts.convert.list_fetches import list_methods
+from tfcompare.scripts.convert.fetch_groups import group_methods
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines, variable_line
 from tfcompare.scripts.convert.moving import assignments, idle_variables, moving_average_updates
@@ -256,6 +257,9 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                      method_taken, tf)  # `sess.run(nets[0].layer_input)`: a list of values
     method_code += list_code
     plan_methods.update(listed)
+    group_code, grouped = group_methods(tree, module_dict, tr, feed_tensors, arguments, placeholder_global,
+                                        method_taken, plan_methods, set(listed) | untranslated, tf)
+    method_code += group_code
     trained_attrs = {variables[v.op.name]: v for v in trained}
     if style == "keras":
         init_lines = keras_init_lines(layers, {a: v for a, v in trained_attrs.items() if "." not in a}, tf1_names,
@@ -309,7 +313,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                   and v.op.type in ITERATOR_OUTPUTS},
                         independent=_independent(module_dict, [found["train_op"], *(e["train_op"] for e in others)]),
                         joint=joint, cut_methods=cut_planned, cuts={n for cut in runs_cut for n in cut},
-                        lists=set(listed),
+                        lists=set(listed), groups=grouped,
                         flags={flag.name: (flag.param, flag.values) for flag in flags})
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
