@@ -138,9 +138,11 @@ def test_written_optimizers_carry_tf1_settings(converted):
     assert ("outputs1, state1 = basic_lstm(tf.unstack(X, axis=1), self.rnn_basic_lstm_cell_kernel, "
             "self.rnn_basic_lstm_cell_bias, forget_bias=1.0)") in text["lstm_dynamic_rnn"]
     assert "logits = tf.matmul(outputs[:, -1, :], self.weights_out) + self.biases_out" in text["lstm_dynamic_rnn"]
-    # TF1's fetch list, one assignment per name in its order (no `loss, acc = [...]` plumbing)
-    assert re.search(r"\n( +)loss = model\.loss_op\(batch_x, batch_y\)\.numpy\(\)\n\1acc = "
-                     r"model\.accuracy\(batch_x, batch_y\)\.numpy\(\)\n", text["lstm_dynamic_rnn"])
+    # TF1's fetch list is one forward pass: one method returns both (before 2026-12-06, one method per name, which
+    # ran the network twice; a reviewer pointed at it)
+    assert re.search(r"\n +loss, acc = \[value\.numpy\(\) for value in model\.loss_op_and_accuracy\(batch_x, "
+                     r"batch_y\)\]\n", text["lstm_dynamic_rnn"])
+    assert "    def loss_op_and_accuracy(self, X, Y):\n" in text["lstm_dynamic_rnn"]
     assert ("outputs1, state1 = gru(tf.unstack(X, num=5, axis=1), self.rnn_gru_cell_gates_kernel, "
             "self.rnn_gru_cell_gates_bias, self.rnn_gru_cell_candidate_kernel, self.rnn_gru_cell_candidate_bias)"
             in text["gru_centered_rmsprop"])
