@@ -1941,6 +1941,33 @@ def test_a_feed_dict_built_for_the_next_run_goes_into_the_call_and_comments_come
     assert kept.todos == []
 
 
+def test_a_fetch_written_as_several_statements_carries_its_comment_once():
+    """MorvanZhou's `# train and net output` above `_, acc, pred = sess.run([train_op, accuracy, output], ...)`:
+    the run becomes one statement per value, and the comment stood above each of the three (a reviewer would read
+    it as pasted); it is above the first only."""
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        x = tf.placeholder(tf.float32, [None, 2])
+        loss = tf.reduce_sum(x)
+        output = x * 2
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        sess = tf.Session()
+        for i in range(3):
+            # train and net output
+            _, acc, pred = sess.run([train, loss, output], {x: data})
+            # the weights
+            a, b = sess.run([loss, output], {x: data})
+    """)
+    plan = carried.Plan(graph={"x", "loss", "train", "output", "sess"}, train={"train"},
+                        methods={"loss": ("model.loss", ["x"]), "output": ("model", ["x"])},
+                        step_args=["x"], loss="loss", tf_names={"tf"}, placeholders={"x"})
+    tail = "\n".join(carried.rewrite(source, plan, first_step_line=9).tail)
+    assert tail.count("# train and net output") == 1 and tail.count("# the weights") == 1, tail
+    # the values TF1 computed before the step first, then the step (its loss)
+    assert tail.endswith("    # train and net output\n    pred = model(data).numpy()\n    acc = train_step(data).numpy()\n"
+                         "    # the weights\n    a = model.loss(data).numpy()\n    b = model(data).numpy()"), tail
+
+
 @pytest.mark.parametrize("name, slots", [("autoencoder_rmsprop", {"momentum", "rms"}),
                                          ("gru_centered_rmsprop", {"mg", "momentum", "rms"}),
                                          ("decay_momentum", {"momentum"})])

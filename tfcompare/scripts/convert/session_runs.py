@@ -241,7 +241,10 @@ class SessionRuns(EagerTail):
                     return node
                 return ast.copy_location(new, node)
 
-        return _unpacked(Calls().visit(stmt)), state["ok"], state["any"]
+        out = _unpacked(Calls().visit(stmt))
+        for later in out[1:]:  # one TF1 statement's comments above the first of the statements it became, once
+            later.comments_from = -1
+        return out, state["ok"], state["any"]
 
 
 def _call(function: str, args: list, feed: dict, flags: dict | None = None) -> str | None:
