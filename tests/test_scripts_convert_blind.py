@@ -73,5 +73,7 @@ def test_a_later_graph_keeps_the_data_drawn_above_the_first_and_draws_it_once(co
     assert result.pair.tf1_script.endswith("two_regressions.py lines 1-79")
     text = (out / "two_regressions_tf2.py").read_text()
     assert text.count("x_blobs = np.vstack") == 1 and text.count("import numpy as np") == 1
+    # the accuracy was fetched only with the loss: its own method, which nothing would call, is not written
+    assert "    def loss_and_accuracy(self, x, y):" in text and "    def accuracy(self" not in text
     assert text.count('"""The TF1 graph of two_regressions.py') == 2  # the hidden file's name never shows
     assert not list(out.glob(".tfcompare-*"))  # each graph's own script, gone

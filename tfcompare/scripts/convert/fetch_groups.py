@@ -14,7 +14,7 @@ from tfcompare.scripts.convert.forward import fed_inputs
 from tfcompare.scripts.convert.methods import method_lines
 from tfcompare.scripts.convert.naming import fed_key, identifier
 
-__all__ = ["group_methods"]
+__all__ = ["group_methods", "without_superseded"]
 
 _MOST = 3  # names joined into the method's name (`loss_and_accuracy`); more: `fetches_4`
 
@@ -57,3 +57,27 @@ def group_methods(tree, module_dict: dict, tr, feed_tensors: list, arguments: di
         code += method_lines(method, args, fed, body, expr, tr)
         planned[names] = (f"model.{method}", [placeholder_global[a] for a in args])
     return code, planned
+
+
+def without_superseded(text: str, grouped: dict, plan_methods: dict, keep: str) -> str:
+    """`text` without the model's single-value methods that a group's method replaced everywhere (the script fetched
+    `accuracy` only together with the loss: `def accuracy` would be dead code); `keep`: the loss's method, which the
+    step calls."""
+    candidates = {plan_methods[n][0].split(".", 1)[1] for names in grouped for n in names
+                  if plan_methods.get(n, ("",))[0].startswith("model.")} - {keep}
+    if not candidates:
+        return text
+    lines = text.split("\n")
+    drop = set()
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for method in node.body:
+            if isinstance(method, ast.FunctionDef) and method.name in candidates:
+                first = min([method.lineno, *(d.lineno for d in method.decorator_list)])
+                span = range(first - 1, method.end_lineno)
+                rest = "\n".join(line for i, line in enumerate(lines) if i not in span)
+                if f".{method.name}(" not in rest:
+                    drop |= set(span) | ({method.end_lineno} if method.end_lineno < len(lines)
+                                         and not lines[method.end_lineno].strip() else set())
+    return "\n".join(line for i, line in enumerate(lines) if i not in drop)

@@ -29,7 +29,7 @@ from tfcompare.scripts.convert.late import with_inline_fetches
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.cut_fetches import cut_methods, cut_runs
 from tfcompare.scripts.convert.list_fetches import list_methods
-from tfcompare.scripts.convert.fetch_groups import group_methods
+from tfcompare.scripts.convert.fetch_groups import group_methods, without_superseded
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines, variable_line
 from tfcompare.scripts.convert.moving import assignments, idle_variables, moving_average_updates
@@ -382,7 +382,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         out += [summary_ops.HELPER.strip("\n"), "", ""]
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
     body = "\n".join(out).rstrip() + "\n"
-    body = comment_marks(body)
+    body = without_superseded(comment_marks(body), grouped, plan_methods, loss_method)
     return Written(body, todo_marks(body), notes)  # the console's list is the file's marks, one for one
 
 
