@@ -59,11 +59,11 @@ def group_methods(tree, module_dict: dict, tr, feed_tensors: list, arguments: di
     return code, planned
 
 
-def without_superseded(text: str, grouped: dict, plan_methods: dict, keep: str) -> str:
-    """`text` without the model's single-value methods that a group's method replaced everywhere (the script fetched
-    `accuracy` only together with the loss: `def accuracy` would be dead code); `keep`: the loss's method, which the
-    step calls."""
-    candidates = {plan_methods[n][0].split(".", 1)[1] for names in grouped for n in names
+def without_superseded(text: str, names: list, plan_methods: dict, keep: str) -> str:
+    """`text` without the model's single-value methods of `names` that a group's method replaced everywhere (the
+    script fetched `accuracy` only together with the loss: `def accuracy` would be dead code); `keep`: a method
+    kept whether called or not ("" for none)."""
+    candidates = {plan_methods[n][0].split(".", 1)[1] for n in names
                   if plan_methods.get(n, ("",))[0].startswith("model.")} - {keep}
     if not candidates:
         return text

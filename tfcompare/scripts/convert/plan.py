@@ -63,6 +63,7 @@ class Plan:
     # names fetched together in one run (`sess.run([loss, accuracy])`) -> (method prefix, placeholder names): one
     # forward pass for all of them (fetch_groups)
     groups: dict = dataclasses.field(default_factory=dict)
+    step_extras: tuple = ()  # names the first step returns after its loss (step_metrics)
 
     # the first train op's step function: `train_step`, or, beside the steps of other optimizers, named after its
     # train op as they are (`D_solver_step` beside `G_solver_step`)

@@ -28,11 +28,13 @@ def input_signature(placeholders: list, flags: dict | None = None) -> str:
 
 def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: list[str],
               signature: str = "", name: str = "train_step", optimizer: str = "optimizer",
-              trains: list[str] | None = None, call_args: list[str] | None = None, densify: bool = False) -> list[str]:
+              trains: list[str] | None = None, call_args: list[str] | None = None, densify: bool = False,
+              returns: tuple[str, ...] = ()) -> list[str]:
     """The lines of `train_step` (or `name`), taking the fed placeholders `loss_args` and returning the loss; with
     several optimizers (a GAN) each step trains its TF1 var_list, `trains` (the model's attributes), not them all;
     `call_args`: the loss method's arguments where they are not the step's (`training=True`); `densify`: an
-    embedding's sparse gradient made dense before an optimizer that squares it (`densifies`)."""
+    embedding's sparse gradient made dense before an optimizer that squares it (`densifies`); `returns`: what the
+    loss's method (then `step_metrics`'s) computes beside the loss, returned after it."""
     variables = "model.trainable_variables"
     listed = []
     if trains is not None:
@@ -41,7 +43,7 @@ def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: 
     return [f"@tf.function({signature})" if signature else "@tf.function",
             f"def {name}({', '.join(loss_args)}):",
             f"{INDENT}with tf.GradientTape() as tape:",
-            f"{INDENT * 2}loss_value = model.{loss_method}({', '.join(call_args or loss_args)}"
+            f"{INDENT * 2}{', '.join(('loss_value', *returns))} = model.{loss_method}({', '.join(call_args or loss_args)}"
             f"{', update_moving_averages=True' if updated else ''})",
             *listed,
             f"{INDENT}gradients = tape.gradient(loss_value, {variables})",
@@ -51,7 +53,7 @@ def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: 
                "for g in gradients]"] if densify else []),
             f"{INDENT}{optimizer}.apply_gradients(zip(gradients, {variables}))",
             *step_todos,
-            f"{INDENT}return loss_value"]
+            f"{INDENT}return {', '.join(('loss_value', *returns))}"]
 
 
 def densifies(entry: dict) -> bool:

@@ -30,6 +30,7 @@ from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.cut_fetches import cut_methods, cut_runs
 from tfcompare.scripts.convert.list_fetches import list_methods
 from tfcompare.scripts.convert.fetch_groups import group_methods, without_superseded
+from tfcompare.scripts.convert.step_metrics import step_metrics
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines, variable_line
 from tfcompare.scripts.convert.moving import assignments, idle_variables, moving_average_updates
@@ -291,6 +292,12 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         together, {id(module_dict[n]): p for n, p in later.parts.items()}, train_globals, by_argument,
         placeholder_global, loss_globals, step_taken | {step_name, *(s for s, _, _ in later.steps.values())})
     first_step = not (first and set(first) <= skip and id(train_op) in joined)
+    metric_code, metric_method, step_extras = step_metrics(
+        tree, module_dict, set(train_globals) or {k for k, v in module_dict.items() if v is train_op}, loss,
+        {k for k, v in module_dict.items() if v is loss}, list(loss_args), tr, feed_tensors, plan_methods,
+        set(listed) | untranslated | set(plan_summaries), method_taken, tf) \
+        if first_step and not (others or updated or step_todos) else ([], "", ())
+    method_code += metric_code
     written_moving = {name: attr for name, (attr, v) in moving.items()  # read (by any step) or updated
                       if name in tr.idle_read or name in assigned
                       or any(u.variable is v for bn in updated for u in tr.updates.get(bn, ()))}
@@ -313,7 +320,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                   and v.op.type in ITERATOR_OUTPUTS},
                         independent=_independent(module_dict, [found["train_op"], *(e["train_op"] for e in others)]),
                         joint=joint, cut_methods=cut_planned, cuts={n for cut in runs_cut for n in cut},
-                        lists=set(listed), groups=grouped,
+                        lists=set(listed), groups=grouped, step_extras=step_extras,
                         flags={flag.name: (flag.param, flag.values) for flag in flags})
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
@@ -368,13 +375,14 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             "model = Model()",
             f"{optimizer_name} = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
             *later.optimizers,
-            *(["", "", *step_code(loss_method, step_params, updated, step_todos,
+            *(["", "", *step_code(metric_method or loss_method, step_params, updated, step_todos,
                         input_signature([by_argument[a] for a in step_params])
                         if all(a in by_argument for a in step_params) else "",
                         name=step_name, optimizer=optimizer_name, trains=later.first_trains(found, variables),
                         call_args=[a if a not in flag_args else
                                    switch_argument(a, True, set(loss_args[i:]) <= flag_args)
-                                   for i, a in enumerate(loss_args)], densify=densifies(found))] if first_step else []),
+                                   for i, a in enumerate(loss_args)], densify=densifies(found),
+                                   returns=step_extras)] if first_step else []),
             *later.code, *joint_lines,
             "", ""]
     out += per_block(model_part, script_comments(text))  # provenance per block, the script's own comments
@@ -382,7 +390,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         out += [summary_ops.HELPER.strip("\n"), "", ""]
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
     body = "\n".join(out).rstrip() + "\n"
-    body = without_superseded(comment_marks(body), grouped, plan_methods, loss_method)
+    # the methods a group's method or the step's replaced everywhere (the loss's too, when the step computes it)
+    superseded = [n for names in grouped for n in names] + ([*step_extras, "loss"] if step_extras else [])
+    body = without_superseded(comment_marks(body), superseded, {**plan_methods, "loss": (f"model.{loss_method}",)},
+                              "" if step_extras else loss_method)
     return Written(body, todo_marks(body), notes)  # the console's list is the file's marks, one for one
 
 
