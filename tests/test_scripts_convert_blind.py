@@ -18,7 +18,11 @@ EXPECTED = {
     # the decoder's provenance is the script's two decoder lines, not its `dense` helper's (called from five); the
     # script's dict is named `model`, as the rewrite's instance: its members are the instance's (not model_recon)
     "vae_latent_grid": ["decoded = model.recon_from_z(grid).numpy()", "codes = model.z_mean(sample).numpy()",
-                        "def train_step(x):\n", "        loss_value = model.loss(x)\n",
+                        "def train_step(x):\n",
+                        # the printed terms TF1 fetched with the train op: from the step's one forward pass (one
+                        # noise draw), as TF1's run computed them; before, each method drew its own
+                        "        loss_value, recon_loss, kl_loss = model.loss_and_recon_loss_and_kl_loss(x)\n",
+                        "    l, rl, kl = [value.numpy() for value in train_step(batch)]\n",
                         # the script's docstring kept (its authors' words), the rewrite's note below it; a call
                         # between imports stays between them (pyplot after the backend is chosen)
                         'decode a regular grid of latent points and encode some of the data.\n"""\n\n'
