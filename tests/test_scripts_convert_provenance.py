@@ -2,6 +2,8 @@
 run of statements, what a trailer says beyond the TF1 excerpt (a TODO mark, a reason, the TF1 weights) stays on
 its line, text inside strings is never touched, and a long input_signature is one spec per line."""
 
+import ast
+
 from tfcompare.scripts.convert.line_width import MAX_LINE, wrap
 from tfcompare.scripts.convert.provenance import per_block
 
@@ -157,3 +159,27 @@ def test_the_helpers_convert_writes_into_scripts_fit_the_line_width():
 
     assert [line for text in (LOADER, *HELPER_SOURCE.values()) for line in text.splitlines()
             if len(line) > MAX_LINE] == []
+
+
+def test_a_long_comprehension_is_broken_without_a_comma_and_a_one_tuple_keeps_its_own():
+    """`acc, pred = [value.numpy() for value in train_step(...)]` (a step's values read together) too long for a line
+    was broken with a comma after the comprehension, a syntax error in the written script (the cookbook's siamese
+    network, whose convert crashed); a 1-tuple's comma is its meaning and stays (it was dropped where the item fit on
+    one line: `(x)` is no tuple)."""
+    line = ("    train_loss, train_acc = [value.numpy() for value in train_step(address1, address2, "
+            "target_similarity, dropout_keep_prob)]")
+    lines = wrap(line)
+    assert lines == ["    train_loss, train_acc = [",
+                     "        value.numpy() for value in train_step(",
+                     "            address1, address2, target_similarity, dropout_keep_prob",
+                     "        )",
+                     "    ]"], lines
+    ast.parse("if True:\n" + "\n".join(lines))
+    one = "    only = (the_first_tensor_of_the_batch_in_this_epoch + the_offset_of_the_batch_in_the_whole_epoch,)"
+    lines = wrap(one)
+    assert lines == ["    only = (",
+                     "        the_first_tensor_of_the_batch_in_this_epoch + the_offset_of_the_batch_in_the_whole_epoch,",
+                     "    )"], lines
+    namespace = {"the_first_tensor_of_the_batch_in_this_epoch": 1, "the_offset_of_the_batch_in_the_whole_epoch": 2}
+    exec("\n".join(lines).replace("    ", ""), namespace)
+    assert namespace["only"] == (3,)

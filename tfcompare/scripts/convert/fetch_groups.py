@@ -67,9 +67,13 @@ def without_superseded(text: str, names: list, plan_methods: dict, keep: str) ->
                   if plan_methods.get(n, ("",))[0].startswith("model.")} - {keep}
     if not candidates:
         return text
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:  # not Python yet at this point (the writer finishes it later): every method kept
+        return text
     lines = text.split("\n")
     drop = set()
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(tree):
         if not isinstance(node, ast.ClassDef):
             continue
         for method in node.body:

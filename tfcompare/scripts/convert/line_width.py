@@ -115,15 +115,26 @@ def _split(line: str) -> list[str] | None:
             return [head, f"{indent}    {inner}", tail]
         bounds = [opened] + commas + [len(code) - 1]
         args = [line[col(code[a + 1]):col(code[b])].strip().rstrip(",") for a, b in zip(bounds, bounds[1:])]
-        return [head, *[f"{indent}    {a}," for a in args if a], tail]
+        return [head, *_items(args, indent, code), tail]
     head = line[:col(code[opened]) + 1] + (f"  {comment}" if comment else "")
     inner = line[col(code[opened + 1]):col(code[-1])].rstrip().rstrip(",")
+    if commas == [len(code) - 2]:  # `(x,)`: the comma makes the tuple
+        inner += ","
     tail = indent + line[col(code[-1]):end]
     if len(indent) + 4 + len(inner) <= MAX_LINE:
         return [head, f"{indent}    {inner}", tail]
     bounds = [opened] + [c for c in commas if c < len(code) - 2] + [len(code) - 1]
     args = [line[col(code[a + 1]):col(code[b])].strip().rstrip(",") for a, b in zip(bounds, bounds[1:])]
-    return [head, *[f"{indent}    {a}," for a in args if a], tail]
+    return [head, *_items(args, indent, code), tail]
+
+
+def _items(args: list[str], indent: str, code: list) -> list[str]:
+    """One line per item, each with its comma; a lone item (a comprehension, `[v.numpy() for v in f(...)]`,
+    where a comma is a syntax error) only if it had one (a 1-tuple)."""
+    args = [a for a in args if a]
+    if len(args) == 1 and not (len(code) > 1 and code[-2].string == ","):
+        return [f"{indent}    {args[0]}"]
+    return [f"{indent}    {a}," for a in args]
 
 
 def wrap(line: str) -> list[str]:
