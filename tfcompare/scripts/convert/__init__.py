@@ -246,6 +246,8 @@ def _several_graphs(old: Path, new: Path, options: ConvertOptions, limit: int, r
     except SourceError:
         return False
     parts = _graphs.segments(source)
+    if not parts:
+        return False
     made, texts, reports = [], [], []
     try:
         for k, part in enumerate(parts, 1):
@@ -269,8 +271,6 @@ def _several_graphs(old: Path, new: Path, options: ConvertOptions, limit: int, r
             text = report["text"].replace(made[-1].stem, old.stem)
             texts.append(_graphs.renamed(text, _graphs.clashing_classes(texts, text)))
             reports.append(report)
-        if not parts:
-            return False
         text = _graphs.joined(texts, [f"graph {k} of the TF1 script (its lines {p.lines}, after reset_default_graph()): "
                                       "its own model" for k, p in enumerate(parts, 1)], parts)
         result.todos = todo_marks(text)

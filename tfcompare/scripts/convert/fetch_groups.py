@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from tfcompare.scripts.convert.forward import fed_inputs
-from tfcompare.scripts.convert.methods import method_lines
-from tfcompare.scripts.convert.naming import fed_key, identifier
+from tfcompare.scripts.convert.list_fetches import list_method
 
 __all__ = ["group_methods", "without_superseded"]
 
@@ -44,18 +42,13 @@ def group_methods(tree, module_dict: dict, tr, feed_tensors: list, arguments: di
         if any(not isinstance(v, tf.Tensor) or n not in plan_methods or n in skip or
                not plan_methods[n][0].startswith("model") for n, v in zip(names, values)):
             continue
-        read = {t.name for v in values for t in fed_inputs(v, feed_tensors)}
-        fed = [t for t in feed_tensors if t.name in read]
-        args = [arguments[fed_key(t)] for t in fed]
-        todos_before = len(tr.todos)
-        body, expr = tr.function(values)
-        if len(tr.todos) > todos_before or tr.updated:  # a batch norm's update switch: each method keeps its own
-            del tr.todos[todos_before:]
-            continue
-        method = identifier("_and_".join(names) if len(names) <= _MOST else f"fetches_{len(names)}", method_taken)
-        method_taken.add(method)
-        code += method_lines(method, args, fed, body, expr, tr)
-        planned[names] = (f"model.{method}", [placeholder_global[a] for a in args])
+        # a batch norm's update switch: each method keeps its own
+        made = list_method(values, "_and_".join(names) if len(names) <= _MOST else f"fetches_{len(names)}", tr,
+                           feed_tensors, arguments, method_taken, updates=False)
+        if made is not None:
+            method, lines, args = made
+            code += lines
+            planned[names] = (f"model.{method}", [placeholder_global[a] for a in args])
     return code, planned
 
 

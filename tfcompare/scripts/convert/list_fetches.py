@@ -12,7 +12,7 @@ from tfcompare.scripts.convert.methods import method_lines
 from tfcompare.scripts.convert.naming import fed_key, identifier
 from tfcompare.scripts.convert.script_globals import fetched_names
 
-__all__ = ["list_methods"]
+__all__ = ["list_methods", "list_method"]
 
 
 def list_methods(tree, module_dict: dict, tr, feed_tensors: list, arguments: dict, placeholder_global: dict,
@@ -24,16 +24,27 @@ def list_methods(tree, module_dict: dict, tr, feed_tensors: list, arguments: dic
         value = module_dict.get(name)
         if not (isinstance(value, list) and value and all(isinstance(v, tf.Tensor) for v in value)):
             continue
-        read = {t.name for v in value for t in fed_inputs(v, feed_tensors)}
-        fed = [t for t in feed_tensors if t.name in read]
-        args = [arguments[fed_key(t)] for t in fed]
-        todos_before = len(tr.todos)
-        body, expr = tr.function(value)
-        if len(tr.todos) > todos_before:
-            del tr.todos[todos_before:]
-            continue
-        method = identifier(name, method_taken)
-        method_taken.add(method)
-        code += method_lines(method, args, fed, body, expr, tr)
-        planned[name] = (f"model.{method}", [placeholder_global[a] for a in args])
+        made = list_method(value, name, tr, feed_tensors, arguments, method_taken)
+        if made is not None:
+            method, lines, args = made
+            code += lines
+            planned[name] = (f"model.{method}", [placeholder_global[a] for a in args])
     return code, planned
+
+
+def list_method(values: list, name: str, tr, feed_tensors: list, arguments: dict, method_taken: set,
+                updates: bool = True) -> tuple[str, list[str], list[str]] | None:
+    """A model method named after `name` returning `values` from one forward pass, taking the placeholders they
+    read: (its name, its code lines, its argument names); None where its translation needs a TODO, or, without
+    `updates`, a batch norm's moving-average switch."""
+    read = {t.name for v in values for t in fed_inputs(v, feed_tensors)}
+    fed = [t for t in feed_tensors if t.name in read]
+    args = [arguments[fed_key(t)] for t in fed]
+    todos_before = len(tr.todos)
+    body, expr = tr.function(values)
+    if len(tr.todos) > todos_before or (tr.updated and not updates):
+        del tr.todos[todos_before:]
+        return None
+    method = identifier(name, method_taken)
+    method_taken.add(method)
+    return method, method_lines(method, args, fed, body, expr, tr), args

@@ -11,8 +11,7 @@ from __future__ import annotations
 import ast
 
 from tfcompare.scripts.convert.forward import fed_inputs
-from tfcompare.scripts.convert.methods import method_lines
-from tfcompare.scripts.convert.naming import identifier
+from tfcompare.scripts.convert.list_fetches import list_method
 
 __all__ = ["step_metrics"]
 
@@ -35,7 +34,7 @@ def _trained_fetches(tree, train_names: set) -> list[list[str]]:
 
 
 def step_metrics(tree, module_dict: dict, train_names: set, loss, loss_names: set, loss_args: list, tr,
-                 feed_tensors: list, plan_methods: dict, skip: set, method_taken: set, tf
+                 feed_tensors: list, arguments: dict, plan_methods: dict, skip: set, method_taken: set, tf
                  ) -> tuple[list[str], str, tuple[str, ...]]:
     """(the method's code lines, its name, the names the step returns after the loss) where every training run
     fetches the same tensors beside the loss, in one order (the loss, if fetched, first), each with a model method
@@ -55,12 +54,9 @@ def step_metrics(tree, module_dict: dict, train_names: set, loss, loss_names: se
            n in loss_args or not n.isidentifier() or not plan_methods[n][0].startswith("model") or
            any(t.name not in read for t in fed_inputs(v, feed_tensors)) for n, v in zip(names, values)):
         return [], "", ()
-    todos_before = len(tr.todos)
-    body, expr = tr.function([loss, *values])
-    if len(tr.todos) > todos_before or tr.updated:
-        del tr.todos[todos_before:]
+    made = list_method([loss, *values], "loss_and_" + "_and_".join(names) if len(names) <= 2 else "loss_and_metrics",
+                       tr, feed_tensors, arguments, method_taken, updates=False)
+    if made is None:
         return [], "", ()
-    method = identifier("loss_and_" + "_and_".join(names) if len(names) <= 2 else "loss_and_metrics", method_taken)
-    method_taken.add(method)
-    fed = fed_inputs(loss, feed_tensors)
-    return method_lines(method, loss_args, fed, body, expr, tr), method, tuple(names)
+    method, lines, _ = made  # its arguments are the loss's: the values read nothing else
+    return lines, method, tuple(names)

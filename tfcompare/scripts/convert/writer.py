@@ -293,9 +293,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         placeholder_global, loss_globals, step_taken | {step_name, *(s for s, _, _ in later.steps.values())})
     first_step = not (first and set(first) <= skip and id(train_op) in joined)
     metric_code, metric_method, step_extras = step_metrics(
-        tree, module_dict, set(train_globals) or {k for k, v in module_dict.items() if v is train_op}, loss,
-        {k for k, v in module_dict.items() if v is loss}, list(loss_args), tr, feed_tensors, plan_methods,
-        set(listed) | untranslated | set(plan_summaries), method_taken, tf) \
+        tree, module_dict, set(train_globals), loss, loss_globals[id(train_op)], list(loss_args), tr, feed_tensors,
+        arguments, plan_methods, set(listed) | untranslated | set(plan_summaries), method_taken, tf) \
         if first_step and not (others or updated or step_todos) else ([], "", ())
     method_code += metric_code
     written_moving = {name: attr for name, (attr, v) in moving.items()  # read (by any step) or updated
