@@ -31,6 +31,21 @@ def test_the_jit_lever_changes_only_the_steps_decorator(decorator, written):
     assert JIT_COMPILE.apply(text) == text.replace(_STEP.format(decorator), _STEP.format(written))
 
 
+def test_the_jit_lever_breaks_a_decorator_it_makes_longer_than_a_line():
+    """A one-line decorator of 100 columns is 118 with `jit_compile=True, `: broken one argument per line."""
+    specs = "tf.TensorSpec([None], tf.float32), tf.TensorSpec([None], tf.float32)"
+    decorator = f"(input_signature=[{specs}])"
+    assert len(f"@tf.function{decorator}") == 100
+    text = "import tensorflow as tf\n\n" + _STEP.format(decorator)
+    written = JIT_COMPILE.apply(text)
+    assert written == text.replace(f"@tf.function{decorator}\n", (
+        "@tf.function(jit_compile=True, input_signature=[\n"
+        "    tf.TensorSpec([None], tf.float32),\n"
+        "    tf.TensorSpec([None], tf.float32),\n"
+        "])\n"))
+    compile(written, "<lever>", "exec")
+
+
 _MODEL = """class Model(tf.Module):
     @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
     def __call__(self, x):

@@ -19,6 +19,7 @@ import dataclasses
 import re
 from typing import Callable
 
+from tfcompare.scripts.convert.line_width import wrap
 from tfcompare.scripts.pair import AGREE, FAILED
 
 __all__ = ["Lever", "LeverTrial", "LEVERS", "JIT_COMPILE", "judge", "with_lever_note", "NOT_WRITTEN"]
@@ -113,6 +114,8 @@ def _jit(text: str) -> str | None:
         opened = first.index("tf.function(") + len("tf.function(")
         more = ", " if step.args or step.keywords else ""
         lines[step.lineno - 1] = first[:opened] + "jit_compile=True" + more + first[opened:]
+        if step.lineno == step.end_lineno:  # a decorator that fitted on its line may no longer fit
+            lines[step.lineno - 1] = "".join(f"{piece}\n" for piece in wrap(lines[step.lineno - 1].rstrip("\n")))
     else:
         lines[step.lineno - 1] = first.replace("tf.function", "tf.function(jit_compile=True)", 1)
     inlined = _called_methods(tree)
