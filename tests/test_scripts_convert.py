@@ -1968,6 +1968,41 @@ def test_a_fetch_written_as_several_statements_carries_its_comment_once():
                          "    # the weights\n    a = model.loss(data).numpy()\n    b = model(data).numpy()"), tail
 
 
+def test_a_stateful_rnns_feed_passes_the_zero_state_where_a_run_does_not_feed_it():
+    """MorvanZhou's RNN regression: the state fed only from the second run on (`feed[init_s] = final_s_`, or a dict
+    per branch) reads `feed.get('init_s', init_s)`, the TF2 global holding the zero state, as TF1 then ran from
+    the zeros; the model built inside `if __name__ == '__main__':` above the first step is graph code as at module
+    level (it was a TODO); the second statement of a `a; b` line carries no second copy of the comment above it."""
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        x = tf.placeholder(tf.float32, [None, 2])
+        if __name__ == '__main__':
+            net = Net(x)
+            sess = tf.Session()
+            state = None
+            for i in range(3):
+                feed = {x: data}
+                if state is not None:
+                    feed[init_s] = state
+                _, l, state = sess.run([train, loss, final_s], feed)
+
+                # plotting
+                a = l; b = state
+    """)
+    plan = carried.Plan(graph={"x", "loss", "train", "final_s", "sess", "init_s", "net"}, train={"train"},
+                        methods={"loss": ("model.loss", ["x", "init_s"]), "final_s": ("model.final_s", ["x", "init_s"])},
+                        step_args=["x", "init_s"], loss="loss", tf_names={"tf"}, placeholders={"x", "init_s"},
+                        defaults={"init_s": "init_s"})
+    kept = carried.rewrite(source, plan, first_step_line=11)
+    tail = "\n".join(kept.tail)
+    assert kept.todos == [] and "Net(" not in tail, tail
+    assert tail.startswith("if __name__ == '__main__':\n    state = None\n"), tail
+    assert "            feed['init_s'] = state\n" \
+           "        state = model.final_s(feed['x'], feed.get('init_s', init_s)).numpy()\n" \
+           "        l = train_step(feed['x'], feed.get('init_s', init_s)).numpy()\n" in tail, tail
+    assert tail.endswith("\n\n        # plotting\n        a = l\n        b = state"), tail
+
+
 @pytest.mark.parametrize("name, slots", [("autoencoder_rmsprop", {"momentum", "rms"}),
                                          ("gru_centered_rmsprop", {"mg", "momentum", "rms"}),
                                          ("decay_momentum", {"momentum"})])

@@ -1,6 +1,7 @@
-"""`convert` on TF1 scripts written outside the project (tests/data/convert/blind, by a helper who had not seen
-tfcompare) of the kinds this stop's rewrites are for: a fetch with a computed tensor fed, fetched lists of tensors,
-TensorFlow code on plain values after training. Each is proven by pair, has no TODO and runs on its own."""
+"""`convert` on TF1 scripts written outside the project (tests/data/convert/blind, by helpers who had not seen
+tfcompare) of the kinds the rewrites are for: a fetch with a computed tensor fed, fetched lists of tensors,
+TensorFlow code on plain values after training, a GAN's gradient penalty, several graphs, stateful RNNs. Each is
+proven by pair, has no TODO and runs on its own."""
 
 from __future__ import annotations
 
@@ -40,6 +41,15 @@ EXPECTED = {
                         # the loss and the accuracy TF1 fetched in one run: one forward pass
                         "loss_val, acc_val = [value.numpy() for value in model.loss_and_accuracy(x_blobs, y_blobs)]",
                         "    def loss_and_accuracy(self, x, y):\n        logits = self(x)\n"],
+    # a stateful RNN (truncated BPTT): the state an argument of the methods that read the RNN, an LSTM's c and h
+    # stacked; the global the script fed is the zero state; a run that does not feed it passes that
+    "sine_lstm": ["init_state = tf.zeros([2, 8, 32], tf.float32)", "    def __call__(self, x, init_state):\n",
+                  "        feed['init_state'] = state_val\n",
+                  "            feed['x'], feed['y'], feed.get('init_state', init_state)\n",
+                  "            initial_state=init_state,\n", "        tf.TensorSpec([2, 8, 32], tf.float32),\n"],
+    # a GRU's state is one tensor; `sess.run(model.initial_state)` is the zero state's value
+    "char_gru": ["initial_state = tf.zeros([4, 64], tf.float32)", "    state = initial_state.numpy()\n",
+                 "    def __call__(self, input_data, initial_state):\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }

@@ -154,6 +154,19 @@ def test_a_call_of_a_call_indexed_after_it_breaks_inside_its_arguments():
     assert wrap("x = f(" + ", ".join(f"argument_{i}" for i in range(12)) + ").y[0]")[-1] == ").y[0]"
 
 
+def test_a_call_read_with_numpy_after_it_breaks_inside_its_own_arguments():
+    """`model.model_cost(...).numpy()` inside a summary's dict (MorvanZhou's stateful RNN) stayed one line of 140
+    columns: the `()` of `.numpy()` was the last bracket, and empty."""
+    line = ("                    model.model_cost(feed_dict['model_xs'], feed_dict['ys'], "
+            "feed_dict.get('cell_init_state', cell_init_state)).numpy(),")
+    assert wrap(line) == [
+        "                    model.model_cost(",
+        "                        feed_dict['model_xs'],",
+        "                        feed_dict['ys'],",
+        "                        feed_dict.get('cell_init_state', cell_init_state),",
+        "                    ).numpy(),"]
+
+
 def test_the_helpers_convert_writes_into_scripts_fit_the_line_width():
     from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER
 

@@ -107,7 +107,9 @@ class Group:
         """`outputs, (c, h) = basic_lstm(steps, kernel, bias, forget_bias)` or `outputs, h = gru(steps, gate kernel,
         gate bias, candidate kernel, candidate bias)`, written once; `t` is one of them."""
         p = self.params
-        steps = self.inputs[:-1] if p.get("lengths") else self.inputs  # the last: dynamic_rnn's sequence_length
+        fed_state = p.get("state")  # the initial state the script feeds (`rnn_state`): the group's last input
+        steps = self.inputs[:-1] if fed_state is not None else self.inputs
+        steps = steps[:-1] if p.get("lengths") else steps  # then dynamic_rnn's sequence_length
         unpack = steps[0].op
         if unpack.type == "Unpack" and [x.op for x in steps] == [unpack] * len(steps) and \
                 [x.value_index for x in steps] == list(range(len(steps))) and len(steps) == len(unpack.outputs):
@@ -121,7 +123,9 @@ class Group:
         tr.helpers.add(self.kind)
         extra = f", forget_bias={literal(p['forget_bias'])}" if self.kind == "lstm" else ""
         if p.get("lengths"):  # the rnn's sequence_length: past each example's length, output 0, state kept
-            extra += f", sequence_length={tr.value(self.inputs[-1])}"
+            extra += f", sequence_length={tr.value(self.inputs[len(steps)])}"
+        if fed_state is not None:
+            extra += f", initial_state={tr.value(fed_state)}"
         outputs, state = tr.bind_pair(self.op, f"{_HELPERS[self.kind]}({sequence}, {weights}{extra})",
                                       ("outputs", "state"))
         where, i = p["index"][t.name]
@@ -325,7 +329,8 @@ def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, init
     for o in [outputs, *_flat(state)]:
         inside |= _inside(o, given)
     group = Group(kind, outputs.op, given, inside, {"weights": weights, "dynamic": True, "index": index,
-                                                    "lengths": sequence_length is not None, **settings})
+                                                    "lengths": sequence_length is not None,
+                                                    "initial": _flat(initial_state), **settings})
     for name in index:
         groups[name] = group
 
@@ -345,7 +350,8 @@ def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=N
     for o in [*outputs, *_flat(state)]:
         inside |= _inside(o, inputs)
     group = Group(kind, outputs[-1].op, inputs, inside, {"weights": weights, "index": index,
-                                                         "lengths": sequence_length is not None, **settings})
+                                                         "lengths": sequence_length is not None,
+                                                         "initial": _flat(initial_state), **settings})
     for name in index:
         groups[name] = group
 
@@ -366,5 +372,7 @@ def _zero(state) -> bool:
 
 
 def _flat(state) -> list:
-    """The tensors of a cell's state: (c, h) for an LSTM, h for a GRU."""
-    return list(state) if isinstance(state, tuple) else [state]
+    """The tensors of a cell's state: (c, h) for an LSTM, h for a GRU; none where no initial state was given."""
+    if state is None:
+        return []
+    return [_tensor(t) for t in state] if isinstance(state, tuple) else [_tensor(state)]

@@ -130,8 +130,10 @@ def fed_inputs(t, feed_tensors: list) -> list:
     """The fed tensors `t` is computed from, in the order of `feed_tensors` (the step's argument order): each
     tensor, not its op (of an iterator's `X, Y`, a forward pass reads X alone). The walk stops at a fed tensor:
     TF1 takes the fed value, so what computed it (`raw / 255.` of a fed `tf_x`, and `raw`) is not read."""
-    read = {x.name for x in read_tensors(t, {f.name for f in feed_tensors})}
-    return [f for f in feed_tensors if f.name in read]
+    stops = {f.name for f in feed_tensors} | {m.name for f in feed_tensors for m in getattr(f, "members", ())}
+    read = {x.name for x in read_tensors(t, stops)}
+    # a fed RNN state (rnn_state.StateFeed) is read where the zero-state tensors it stands for are
+    return [f for f in feed_tensors if f.name in read or any(m.name in read for m in getattr(f, "members", ()))]
 
 
 def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict, own_names: dict | None = None,

@@ -51,9 +51,12 @@ def _bracket(line: str):
     end = code[-1].end[1] if code else 0
     if len(code) > 1 and code[-1].string == ",":
         code = code[:-1]  # an argument line of an outer break: its comma stays after the bracket
-    while True:  # `f(...).y`, `f(...)[1]`: the attribute or constant index stays after the closing bracket
+    while True:  # `f(...).y`, `f(...)[1]`, `f(...).numpy()`: what follows the closing bracket stays after it
         if len(code) > 2 and code[-1].type == tokenize.NAME and code[-2].string == ".":
             code = code[:-2]
+        elif len(code) > 4 and [t.string for t in code[-2:]] == ["(", ")"] and code[-3].type == tokenize.NAME and \
+                code[-4].string == ".":
+            code = code[:-4]
         elif len(code) > 3 and code[-1].string == "]" and code[-2].type == tokenize.NUMBER and code[-3].string == "[":
             code = code[:-3]
         else:

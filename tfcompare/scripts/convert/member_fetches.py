@@ -83,8 +83,10 @@ def _member_name(parts: list[str], stores: set, namespace: dict) -> str:
 
 
 def _candidates(tree, sessions: set) -> list:
-    """Members fetched by `S.run(...)` (alone or in a list / tuple) or fed as a feed_dict literal's keys."""
-    out = []
+    """Members fetched by `S.run(...)` (alone or in a list / tuple) or fed as a dict literal's keys (a feed_dict,
+    inline or bound to a name first: only a graph value passes `define_member_fetches`'s check)."""
+    out = [k for node in ast.walk(tree) if isinstance(node, ast.Dict)
+           for k in node.keys if isinstance(k, (ast.Subscript, ast.Attribute)) and _member(k)]
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "run" and
                 isinstance(node.func.value, ast.Name) and node.func.value.id in sessions):
@@ -104,6 +106,11 @@ def _tensor_list(value, tf) -> bool:
     """A list of the graph's tensors (`self.layer_input = [tf_x]`, appended to per layer), fetched as one: TF1
     returns the list of their values (`list_fetches`)."""
     return isinstance(value, list) and bool(value) and all(isinstance(v, tf.Tensor) for v in value)
+
+
+def _state(value, tf) -> bool:
+    """An RNN cell's state, a tuple of tensors (an LSTMStateTuple the script feeds back: `rnn_state`)."""
+    return isinstance(value, tuple) and bool(value) and all(isinstance(v, tf.Tensor) for v in value)
 
 
 def define_member_fetches(source: str, namespace: dict, train_ops: list) -> dict:
@@ -132,7 +139,7 @@ def define_member_fetches(source: str, namespace: dict, train_ops: list) -> dict
             except Exception:
                 continue
             if not (isinstance(value, (tf.Tensor, tf.Variable)) or any(value is op for op in train_ops) or
-                    _tensor_list(value, tf)):
+                    _tensor_list(value, tf) or _state(value, tf)):
                 continue
             name = _member_name(_parts(node), _stores_seen_from(tree, node), namespace)
             while name in namespace and namespace[name] is not value:

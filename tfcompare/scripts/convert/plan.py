@@ -64,6 +64,9 @@ class Plan:
     # forward pass for all of them (fetch_groups)
     groups: dict = dataclasses.field(default_factory=dict)
     step_extras: tuple = ()  # names the first step returns after its loss (step_metrics)
+    # a fed name a run may leave out, as TF1 then computed it (a stateful RNN's zero state, rnn_state) -> the TF2
+    # global passed in its place
+    defaults: dict = dataclasses.field(default_factory=dict)
 
     # the first train op's step function: `train_step`, or, beside the steps of other optimizers, named after its
     # train op as they are (`D_solver_step` beside `G_solver_step`)

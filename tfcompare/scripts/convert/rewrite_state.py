@@ -24,7 +24,7 @@ class RewriteState:
         self.loader = False
         # the names the generated code binds (the step function, the model, the Keras optimizer) replace the
         # script's graph things of those names (a train op called `train_step` or `optimizer`): no TF1 values now
-        self.tainted = set(plan.graph) - set(GENERATED) - plan.datasets - plan.iterators
+        self.tainted = set(plan.graph) - set(GENERATED) - plan.datasets - plan.iterators - set(plan.defaults.values())
         # the script's graph-building functions dropped under a name the generated code binds (cookbook's
         # `def model(X, A1, ...)`): the generated `model` is not tainted by them, a use of the script's own is a TODO
         self.shadowed: set = set()
@@ -36,6 +36,7 @@ class RewriteState:
         self.writers: set = set()  # names bound to a FileWriter, now a tf.summary.create_file_writer
         self.summaries = False
         self.feed_vars: dict = {}  # name bound to a feed dict literal -> its keys (which become strings)
+        self.feed_keysets: dict = {}  # and the keys of each dict bound to it
         self.model_parts = 0  # graph statements dropped before the first step: the generated model replaces them
         self.tf_imported = False
         self.first_step_line = 10**9

@@ -53,6 +53,10 @@ def _is_graph_value(value, tf) -> bool:
         return any(_is_graph_value(v, tf) for v in value.values())
     if isinstance(value, (list, tuple)):
         return any(_is_graph_value(v, tf) for v in value[:50])
+    members = getattr(value, "__dict__", None)  # an instance of the script's model class (`model = LSTMRNN(...)`)
+    if isinstance(members, dict) and not isinstance(value, (type, types.ModuleType, types.FunctionType)) and any(
+            isinstance(v, (tf.Tensor, tf.Operation, tf.Variable)) for v in list(members.values())[:200]):
+        return True
     module = type(value).__module__ or ""
     return module.startswith(("tensorflow.python", "tfcompare.scripts.legacy")) and not isinstance(value, types.ModuleType)
 

@@ -26,7 +26,13 @@ class SessionRuns(EagerTail):
         if feed is None:
             return {}
         if isinstance(feed, ast.Name) and feed.id in self.feed_vars:
+            every = set.intersection(*self.feed_keysets[feed.id])
+            # a key only some of the dicts give, which TF1 computed where not fed (a stateful RNN's zero state):
+            # `feed_dict.get('init_s', init_s)`
             return {p: ast.Subscript(ast.Name(feed.id, ast.Load()), ast.Constant(p), ast.Load())
+                    if p in every or p not in self.plan.defaults else
+                    ast.Call(ast.Attribute(ast.Name(feed.id, ast.Load()), "get", ast.Load()),
+                             [ast.Constant(p), ast.Name(self.plan.defaults[p], ast.Load())], [])
                     for p in self.feed_vars[feed.id]}
         if not isinstance(feed, ast.Dict) or not all(isinstance(k, ast.Name) for k in feed.keys):
             return None
@@ -88,6 +94,8 @@ class SessionRuns(EagerTail):
         """The TF2 expression for one Session.run / eval, or None when it cannot be written."""
         if feed is None:
             return None
+        # what a run may leave out, as TF1 then computed it: the TF2 global that holds it
+        feed = {**{k: ast.Name(v, ast.Load()) for k, v in self.plan.defaults.items()}, **feed}
         single = not isinstance(fetches, (ast.List, ast.Tuple))
         items = [fetches] if single else list(fetches.elts)
         if not all(isinstance(i, ast.Name) for i in items):

@@ -142,6 +142,7 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
     mains = {id(n): n.body[0].lineno for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == main}
 
     above_lines = script_comments(source, trailing=False)  # the comment lines just above each statement
+    written_anchor = [0]  # the line whose comments the statement written last carried
 
     def text(node, depth: int = 0, opens_block: bool = False) -> str:
         """`node`'s code at column 0; `depth`: the blocks it is written in (a rewritten line is wrapped there);
@@ -149,9 +150,12 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
         them)."""
         line = getattr(node, "lineno", 0)  # 0: a statement this rewrite made
         anchor = getattr(node, "comments_from", line)  # a statement that took over one it replaced: that one's
-        comments = [] if opens_block else above_lines.get(anchor, [])
+        # the second statement of a line (`a; b`) or of a statement's rewrite: the comments and the blank line
+        # above that line came with the first
+        again, written_anchor[0] = anchor > 0 and anchor == written_anchor[0], anchor
+        comments = [] if opens_block or again else above_lines.get(anchor, [])
         above = anchor - len(comments)
-        gap = "\n" if above >= 2 and not lines[above - 2].strip() else ""
+        gap = "\n" if above >= 2 and not lines[above - 2].strip() and not again else ""
         gap += "".join(c + "\n" for c in comments)
         if id(node) in original and ast.dump(node) == original[id(node)]:
             segment = ast.get_source_segment(source, node)

@@ -87,11 +87,17 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions):
                 return [self._todo(s, "a loop or condition on TF1 graph values")]
             parts = self.model_parts
             emptied = []
+            main = isinstance(s, ast.If) and ast.unparse(s.test).replace('"', "'") == "__name__ == '__main__'"
             for field in ("body", "orelse", "finalbody"):
-                if hasattr(s, field) and getattr(s, field):
+                if main and field == "body" and not before_step:  # the script's top level: the graph is built
+                    # above the first step's line (`model = LSTMRNN(...)`), as at module level
+                    new = [x for c in s.body for x in self.statement(c, c.end_lineno < self.first_step_line)]
+                elif hasattr(s, field) and getattr(s, field):
                     new = self.body(getattr(s, field), before_step)
-                    emptied.append(not new)
-                    setattr(s, field, new or [ast.Pass()])
+                else:
+                    continue
+                emptied.append(not new)
+                setattr(s, field, new or [ast.Pass()])
             if before_step and all(emptied) and self.model_parts > parts and not isinstance(s, ast.Try):
                 return []  # e.g. a loop that stacks layers: the generated model has them
             if isinstance(s, ast.Try):
@@ -163,11 +169,21 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions):
         pipeline = self._pipeline(s, before_step)
         if pipeline is not None:
             return pipeline
+        target = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
+                target.value.id in self.feed_vars and isinstance(target.slice, ast.Name) and \
+                target.slice.id in self.plan.placeholders:  # feed[init_state] = state_val: one more key
+            self.feed_vars[target.value.id] = list(dict.fromkeys([*self.feed_vars[target.value.id], target.slice.id]))
+            target.slice = ast.Constant(target.slice.id)
+            return [s] if not self._loads(s.value) & (self.tainted | self.sessions) else \
+                [self._todo(s, "TF1 graph values")]
         if isinstance(s, ast.Assign) and isinstance(s.value, ast.Dict) and s.value.keys and len(s.targets) == 1 and \
                 isinstance(s.targets[0], ast.Name) and \
                 all(isinstance(k, ast.Name) and k.id in self.plan.placeholders for k in s.value.keys):
             # feed = {x: ..., y: ...} -> {'x': ..., 'y': ...}
-            self.feed_vars[s.targets[0].id] = [k.id for k in s.value.keys]
+            name = s.targets[0].id
+            self.feed_vars[name] = list(dict.fromkeys([*self.feed_vars.get(name, []), *(k.id for k in s.value.keys)]))
+            self.feed_keysets.setdefault(name, []).append({k.id for k in s.value.keys})
             self.tainted.discard(s.targets[0].id)
             s.value.keys = [ast.Constant(k.id) for k in s.value.keys]
             return [s]

@@ -36,6 +36,7 @@ from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines,
 from tfcompare.scripts.convert.moving import assignments, idle_variables, moving_average_updates
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator
+from tfcompare.scripts.convert.rnn_state import stacked_states, state_feeds, zero_state_lines
 from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
 from tfcompare.scripts.convert.script_functions import find_calls, forward_names, function_methods
@@ -138,7 +139,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                      key=lambda v: v.op._id)
     notes: list[str] = []
 
+    fed_states = state_feeds(ast.parse(text), module_dict, groups, tf)  # a stateful RNN's state fed back
+    module_dict = {**module_dict, **stacked_states(module_dict, groups, graph, tf)}
     names, var_globals, graph_names, train_names, tf_names = read_globals(module_dict, train_op, tf)
+    names.update({t.name: t.global_name for t in fed_states})
 
     taken = {"name", "variables", "trainable_variables", "submodules", "name_scope", "non_trainable_variables",
              RESTORE}
@@ -151,11 +155,14 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     feed_tensors = []
     for key in feed:
         t = graph.get_tensor_by_name(key if ":" in key else key + ":0") if isinstance(key, str) else key
-        feed_tensors.append(t)
+        if isinstance(t, tf.Tensor):  # a tuple fed (an RNN's state) is one of `fed_states`, or not written
+            feed_tensors.append(t)
     # a placeholder the script feeds only after the first step (a VAE's `z` to sample from): an argument of the
     # methods that read it, as a fed one is
     feed_tensors += [v for k, v in module_dict.items() if isinstance(v, tf.Tensor) and v.op.type == "Placeholder"
                      and v.graph is graph and k.isidentifier() and all(v is not t for t in feed_tensors)]
+    stood_for = {m.name for f in fed_states for m in f.members}  # a GRU's zero state fed itself: its StateFeed
+    feed_tensors = [t for t in feed_tensors if t.name not in stood_for] + fed_states
     feed_tensors.sort(key=lambda t: t.op._id)
     # an argument never takes a name the forward pass binds (the script's global names of its tensors)
     own_names = {names.get(t.name) for t in feed_tensors}
@@ -220,6 +227,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     step_name = identifier(f"{first[0]}_step", step_taken) if first else "train_step"
     optimizer_name = identifier(f"{first[0]}_optimizer", step_taken | {step_name}) if first else "optimizer"
     values.update(optimizer_values(module_dict, schedule, tf, optimizer_name))
+    values.update({t.global_name: f"{t.global_name}.numpy()" for t in fed_states})  # `sess.run(init_state)`
     layers: list = []
     if style == "keras":
         tf1_names = dict(variables)  # the names the module style would give, for the layers' comments
@@ -312,7 +320,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         tf_names=tf_names, untranslated=untranslated, summaries=plan_summaries,
                         summary_lines=summary_lines, late=set(late or ()),
                         placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
-                                      and v.op.type in ("Placeholder", "PlaceholderWithDefault")},
+                                      and v.op.type in ("Placeholder", "PlaceholderWithDefault")} |
+                        {t.global_name for t in fed_states}, defaults={t.global_name: t.global_name for t in fed_states},
                         datasets={k for k, v in module_dict.items() if isinstance(v, tf.data.Dataset)},
                         iterators={k for k, v in module_dict.items() if isinstance(v, tf.compat.v1.data.Iterator)},
                         pipeline={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
@@ -373,7 +382,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             *forward_code, *function_code, *method_code, *restore_lines, "",
             "model = Model()",
             f"{optimizer_name} = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
-            *later.optimizers,
+            *later.optimizers, *zero_state_lines(fed_states),
             *(["", "", *step_code(metric_method or loss_method, step_params, updated, step_todos,
                         input_signature([by_argument[a] for a in step_params])
                         if all(a in by_argument for a in step_params) else "",

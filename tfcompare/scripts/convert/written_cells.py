@@ -8,15 +8,18 @@ from __future__ import annotations
 __all__ = ["LSTM_HELPER", "GRU_HELPER", "HELPER_SOURCE", "LOADER"]
 
 LSTM_HELPER = '''
-def basic_lstm(inputs, kernel, bias, forget_bias=1.0, sequence_length=None):
+def basic_lstm(inputs, kernel, bias, forget_bias=1.0, sequence_length=None, initial_state=None):
     """TF1's BasicLSTMCell unrolled over `inputs` (one tensor per time step, as TF1's static_rnn and
-    dynamic_rnn ran it) from a zero state:
+    dynamic_rnn ran it) from a zero state, or from `initial_state` (c and h stacked):
         i, j, f, o = split([x, h] @ kernel + bias, 4)
         c = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)
         h = tanh(c) * sigmoid(o)
     With `sequence_length` (dynamic_rnn's), each example's output is 0 past its length and its state
     stays where its length ended. Returns (outputs, (c, h))."""
-    c = h = tf.zeros([tf.shape(inputs[0])[0], kernel.shape[1] // 4], dtype=kernel.dtype)
+    if initial_state is None:
+        c = h = tf.zeros([tf.shape(inputs[0])[0], kernel.shape[1] // 4], dtype=kernel.dtype)
+    else:
+        c, h = tf.unstack(initial_state)
     outputs = []
     for t, x in enumerate(inputs):
         gates = tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), kernel), bias)
@@ -34,15 +37,18 @@ def basic_lstm(inputs, kernel, bias, forget_bias=1.0, sequence_length=None):
 '''
 
 GRU_HELPER = '''
-def gru(inputs, gate_kernel, gate_bias, candidate_kernel, candidate_bias, sequence_length=None):
+def gru(inputs, gate_kernel, gate_bias, candidate_kernel, candidate_bias, sequence_length=None,
+        initial_state=None):
     """TF1's GRUCell unrolled over `inputs` (one tensor per time step, as TF1's static_rnn and
-    dynamic_rnn ran it) from a zero state:
+    dynamic_rnn ran it) from a zero state, or from `initial_state`:
         r, u = split(sigmoid([x, h] @ gate_kernel + gate_bias), 2)
         c = tanh([x, r * h] @ candidate_kernel + candidate_bias)
         h = u * h + (1 - u) * c
     With `sequence_length` (dynamic_rnn's), each example's output is 0 past its length and its state
     stays where its length ended. Returns (outputs, h)."""
-    h = tf.zeros([tf.shape(inputs[0])[0], candidate_kernel.shape[1]], dtype=candidate_kernel.dtype)
+    h = initial_state
+    if h is None:
+        h = tf.zeros([tf.shape(inputs[0])[0], candidate_kernel.shape[1]], candidate_kernel.dtype)
     outputs = []
     for t, x in enumerate(inputs):
         gates = tf.sigmoid(tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), gate_kernel), gate_bias))
