@@ -91,3 +91,10 @@ def test_a_later_graph_keeps_the_data_drawn_above_the_first_and_draws_it_once(co
     assert "    def loss_and_accuracy(self, x, y):" in text and "    def accuracy(self" not in text
     assert text.count('"""The TF1 graph of two_regressions.py') == 2  # the hidden file's name never shows
     assert not list(out.glob(".tfcompare-*"))  # each graph's own script, gone
+    # each graph's variables named by their lines in the joined script (the later graph's were its own rewrite's)
+    lines = text.splitlines()
+    for pair, shapes in ((result.pair, {"W": "[1, 1]", "b": "[1]"}), (result.graphs[0].pair, {"W": "[2, 1]",
+                                                                                             "b": "[1]"})):
+        for entry in pair.pairing:
+            line = lines[int(entry["tf2_site"].split()[-1]) - 1]
+            assert f"self.{entry['tf2']} = tf.Variable(" in line and shapes[entry["tf2"]] in line, (entry, line)

@@ -293,6 +293,10 @@ def _several_graphs(old: Path, new: Path, options: ConvertOptions, limit: int, r
             pair, why = _prove(tf1, made[-1], report.get("dropout", []), options, limit, str(result.tf2_script))
             pair.tf1_script, pair.tf2_script = f"{result.tf1_script} lines {part.lines}", \
                 f"{result.tf2_script} graph {k}"
+            # a variable's line in this graph's own rewrite, said as its line in NEW.py
+            sites = _graphs.joined_lines(own, text, [entry["tf2_site"] for entry in pair.pairing])
+            for entry, site in zip(pair.pairing, sites):
+                entry["tf2_site"] = site
             verdicts.append(_verdict(result, pair, f"graph {k} (TF1 lines {part.lines})"))
             if k == 1:
                 result.pair, result.proof = pair, why

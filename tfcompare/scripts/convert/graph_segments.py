@@ -17,10 +17,12 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
+import difflib
 import io
+import re
 import tokenize
 
-__all__ = ["Segment", "segments", "blanked", "renamed", "clashing_classes", "joined"]
+__all__ = ["Segment", "segments", "blanked", "renamed", "clashing_classes", "joined", "joined_lines"]
 
 _RESET = "reset_default_graph"
 _TRAINS = ("minimize", "apply_gradients")
@@ -183,3 +185,15 @@ def joined(texts: list[str], heads: list[str], parts: list[Segment] | None = Non
             body.pop(0)
         lines = lines[:last_import] + imports + lines[last_import:] + ["", "", f"# {head}", *body]
     return "\n".join(lines) + "\n"
+
+
+def joined_lines(own: str, whole: str, sites: list[str]) -> list[str]:
+    """`sites` (pair's `line N` of a variable in one graph's rewrite, `own`) as the lines of the joined script,
+    `whole`, where that rewrite's text now stands (its lines matched in order; a line it lost stays as it was)."""
+    matcher = difflib.SequenceMatcher(None, own.splitlines(), whole.splitlines(), autojunk=False)
+    moved = {a + i + 1: b + i + 1 for a, b, size in matcher.get_matching_blocks() for i in range(size)}
+
+    def site(text: str) -> str:
+        return re.sub(r"\bline (\d+)\b", lambda m: f"line {moved.get(int(m.group(1)), int(m.group(1)))}", text)
+
+    return [site(s) for s in sites]
