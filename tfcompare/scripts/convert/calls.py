@@ -16,9 +16,13 @@ import numpy as np
 
 from tfcompare.core.generated_code import literal
 
-__all__ = ["Group", "install", "keras_loss"]
+__all__ = ["Group", "install", "keras_loss", "STREAMING"]
 
 _HELPERS = {"lstm": "basic_lstm", "gru": "gru"}  # the function written into the script for each cell
+# TF1's streaming metrics (value, update_op over local total and count) -> the Keras metric keeping the same state
+STREAMING = {"accuracy": "tf.keras.metrics.Accuracy()", "rmse": "tf.keras.metrics.RootMeanSquaredError()",
+             "mean_squared": "tf.keras.metrics.MeanSquaredError()",
+             "mean_absolute": "tf.keras.metrics.MeanAbsoluteError()"}
 _XENT = {"softmax_xent": "softmax_cross_entropy_with_logits", "sparse_xent": "sparse_softmax_cross_entropy_with_logits",
          "sigmoid_xent": "sigmoid_cross_entropy_with_logits"}
 
@@ -61,7 +65,7 @@ def keras_loss(tr, mean) -> str | None:
 
 @dataclasses.dataclass
 class Group:
-    kind: str  # dropout | softmax_xent | sparse_xent | sigmoid_xent | mse | lstm | gru | accuracy
+    kind: str  # dropout | softmax_xent | sparse_xent | sigmoid_xent | mse | lstm | gru | a STREAMING metric
     op: object  # the output op: its TF1 line is the group's
     inputs: list  # the tensors the TF2 call reads
     outputs_ops: set
@@ -69,13 +73,14 @@ class Group:
 
     @property
     def stem(self) -> str:
-        return {"dropout": "drop", "lstm": "lstm", "gru": "gru", "accuracy": "acc", "mse": "mse"}.get(self.kind, "xent")
+        return {"dropout": "drop", "lstm": "lstm", "gru": "gru", "accuracy": "acc", "mse": "mse", "rmse": "rmse",
+                "mean_squared": "mse", "mean_absolute": "mae"}.get(self.kind, "xent")
 
     def translate(self, tr, t) -> str:
         if self.kind in _HELPERS:
             return self._rnn(tr, t)
-        if self.kind == "accuracy":  # the update op: update, then the running value; the value op: read it
-            metric = tr.metric(self.op, self.params["scope"], "tf.keras.metrics.Accuracy()")
+        if self.kind in STREAMING:  # the update op: update, then the running value; the value op: read it
+            metric = tr.metric(self.op, self.params["scope"], STREAMING[self.kind])
             if t.name != self.params["update"]:
                 return f"{metric}.result()"
             # Keras needs a known rank (tf.squeeze of a [None] placeholder has none): as a vector, the same mean
@@ -158,6 +163,9 @@ def install(groups: dict, decays: dict) -> None:
         _wrap(v1.nn, "static_rnn", functools.partial(_static_rnn, groups))
         _wrap(v1.nn, "dynamic_rnn", functools.partial(_dynamic_rnn, groups))
         _wrap(v1.metrics, "accuracy", functools.partial(_accuracy, groups))
+        for kind, function in (("rmse", "root_mean_squared_error"), ("mean_squared", "mean_squared_error"),
+                               ("mean_absolute", "mean_absolute_error")):
+            _wrap(v1.metrics, function, functools.partial(_accuracy, groups, kind=kind))
     for v2_nn in {id(m): m for m in (tf.nn, tf.compat.v2.nn)}.values():  # what tf.layers.dropout (tf-keras) calls
         _wrap(v2_nn, "dropout", functools.partial(_dropout_v2, groups))
     from tfcompare.scripts.legacy import rnn
@@ -255,16 +263,18 @@ def _losses(groups, kind, out, original, *args, **kwargs):
 
 
 def _accuracy(groups, out, original, labels, predictions, weights=None, metrics_collections=None,
-              updates_collections=None, name=None):
-    """tf.metrics.accuracy without weights: (value, update_op) over a total and a count of local variables that
-    only the update op moves, which is what keras.metrics.Accuracy's update_state / result do."""
+              updates_collections=None, name=None, kind="accuracy"):
+    """tf.metrics.accuracy (or root_mean_squared_error, mean_squared_error, mean_absolute_error) without weights:
+    (value, update_op) over a total and a count of local variables that only the update op moves, which is what
+    the Keras metric's update_state / result do (Keras's mean over the last axis, then the batch, is the mean over
+    every element where each example has as many)."""
     if weights is not None:
         return
     value, update = out
     labels, predictions = _tensor(labels), _tensor(predictions)
     inside = _inside(update, [labels, predictions]) | _inside(value, [labels, predictions])
     scope = update.op.name.rsplit("/", 1)[0]
-    group = Group("accuracy", update.op, [labels, predictions], inside, {"update": update.name, "scope": scope})
+    group = Group(kind, update.op, [labels, predictions], inside, {"update": update.name, "scope": scope})
     groups[value.name] = groups[update.name] = group
 
 

@@ -67,6 +67,16 @@ class Plan:
     # a fed name a run may leave out, as TF1 then computed it (a stateful RNN's zero state, rnn_state) -> the TF2
     # global passed in its place
     defaults: dict = dataclasses.field(default_factory=dict)
+    # an Estimator's script (estimator_runs): the names bound to Estimators, each numpy_input_fn's name -> (its dict's
+    # keys or None, whether it gives labels), and the free names the training loop binds (features, labels)
+    estimators: set = dataclasses.field(default_factory=set)
+    estimator_inputs: dict = dataclasses.field(default_factory=dict)
+    estimator_names: tuple = ("features", "labels")
+    # each evaluation metric: (its key, the method of its predictions, the Keras metric's name); None: not written
+    estimator_metrics: list | None = None
+    # its loss's mean over the evaluation's batches: ("loss", (method prefix, arguments), metric name, constructor)
+    estimator_loss: tuple | None = None
+    optimizer_name: str = "optimizer"  # the first train op's Keras optimizer (`optimizer.iterations`: its step)
 
     # the first train op's step function: `train_step`, or, beside the steps of other optimizers, named after its
     # train op as they are (`D_solver_step` beside `G_solver_step`)

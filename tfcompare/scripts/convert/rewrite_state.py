@@ -37,6 +37,8 @@ class RewriteState:
         self.summaries = False
         self.feed_vars: dict = {}  # name bound to a feed dict literal -> its keys (which become strings)
         self.feed_keysets: dict = {}  # and the keys of each dict bound to it
+        self.estimator_inputs: dict = {}  # a numpy_input_fn written as a tf.data pipeline -> what its batches hold
+        self.noted_input = False  # the note on the first of them said
         self.model_parts = 0  # graph statements dropped before the first step: the generated model replaces them
         self.tf_imported = False
         self.first_step_line = 10**9

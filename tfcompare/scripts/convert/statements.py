@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from tfcompare.scripts.convert.estimator_runs import EstimatorRuns
 from tfcompare.scripts.convert.plan import GENERATED, TODO_MARK
 from tfcompare.scripts.convert.run_functions import RunFunctions
 from tfcompare.scripts.convert.saving import SaversAndWriters
@@ -25,7 +26,7 @@ _INITIALIZERS = {"global_variables_initializer", "initialize_all_variables", "lo
                  "initialize_local_variables", "variables_initializer", "initialize_variables"}
 
 
-class Rewriter(SessionRuns, SaversAndWriters, RunFunctions):
+class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns):
     """Rewrites one statement at a time (`statement`), in the script's order; its state (`RewriteState`) carries
     what each name now is from one statement to the next."""
 
@@ -169,6 +170,9 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions):
         pipeline = self._pipeline(s, before_step)
         if pipeline is not None:
             return pipeline
+        estimator = self._estimator(s)
+        if estimator is not None:
+            return estimator
         target = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
                 target.value.id in self.feed_vars and isinstance(target.slice, ast.Name) and \

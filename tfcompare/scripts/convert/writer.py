@@ -36,6 +36,7 @@ from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines,
 from tfcompare.scripts.convert.moving import assignments, idle_variables, moving_average_updates
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator
+from tfcompare.scripts.convert.estimator_runs import add_loss, estimator_plan
 from tfcompare.scripts.convert.rnn_state import stacked_states, state_feeds, zero_state_lines
 from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
@@ -164,13 +165,14 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     stood_for = {m.name for f in fed_states for m in f.members}  # a GRU's zero state fed itself: its StateFeed
     feed_tensors = [t for t in feed_tensors if t.name not in stood_for] + fed_states
     feed_tensors.sort(key=lambda t: t.op._id)
+    estimator = estimator_plan(module_dict, text, feed_tensors, names, groups)  # its batches: `images`, `labels`
     # an argument never takes a name the forward pass binds (the script's global names of its tensors)
     own_names = {names.get(t.name) for t in feed_tensors}
     arg_taken = set(variables.values()) | {n for n in names.values() if n not in own_names}
     arguments = {fed_key(t): identifier(names.get(t.name, fed_key(t)), arg_taken) for t in feed_tensors}
     placeholder_global = {arguments[fed_key(t)]: names.get(t.name) for t in feed_tensors}
     by_argument = {arguments[fed_key(t)]: t for t in feed_tensors}  # a placeholder, or a tensor fed in its place
-    fed_itself = _fed_itself(feed_tensors, arguments, script, lines)
+    fed_itself = _fed_itself(feed_tensors, arguments, script, lines) if not estimator else {}
     notes += [f"{arg}: {text}" for arg, text in fed_itself.items()]
 
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
@@ -211,6 +213,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         if isinstance(value, tf.Tensor) and value is not loss and value.op.type != "Placeholder":
             targets.append(value)
     targets += [e["loss"] for e in others if all(e["loss"] is not t for t in targets)]
+    targets += [t for t in estimator.pop("targets", []) if all(t is not u for u in targets)]
 
     opt_line = source_line(train_op, script, lines)
     opt_where = f"TF1 line {opt_line[0]}" if opt_line else "the TF1 graph"
@@ -254,6 +257,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     loss_method, loss_args = methods[0][1], methods[0][2]
     flag_args = {name for name, _ in tr.flags.values()}
     step_params = [a for a in loss_args if a not in flag_args]  # the step always trains: `training=True` inside
+    add_loss(estimator, loss, f"model.{loss_method}", [placeholder_global[a] for a in loss_args], module_dict)
     plan_summaries, summary_lines = summary_methods(fetched_summaries, tr, loss, methods, method_taken, method_code,
                                                     feed_tensors, arguments, placeholder_global, script, lines,
                                                     untranslated)
@@ -315,7 +319,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     plan = carried.Plan(graph=graph_names, train=train_names | set(later.steps), methods=plan_methods, values=values,
                         steps=later.steps, loss_names={k for k, v in module_dict.items() if v is loss},
                         after={k for k, v in values.items() if v.startswith(f"{optimizer_name}.iterations")},
-                        step_name=step_name,
+                        step_name=step_name, optimizer_name=optimizer_name,
                         step_args=[placeholder_global[a] for a in step_params], loss=names.get(loss.name),
                         tf_names=tf_names, untranslated=untranslated, summaries=plan_summaries,
                         summary_lines=summary_lines, late=set(late or ()),
@@ -329,7 +333,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         independent=_independent(module_dict, [found["train_op"], *(e["train_op"] for e in others)]),
                         joint=joint, cut_methods=cut_planned, cuts={n for cut in runs_cut for n in cut},
                         lists=set(listed), groups=grouped, step_extras=step_extras,
-                        flags={flag.name: (flag.param, flag.values) for flag in flags})
+                        flags={flag.name: (flag.param, flag.values) for flag in flags}, **estimator)
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
     kept = carried.rewrite(text, plan, first_step_line, main)

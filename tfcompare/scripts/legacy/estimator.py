@@ -133,6 +133,7 @@ class Estimator:
                                       "runtime; use tf.train.CheckpointManager in a custom training loop")
         with tf.Graph().as_default():
             spec, global_step = self._spec(input_fn, ModeKeys.TRAIN)
+            self._train_spec = spec  # what `tfcompare convert` reads at the first step (the metrics, predictions)
             all_hooks = list(hooks or []) + list(spec.training_hooks)
             if steps is not None or max_steps is not None:
                 all_hooks.append(_v1.train.StopAtStepHook(num_steps=steps, last_step=max_steps))
