@@ -6,8 +6,8 @@ TF1 takes the fed value in place of the zero-state tensors. The TF2 model takes 
 methods that read the RNN: one tensor, an LSTM's c and h stacked (`tf.stack`, c first, as LSTMStateTuple orders
 them), so the value the step returns is the next call's argument and reads as a NumPy array, as TF1's fetch did.
 The global the script feeds (`init_s`) is the zero state in the TF2 script, and a run whose feed does not give the
-state passes it, as TF1 ran from the zeros. The final state the script fetches is the same stack, added to the
-graph the child reads (after the script's runs: nothing the script runs changes).
+state passes it, as TF1 ran from the zeros. The final state the script fetches is the same stack, a Pack op the
+child adds to the graph once it has read it (it then stops the script: no run of the script sees the op).
 """
 
 from __future__ import annotations
@@ -80,10 +80,12 @@ def state_feeds(tree, module_dict: dict, groups: dict, tf) -> list[StateFeed]:
 def stacked_states(module_dict: dict, groups: dict, graph, tf) -> dict:
     """{global name: a tensor stacking an RNN group's final state} for each global bound to an LSTM's state tuple
     (c, h) the group computes: the value the script fetches to feed back. The stack is made in the TF1 graph (a
-    Pack op, after every run of the script) so the writer translates it as any fetched tensor."""
+    Pack op, added by convert's child once it has read the graph, which then stops the script: no run of the
+    script sees it) so the writer translates it as any fetched tensor."""
     states = {}
     for group in _unique(groups.values()):
-        if group.kind != "lstm" or group.params.get("state") is None:
+        if group.kind != "lstm" or group.params.get("state") is None or graph.finalized:  # a MonitoredSession's
+            # graph takes no op: the final state's fetch is then marked
             continue
         for key, value in module_dict.items():
             parts = _flat(value, tf)
