@@ -46,7 +46,8 @@ EXPECTED = {
     "sine_lstm": ["init_state = tf.zeros([2, 8, 32], tf.float32)", "    def __call__(self, x, init_state):\n",
                   "        feed['init_state'] = state_val\n",
                   "            feed['x'], feed['y'], feed.get('init_state', init_state)\n",
-                  "            initial_state=init_state,\n", "        tf.TensorSpec([2, 8, 32], tf.float32),\n"],
+                  "            initial_state=init_state,\n", "        tf.TensorSpec([2, 8, 32], tf.float32),\n",
+                  "        final_state = tf.stack(state1, axis=0)\n"],
     # a GRU's state is one tensor; `sess.run(model.initial_state)` is the zero state's value
     "char_gru": ["initial_state = tf.zeros([4, 64], tf.float32)", "    state = initial_state.numpy()\n",
                  "    def __call__(self, input_data, initial_state):\n"],

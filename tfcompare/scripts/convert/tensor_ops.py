@@ -36,6 +36,17 @@ def _whole_list(parts: list[str]) -> str | None:
     return base if base.isidentifier() and parts[:-1] == [f"{base}[{i}]" for i in range(len(parts) - 1)] else None
 
 
+def _lstm_state(tr, ins: list, parts: list[str]) -> str | None:
+    """`state1` where `parts` are `state1[0]`, `state1[1]`: an LSTM's (c, h), the whole state (rnn_state stacks a
+    stateful RNN's final state)."""
+    group = tr.groups.get(ins[0].name) if len(ins) == 2 else None
+    if group is None or group.kind != "lstm" or tr.groups.get(ins[1].name) is not group or \
+            [group.params["index"].get(x.name) for x in ins] != [(1, 0), (1, 1)]:
+        return None
+    base = parts[0][:-len("[0]")]
+    return base if parts == [f"{base}[0]", f"{base}[1]"] and base.isidentifier() else None
+
+
 def _dtype(dtype) -> str:
     return f"tf.{dtype.name}"
 
@@ -51,7 +62,7 @@ def translate(tr, t) -> tuple[str, bool | int] | None:
         return f"{_BINARY[kind]}({v(ins[0])}, {v(ins[1])})", False
     if kind == "Pack":  # every item of one list, in order (an unrolled RNN's outputs): the list itself
         parts = [v(x) for x in ins]
-        whole = _whole_list(parts)
+        whole = _whole_list(parts) or _lstm_state(tr, ins, parts)
         return f"tf.stack({whole or '[' + ', '.join(parts) + ']'}, axis={op.get_attr('axis')})", False
     if kind == "OneHot":
         axis = op.get_attr("axis")
