@@ -162,10 +162,10 @@ def install(groups: dict, decays: dict) -> None:
         _wrap(v1.train, "exponential_decay", functools.partial(_decay, decays))
         _wrap(v1.nn, "static_rnn", functools.partial(_static_rnn, groups))
         _wrap(v1.nn, "dynamic_rnn", functools.partial(_dynamic_rnn, groups))
-        _wrap(v1.metrics, "accuracy", functools.partial(_accuracy, groups))
+        _wrap(v1.metrics, "accuracy", functools.partial(_streaming, groups))
         for kind, function in (("rmse", "root_mean_squared_error"), ("mean_squared", "mean_squared_error"),
                                ("mean_absolute", "mean_absolute_error")):
-            _wrap(v1.metrics, function, functools.partial(_accuracy, groups, kind=kind))
+            _wrap(v1.metrics, function, functools.partial(_streaming, groups, kind=kind))
     for v2_nn in {id(m): m for m in (tf.nn, tf.compat.v2.nn)}.values():  # what tf.layers.dropout (tf-keras) calls
         _wrap(v2_nn, "dropout", functools.partial(_dropout_v2, groups))
     from tfcompare.scripts.legacy import rnn
@@ -262,8 +262,8 @@ def _losses(groups, kind, out, original, *args, **kwargs):
     groups[out.name] = Group(kind, out.op, [labels, logits], _inside(out, [labels, logits]), params)
 
 
-def _accuracy(groups, out, original, labels, predictions, weights=None, metrics_collections=None,
-              updates_collections=None, name=None, kind="accuracy"):
+def _streaming(groups, out, original, labels, predictions, weights=None, metrics_collections=None,
+               updates_collections=None, name=None, kind="accuracy"):
     """tf.metrics.accuracy (or root_mean_squared_error, mean_squared_error, mean_absolute_error) without weights:
     (value, update_op) over a total and a count of local variables that only the update op moves, which is what
     the Keras metric's update_state / result do (Keras's mean over the last axis, then the batch, is the mean over

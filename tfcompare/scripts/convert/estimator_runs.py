@@ -4,7 +4,9 @@ buffer, repeated `num_epochs` times, batched), and `estimator.train(input_fn, st
 batches calling the step, the features in the order the model_fn's graph read them (a dict's keys sorted, then
 the labels). The model_fn's graph is the model (the child read it at the Estimator's first training step).
 
-`evaluate` and `predict` run the model_fn again in other modes, with graphs the child never saw: they stay marked.
+`evaluate` is written from the TRAIN spec's streaming metrics (Keras metrics over a predictions method) and its
+loss, where nothing random computes them; metrics built only in the EVAL branch, and `predict`, run the model_fn
+in modes whose graphs the child never saw: they stay marked.
 """
 
 from __future__ import annotations
@@ -165,10 +167,8 @@ def estimator_plan(module_dict: dict, text: str, feed_tensors: list, names: dict
     """The Plan's Estimator fields for a script that trains an Estimator ({} otherwise), and `targets`: the tensors
     its evaluation needs a method for. The batch tensors the model_fn read (one iterator's outputs) are named in
     `names` after what they hold (`images`, `labels`) where every numpy_input_fn of the script holds the same; the
-    TRAIN spec's `tf.metrics.accuracy` ops of the labels batch become Keras metrics over a method of their
-    predictions, where nothing random computes those (a live dropout would not be EVAL's graph)."""
-    from tfcompare.core.graphs import ancestors
-
+    TRAIN spec's streaming metrics of the labels batch (`calls.STREAMING`) become Keras metrics over a method of
+    their predictions, where nothing random computes those (a live dropout would not be EVAL's graph)."""
     estimators = {k for k, v in module_dict.items() if k.isidentifier() and type(v).__name__ == "Estimator"}
     if not estimators:
         return {}
@@ -185,8 +185,7 @@ def estimator_plan(module_dict: dict, text: str, feed_tensors: list, names: dict
     for key, pair in sorted((getattr(spec, "eval_metric_ops", None) or {}).items()):
         group = groups.get(pair[1].name) if isinstance(pair, tuple) and len(pair) == 2 else None
         labels, predictions = group.inputs if group is not None and group.kind in STREAMING else (None, None)
-        if labels is None or not feed_tensors or labels is not feed_tensors[-1] or \
-                any("Random" in op.type for op in ancestors([predictions])):
+        if labels is None or not feed_tensors or labels is not feed_tensors[-1] or _draws(predictions):
             metrics = None
             break
         names.setdefault(predictions.name, identifier("predictions", taken))
@@ -199,8 +198,13 @@ def estimator_plan(module_dict: dict, text: str, feed_tensors: list, names: dict
 def add_loss(estimator: dict, loss, method: str, args: list, module_dict: dict) -> None:
     """Estimator.evaluate's `loss` (the mean of its batches' losses) from the loss's method, where its metrics are
     written and nothing random computes the loss (a live dropout would not be EVAL's graph)."""
-    from tfcompare.core.graphs import ancestors
-
-    if estimator.get("estimator_metrics") is not None and not any("Random" in op.type for op in ancestors([loss])):
+    if estimator.get("estimator_metrics") is not None and not _draws(loss):
         estimator["estimator_loss"] = ("loss", (method, args), identifier("loss_mean", set(module_dict)),
                                        "tf.keras.metrics.Mean()")
+
+
+def _draws(t) -> bool:
+    """Whether a random op computes `t` (a live dropout): the TRAIN graph's value is then not EVAL's."""
+    from tfcompare.core.graphs import ancestors
+
+    return any("Random" in op.type for op in ancestors([t]))

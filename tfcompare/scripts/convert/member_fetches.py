@@ -15,6 +15,8 @@ import builtins
 import keyword
 import re
 
+from tfcompare.scripts.convert.rnn_state import state_tensors
+
 __all__ = ["define_member_fetches"]
 
 
@@ -108,11 +110,6 @@ def _tensor_list(value, tf) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, tf.Tensor) for v in value)
 
 
-def _state(value, tf) -> bool:
-    """An RNN cell's state, a tuple of tensors (an LSTMStateTuple the script feeds back: `rnn_state`)."""
-    return isinstance(value, tuple) and bool(value) and all(isinstance(v, tf.Tensor) for v in value)
-
-
 def define_member_fetches(source: str, namespace: dict, train_ops: list) -> dict:
     """Bind each member fetch or feed of the script to a plain name in `namespace` (the script's globals, and the
     locals of the function it trains in): a tensor, a variable or one of `train_ops` (an iterator's `initializer`
@@ -139,7 +136,7 @@ def define_member_fetches(source: str, namespace: dict, train_ops: list) -> dict
             except Exception:
                 continue
             if not (isinstance(value, (tf.Tensor, tf.Variable)) or any(value is op for op in train_ops) or
-                    _tensor_list(value, tf) or _state(value, tf)):
+                    _tensor_list(value, tf) or state_tensors(value, tf) is not None):
                 continue
             name = _member_name(_parts(node), _stores_seen_from(tree, node), namespace)
             while name in namespace and namespace[name] is not value:

@@ -72,7 +72,8 @@ class Plan:
     estimators: set = dataclasses.field(default_factory=set)
     estimator_inputs: dict = dataclasses.field(default_factory=dict)
     estimator_names: tuple = ("features", "labels")
-    # each evaluation metric: (its key, the method of its predictions, the Keras metric's name); None: not written
+    # each evaluation metric: (its key, the method of its predictions, the Keras metric's name, its constructor);
+    # None: evaluate is not written
     estimator_metrics: list | None = None
     # its loss's mean over the evaluation's batches: ("loss", (method prefix, arguments), metric name, constructor)
     estimator_loss: tuple | None = None

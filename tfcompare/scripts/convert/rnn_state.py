@@ -17,7 +17,7 @@ import dataclasses
 
 from tfcompare.core.generated_code import literal
 
-__all__ = ["StateFeed", "state_feeds", "stacked_states", "zero_state_lines"]
+__all__ = ["StateFeed", "state_feeds", "stacked_states", "state_tensors", "zero_state_lines"]
 
 
 @dataclasses.dataclass(eq=False)
@@ -63,7 +63,7 @@ def state_feeds(tree, module_dict: dict, groups: dict, tf) -> list[StateFeed]:
                                                                    for t in initial):
             continue
         bound = sorted(k for k, v in module_dict.items() if k in keys and k.isidentifier() and
-                       _flat(v, tf) is not None and [t.name for t in _flat(v, tf)] == [t.name for t in initial])
+                       [t.name for t in state_tensors(v, tf) or ()] == [t.name for t in initial])
         if not bound:
             continue
         shape = [len(initial), *initial[0].shape.as_list()] if group.kind == "lstm" else initial[0].shape.as_list()
@@ -88,7 +88,7 @@ def stacked_states(module_dict: dict, groups: dict, graph, tf) -> dict:
             # graph takes no op: the final state's fetch is then marked
             continue
         for key, value in module_dict.items():
-            parts = _flat(value, tf)
+            parts = state_tensors(value, tf)
             if parts is not None and len(parts) == 2 and key.isidentifier() and \
                     [group.params["index"].get(t.name) for t in parts] == [(1, 0), (1, 1)]:
                 with graph.as_default():
@@ -112,8 +112,8 @@ def _unique(groups) -> list:
     return list({id(g): g for g in groups}.values())
 
 
-def _flat(value, tf) -> list | None:
-    """The tensors of a state: a tuple of tensors (an LSTMStateTuple) or one tensor; None for anything else."""
+def state_tensors(value, tf) -> list | None:
+    """The tensors of an RNN state: a tuple of tensors (an LSTMStateTuple) or one tensor; None for anything else."""
     if isinstance(value, tf.Tensor):
         return [value]
     if isinstance(value, tuple) and value and all(isinstance(t, tf.Tensor) for t in value):
