@@ -57,6 +57,8 @@ IDIOMS = {
     "contrib.boosted_trees": "TensorFlow Decision Forests: tfdf.keras.GradientBoostedTreesModel",
     "contrib.slim.nets": "keras.applications (ResNet50, VGG16, InceptionV3, MobileNet, ...)",
     "contrib.slim.learning": "keras.Model.fit, or a custom training loop with tf.function",
+    "contrib.learn.preprocessing": "keras.layers.TextVectorization(output_sequence_length=max_document_length) "
+                                   "(its ids differ: '' is 0, [UNK] 1, then by frequency)",
     "contrib.learn": "keras.Model.fit, and tf.data / keras.datasets for the data",
     "contrib.eager.Network": "keras.Model (subclass it; layers as attributes, call() for the forward pass)",
     "contrib.eager": "TF2 itself: eager is the default; tf.GradientTape for gradients, tf.data iteration",

@@ -24,6 +24,7 @@ NAMESPACES = {
     "contrib.legacy_seq2seq": (f"{_PKG}.seq2seq", "contents"),
     "contrib.learn.datasets": (f"{_PKG}.runtime", "learn_datasets_contents"),
     "contrib.learn.datasets.mnist": (f"{_PKG}.runtime", "mnist_contents"),
+    "contrib.learn.preprocessing": (f"{_PKG}.preprocessing", "contents"),
     "estimator": (f"{_PKG}.estimator", "contents"),
     "estimator.inputs": (f"{_PKG}.estimator", "inputs_contents"),
     # tf.nn.rnn_cell and tf.layers need tf-keras under Keras 3; without it the runtime serves the same cells and
@@ -55,7 +56,7 @@ def _relative(symbol: str) -> str:
 
 def is_provided(symbol: str) -> bool:
     """Whether `symbol` (tf.contrib.rnn.LSTMCell, tensorflow.contrib.rnn, estimator.Estimator.train...) is served."""
-    rel = _relative(symbol).replace("contrib.learn.python.learn.datasets", "contrib.learn.datasets")
+    rel = _relative(symbol).replace("contrib.learn.python.learn.", "contrib.learn.")
     parts = rel.split(".")
     if rel in ("contrib", "contrib.learn") or any(n.startswith(rel + ".") or n == rel for n in NAMESPACES):
         return True

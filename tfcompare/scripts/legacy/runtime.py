@@ -22,7 +22,8 @@ __all__ = ["install", "NotProvided", "is_refusal", "learn_datasets_contents", "m
 
 _ROOTS = ("contrib", "estimator")
 _LEARN_ALIASES = {"contrib.learn.python.learn.datasets": "contrib.learn.datasets",
-                  "contrib.learn.python.learn.datasets.mnist": "contrib.learn.datasets.mnist"}
+                  "contrib.learn.python.learn.datasets.mnist": "contrib.learn.datasets.mnist",
+                  "contrib.learn.python.learn.preprocessing": "contrib.learn.preprocessing"}
 _TUTORIAL_LOADER = "tensorflow.examples.tutorials.mnist.input_data"
 
 
