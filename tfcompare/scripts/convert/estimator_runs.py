@@ -5,13 +5,17 @@ batches calling the step, the features in the order the model_fn's graph read th
 the labels). The model_fn's graph is the model (the child read it at the Estimator's first training step).
 
 `evaluate` is written from the TRAIN spec's streaming metrics (Keras metrics over a predictions method) and its
-loss, where nothing random computes them; metrics built only in the EVAL branch, and `predict`, run the model_fn
-in modes whose graphs the child never saw: they stay marked.
+loss, where nothing random computes them. A TRAIN spec without metrics (the guide's style: `accuracy =
+tf.metrics.accuracy(...)` built before `if mode == EVAL: return EstimatorSpec(mode, loss, eval_metric_ops=...)`)
+has them named by an EVAL spec the child builds in a graph of its own, where each metric is the TRAIN graph's op of
+its name computing the same ops. A metric built only in the EVAL branch, and `predict`, stay marked.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 
 from tfcompare.scripts.convert.calls import STREAMING
 from tfcompare.scripts.convert.naming import identifier
@@ -182,10 +186,11 @@ def estimator_plan(module_dict: dict, text: str, feed_tensors: list, names: dict
             names.update({t.name: part for t, part in zip(feed_tensors, parts) if part not in taken})
     spec = next((getattr(module_dict[k], "_train_spec", None) for k in sorted(estimators)), None)
     metrics, targets = [], []
-    for key, pair in sorted((getattr(spec, "eval_metric_ops", None) or {}).items()):
+    owner = next((module_dict[k] for k in sorted(estimators) if getattr(module_dict[k], "_train_spec", None)), None)
+    for key, pair in sorted(_metric_ops(owner, spec).items()):
         group = groups.get(pair[1].name) if isinstance(pair, tuple) and len(pair) == 2 else None
         labels, predictions = group.inputs if group is not None and group.kind in STREAMING else (None, None)
-        if labels is None or not feed_tensors or labels is not feed_tensors[-1] or _draws(predictions):
+        if labels is None or not feed_tensors or labels.name != feed_tensors[-1].name or _draws(predictions):
             metrics = None
             break
         names.setdefault(predictions.name, identifier("predictions", taken))
@@ -201,6 +206,38 @@ def add_loss(estimator: dict, loss, method: str, args: list, module_dict: dict) 
     if estimator.get("estimator_metrics") is not None and not _draws(loss):
         estimator["estimator_loss"] = ("loss", (method, args), identifier("loss_mean", set(module_dict)),
                                        "tf.keras.metrics.Mean()")
+
+
+def _metric_ops(estimator, spec) -> dict:
+    """The TRAIN spec's eval_metric_ops; where it has none, the EVAL spec's, each as the TRAIN graph's (value,
+    update) of the same names computing the same op types ({} where any differs or the EVAL spec cannot be built).
+    The EVAL spec is built in a graph of its own with the training input_fn: nothing runs, and its prints are
+    dropped (the script's output is what the script prints)."""
+    if spec is None or getattr(spec, "eval_metric_ops", None):
+        return dict(getattr(spec, "eval_metric_ops", None) or {})
+    import tensorflow as tf
+
+    from tfcompare.core.graphs import ancestors
+
+    def types(t):
+        return sorted(op.type for op in ancestors([t]))
+
+    train_graph = spec.loss.graph
+    with tf.Graph().as_default(), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            eval_spec, _ = estimator._spec(estimator._train_input_fn, "eval")
+        except Exception:  # noqa: BLE001 - the EVAL spec is a nicety: without it evaluate stays marked
+            return {}
+        out = {}
+        for key, pair in eval_spec.eval_metric_ops.items():
+            try:
+                ours = tuple(train_graph.get_tensor_by_name(t.name) for t in pair)
+            except (KeyError, ValueError, TypeError, AttributeError):
+                return {}
+            if len(ours) != 2 or any(types(a) != types(b) for a, b in zip(ours, pair)):
+                return {}
+            out[key] = ours
+    return out
 
 
 def _draws(t) -> bool:

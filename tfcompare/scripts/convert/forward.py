@@ -29,9 +29,10 @@ _RANDOM = {"RandomStandardNormal", "RandomUniform", "RandomUniformInt", "Truncat
 _SKIP = {"Identity", "ReadVariableOp", "Snapshot", "StopGradient"}
 
 
-def _reach(loss, variable_ops: set) -> tuple[dict, dict]:
-    """tensor name -> whether it reads a trained variable, and -> the placeholders it is computed from; iterative
-    (an unrolled RNN is deeper than Python's recursion), a cycle (a while loop's back edge) read as neither."""
+def _reach(loss, variable_ops: set, fed_names: frozenset = frozenset()) -> tuple[dict, dict]:
+    """tensor name -> whether it reads a trained variable, and -> the placeholders (or the other fed tensors named in
+    `fed_names`: an input pipeline's batches) it is computed from; iterative (an unrolled RNN is deeper than Python's
+    recursion), a cycle (a while loop's back edge) read as neither."""
     uses_vars: dict = {}
     feeds: dict = {}
     stack, open_ = [(loss, False)], set()
@@ -48,7 +49,8 @@ def _reach(loss, variable_ops: set) -> tuple[dict, dict]:
             continue
         op = t.op
         var = op.name in variable_ops
-        fed = {op.name} if op.type in ("Placeholder", "PlaceholderWithDefault") else set()
+        fed = {op.name} if op.type in ("Placeholder", "PlaceholderWithDefault") else \
+            {t.name} if t.name in fed_names else set()
         for i in op.inputs:
             var = var or uses_vars.get(i.name, False)
             fed |= feeds.get(i.name, frozenset())
@@ -56,9 +58,10 @@ def _reach(loss, variable_ops: set) -> tuple[dict, dict]:
     return uses_vars, feeds
 
 
-def model_output(loss, trained: list):
-    """The one tensor that is the model's output in `loss`'s graph, or None."""
-    uses_vars, feeds = _reach(loss, {v.op.name for v in trained})
+def model_output(loss, trained: list, feed_tensors: list = ()):
+    """The one tensor that is the model's output in `loss`'s graph, or None. The step's inputs are the placeholders,
+    and `feed_tensors` (an Estimator's or a tf.data iterator's batches, its labels among them)."""
+    uses_vars, feeds = _reach(loss, {v.op.name for v in trained}, frozenset(t.name for t in feed_tensors))
 
     def reach(t):
         return uses_vars.get(t.name, False), feeds.get(t.name, frozenset())

@@ -239,7 +239,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         variables.update(owned)  # a layer's weight is read as self.dense1.kernel where it is used op by op
     method_taken = set(variables.values()) | taken | {layer.attr for layer in layers}
     # the moving averages' flag is not shared yet: no one forward pass where the loss's method updates them
-    out_tensor = None if tr.updates or any(tr.assignments.values()) else model_output(loss, trained)
+    out_tensor = None if tr.updates or any(tr.assignments.values()) else model_output(loss, trained, feed_tensors)
     if out_tensor is not None and style == "keras":
         fed = [t.name not in tr.flags for t in fed_inputs(out_tensor, feed_tensors)]
         if sum(fed) != 1 or fed.index(True) != 0:  # Keras's call: one input tensor, then `training=`

@@ -133,7 +133,9 @@ class Estimator:
                                       "runtime; use tf.train.CheckpointManager in a custom training loop")
         with tf.Graph().as_default():
             spec, global_step = self._spec(input_fn, ModeKeys.TRAIN)
-            self._train_spec = spec  # what `tfcompare convert` reads at the first step (the metrics, predictions)
+            # what `tfcompare convert` reads at the first step (the metrics, predictions; the input_fn to build an
+            # EVAL spec's metric names in a graph of its own)
+            self._train_spec, self._train_input_fn = spec, input_fn
             all_hooks = list(hooks or []) + list(spec.training_hooks)
             if steps is not None or max_steps is not None:
                 all_hooks.append(_v1.train.StopAtStepHook(num_steps=steps, last_step=max_steps))
