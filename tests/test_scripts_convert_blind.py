@@ -49,7 +49,9 @@ EXPECTED = {
                   "            initial_state=init_state,\n", "        tf.TensorSpec([2, 8, 32], tf.float32),\n",
                   "        final_state = tf.stack(state1, axis=0)\n"],
     # a GRU's state is one tensor; `sess.run(model.initial_state)` is the zero state's value
-    "char_gru": ["initial_state = tf.zeros([4, 64], tf.float32)", "    state = initial_state.numpy()\n",
+    # TF1's graph seed, then NumPy's: Keras's unseeded initializers seeded too (from Python's `random`)
+    "char_gru": ["tf.keras.utils.set_random_seed(1234)\nnp.random.seed(1234)\n",
+                 "initial_state = tf.zeros([4, 64], tf.float32)", "    state = initial_state.numpy()\n",
                  "    def __call__(self, input_data, initial_state):\n"],
     # an Estimator: numpy_input_fn as its tf.data pipeline, train(steps=N) a loop over N batches calling the step,
     # evaluate() the TRAIN spec's streaming metric as a Keras metric and its loss as the batches' mean

@@ -19,6 +19,7 @@ class RewriteState:
 
     def __init__(self, plan: Plan, source_lines: list[str]):
         self.plan, self.lines = plan, source_lines
+        self.tree = ast.Module([], [])  # the script's module, its statements the ones rewritten (source.rewrite)
         self.todos: list[str] = []
         self.marks: list[str] = []  # TODOs of the statement being rewritten, to mark above it (`statement`)
         self.loader = False

@@ -123,6 +123,7 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
     lines = source.split("\n")  # Python's lines (str.splitlines also splits at a form feed, U+2028, ...)
     original = {id(n): ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.stmt)}
     rewriter = Rewriter(plan, lines)
+    rewriter.tree = tree
     rewriter.first_step_line = first_step_line
     head, tail, imports = [], [], []
     placed = False

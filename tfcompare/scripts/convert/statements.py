@@ -12,6 +12,7 @@ from tfcompare.scripts.convert.estimator_runs import EstimatorRuns
 from tfcompare.scripts.convert.plan import GENERATED, TODO_MARK
 from tfcompare.scripts.convert.run_functions import RunFunctions
 from tfcompare.scripts.convert.saving import SaversAndWriters
+from tfcompare.scripts.convert.seeds import seed_function
 from tfcompare.scripts.convert.session_runs import SessionRuns
 
 __all__ = ["Rewriter"]
@@ -245,7 +246,7 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns):
                 self.tainted -= stores
                 return new
         if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and self._is_tf_seed(s.value):
-            s.value.func = ast.parse("tf.random.set_seed", mode="eval").body
+            s.value.func = ast.parse(seed_function(self.tree, s.value), mode="eval").body
             return [s]
         if stores and stores <= self.plan.graph and before_step:
             self.model_parts += 1
