@@ -26,7 +26,7 @@ import numpy as np
 
 from tfcompare.scripts.child import slots
 
-__all__ = ["FACTOR", "MIN_FLOOR", "relative", "whole", "beyond", "snapshot", "restore", "repeat", "measure", "dense",
+__all__ = ["FACTOR", "MIN_FLOOR", "relative", "whole", "beyond", "snapshot", "restore", "repeat", "live_random", "measure", "dense",
            "quiet",
            "replay_unit", "units"]
 
@@ -90,10 +90,36 @@ def restore(sess, values: list) -> None:
     _restore(sess, values, (), None)
 
 
-def repeat(probe, sess, feed, loss) -> float:
+def repeat(probe, sess, feed, loss) -> tuple[float, np.ndarray | None]:
     """The first batch's loss again, from the same weights: a change beyond rounding means random numbers are drawn
-    live (0 when it is within `ROUNDING`)."""
-    return drawn(relative(loss, np.asarray(probe._run(sess, probe.loss, feed))))
+    live (0 when it is within `ROUNDING`). Where nothing random is left live (every draw fed), a second read tells
+    a draw from a race: two reads that agree with each other and not with the run are TF1's own race between the
+    fetched loss and the train op it ran with (a loss read through resource variables after an update wrote them:
+    TF1 orders a fetch and an update by their data alone). Returns (the change, the loss read from the weights
+    before the run where the run's own raced, else None)."""
+    read = np.asarray(probe._run(sess, probe.loss, feed))
+    change = drawn(relative(loss, read))
+    if change and not live_random(probe.loss, feed):
+        again = np.asarray(probe._run(sess, probe.loss, feed))  # nothing drawn: every random op is fed
+        if not drawn(relative(read, again)):
+            return 0.0, read
+    return change, None
+
+
+def live_random(loss, feed) -> bool:
+    """Whether a random op computes `loss` when `feed` is fed (a fed tensor's producer does not run)."""
+    fed = {getattr(k, "name", k) for k in feed}
+    seen, todo = set(), [loss.op]
+    while todo:
+        op = todo.pop()
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        if "Random" in op.type or op.type in ("TruncatedNormal", "Multinomial"):
+            return True
+        todo.extend(t.op for t in op.inputs if t.name not in fed)
+        todo.extend(op.control_inputs)
+    return False
 
 
 def drawn(change: float) -> float:

@@ -221,7 +221,7 @@ class TF1Probe:
         loss = np.asarray(loss)
         if step == 0:
             self._first(sess, feed, before)
-            self._at_start(sess, feed, loss)
+            loss = self._at_start(sess, feed, loss)
         for entry, value in zip(rec.state, read(self._state) if self._state else []):
             rec.arrays[f"state/{step}/{entry['key']}"] = np.asarray(value)
         slots.tf1_read(read, self.slots, self._counter, rec, step)
@@ -277,18 +277,27 @@ class TF1Probe:
             self.record.state.append({"key": key, "name": name, "shape": list(np.shape(value)), "momentum": None})
             self.record.arrays[f"state/init/{key}"] = np.asarray(value)
 
-    def _at_start(self, sess, feed, loss) -> None:
+    def _at_start(self, sess, feed, loss) -> np.ndarray:
         """The checks that need the first step's starting weights (the loss's reduction, a repeated read), run
         after that step on its batch: every global variable is put back to its value before the step, then to
-        its value after it, so the script's next step starts where its own run left it."""
+        its value after it, so the script's next step starts where its own run left it. Returns the first step's
+        loss: the run's own, or, where the run's read raced its update (noise.repeat), the loss of the weights
+        before it."""
         if self._start is None:
             self.record.reduction_note = "the variables could not be read before the first step"
-            return
+            return loss
         now = noise.snapshot(self, sess)
         noise.restore(sess, self._start)
         try:
+            self.record.repeat, before = noise.repeat(self, sess, feed, loss)
+            if before is not None:
+                self.record.notes.append(
+                    f"TF1's first Session.run returned a loss of {float(np.sum(loss)):.6g}, read in part after the "
+                    "same run's update had written the weights (a fetch and an update are ordered by their data "
+                    "alone); its loss from the weights before the run, with the same batch and draws, read twice "
+                    f"alike, is {float(np.sum(before)):.6g}, the one compared")
+                loss = before
             self._reduction(sess, feed, loss)
-            self.record.repeat = noise.repeat(self, sess, feed, loss)
             if not self.record.repeat:  # a loss that draws random numbers: its parts would be other draws
                 parts = loss_parts.find(self.loss)
                 self.record.cross_entropy = parts["kind"] or ""
@@ -298,6 +307,7 @@ class TF1Probe:
                 self.record.arrays.update(arrays)
         finally:
             noise.restore(sess, now)
+        return loss
         self._inference(sess, feed)
 
     def _inference(self, sess, feed) -> None:

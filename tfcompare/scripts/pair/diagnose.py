@@ -316,8 +316,12 @@ def _replay(tf1: SideRecord, tf2: SideRecord, pairs) -> list[Finding]:
         return []
     if difference(tf1.gradient_transform, tf2.gradient_transform):
         return []  # the clipping differs, and is said so: a replay of the optimizers would only repeat it
-    keys = [a for a, _, _ in pairs]
     weights, grads = tf1.weights("before", 0), tf1.weights("grad", 0)
+    # the step's optimizer's variables: another optimizer's that its loss reads (a GAN's generator) are paired
+    # and compared, but this step neither has their gradients nor updates them
+    keys = [a for a, _, _ in pairs if a in grads and a in weights]
+    if not keys:
+        return []
     if tf1.gradient_transform["kind"] != "none":  # both clip alike: TF1's clipped gradients, Keras's clip off
         grads = apply_transform(tf1.gradient_transform, {k: grads[k] for k in keys})
         config = dict(tf2.optimizer_config, config={**tf2.optimizer_config.get("config", {}),
