@@ -307,8 +307,8 @@ class TF1Probe:
                 self.record.arrays.update(arrays)
         finally:
             noise.restore(sess, now)
-        return loss
         self._inference(sess, feed)
+        return loss
 
     def _inference(self, sess, feed) -> None:
         """The loss on this batch in inference mode, at the weights and state the first step left (a read that
