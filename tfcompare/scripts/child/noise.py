@@ -26,9 +26,8 @@ import numpy as np
 
 from tfcompare.scripts.child import slots
 
-__all__ = ["FACTOR", "MIN_FLOOR", "relative", "whole", "beyond", "snapshot", "restore", "repeat", "live_random", "measure", "dense",
-           "quiet",
-           "replay_unit", "units"]
+__all__ = ["FACTOR", "MIN_FLOOR", "relative", "whole", "beyond", "snapshot", "restore", "repeat", "live_random",
+           "measure", "dense", "quiet", "replay_unit", "units"]
 
 FACTOR = 10.0
 MIN_FLOOR = float(np.finfo(np.float32).eps)  # a floor measured as 0 (bit-identical replays) counts as one ulp
