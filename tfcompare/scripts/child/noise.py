@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from tfcompare.core.graphs import read_tensors
 from tfcompare.scripts.child import slots
 
 __all__ = ["FACTOR", "MIN_FLOOR", "relative", "whole", "beyond", "snapshot", "restore", "repeat", "live_random",
@@ -108,17 +109,8 @@ def repeat(probe, sess, feed, loss) -> tuple[float, np.ndarray | None]:
 def live_random(loss, feed) -> bool:
     """Whether a random op computes `loss` when `feed` is fed (a fed tensor's producer does not run)."""
     fed = {getattr(k, "name", k) for k in feed}
-    seen, todo = set(), [loss.op]
-    while todo:
-        op = todo.pop()
-        if op.name in seen:
-            continue
-        seen.add(op.name)
-        if "Random" in op.type or op.type in ("TruncatedNormal", "Multinomial"):
-            return True
-        todo.extend(t.op for t in op.inputs if t.name not in fed)
-        todo.extend(op.control_inputs)
-    return False
+    return any("Random" in t.op.type or t.op.type in ("TruncatedNormal", "Multinomial")
+               for t in read_tensors(loss, fed) if t.name not in fed)
 
 
 def drawn(change: float) -> float:

@@ -184,9 +184,9 @@ def estimator_plan(module_dict: dict, text: str, feed_tensors: list, names: dict
         parts = (list(keys) or ["features"]) + ["labels"] * has_labels
         if len(parts) == len(feed_tensors) and all(t.value_index == i for i, t in enumerate(feed_tensors)):
             names.update({t.name: part for t, part in zip(feed_tensors, parts) if part not in taken})
-    spec = next((getattr(module_dict[k], "_train_spec", None) for k in sorted(estimators)), None)
-    metrics, targets = [], []
     owner = next((module_dict[k] for k in sorted(estimators) if getattr(module_dict[k], "_train_spec", None)), None)
+    spec = getattr(owner, "_train_spec", None)
+    metrics, targets = [], []
     for key, pair in sorted(_metric_ops(owner, spec).items()):
         group = groups.get(pair[1].name) if isinstance(pair, tuple) and len(pair) == 2 else None
         labels, predictions = group.inputs if group is not None and group.kind in STREAMING else (None, None)

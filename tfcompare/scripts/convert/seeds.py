@@ -20,9 +20,8 @@ TF_SEED = "tf.random.set_seed"
 
 
 def _numpy_names(tree: ast.Module) -> set[str]:
-    names = {a.asname or a.name for s in ast.walk(tree) if isinstance(s, ast.Import) for a in s.names
-             if a.name == "numpy"}
-    return names
+    return {a.asname or a.name for s in ast.walk(tree) if isinstance(s, ast.Import) for a in s.names
+            if a.name == "numpy"}
 
 
 def _numpy_seed(s, numpy: set[str]):
