@@ -71,6 +71,9 @@ EXPECTED = {
                       "    accuracy_metric.update_state(labels, model.predictions(features['x']))\n",
                       "eval_result = {'accuracy': accuracy_metric.result().numpy(), 'loss': loss_mean.result()",
                       "    def __call__(self, x):\n", "        predictions = tf.argmax(self(x), 1)\n",
+                      # the model_fn's own names, though the Estimator, not the script, calls it
+                      "        logits = tf.matmul(net, self.dense_2_kernel) + self.dense_2_bias\n"
+                      "        return logits\n",
                       "SparseCategoricalCrossentropy(from_logits=True)(labels, self(x))\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],

@@ -69,3 +69,47 @@ def test_a_train_spec_with_metrics_is_read_as_it_is(tmp_path):
     model.train(estimator.numpy_input_fn({"x": X}, Y, batch_size=4, num_epochs=None, shuffle=False), steps=1)
     assert _metric_ops(model, model._train_spec) == model._train_spec.eval_metric_ops
     assert _metric_ops(None, None) == {}
+
+
+_FRAMEWORK_SCRIPT = '''
+import tensorflow as tf
+v1 = tf.compat.v1
+
+def model_fn(features):
+    net = features
+    for units in (3, 4):
+        w = v1.get_variable("w%d" % units, [net.shape[1], units])
+        net = tf.nn.relu(tf.matmul(net, w))
+    logits = tf.matmul(net, v1.get_variable("out", [4, 2]))
+    loss = tf.reduce_sum(logits)
+    return loss
+
+result = CALLER(model_fn, v1.placeholder(tf.float32, [None, 2]))
+'''
+
+
+@pytest.mark.parametrize("caller", ["framework", "script"])
+def test_a_model_fn_only_a_framework_calls_lends_its_local_names_to_the_forward_pass(tmp_path, caller):
+    """An Estimator calls the model_fn (no call of the script's own): the forward pass takes the model_fn's names
+    (`logits`, the last `net`), read from the ops' lines. A function the script calls itself is find_calls'."""
+    import ast
+
+    from tfcompare.scripts.convert.script_functions import framework_names
+
+    path = tmp_path / "script.py"
+    text = _FRAMEWORK_SCRIPT.replace("CALLER", "call_it" if caller == "framework" else "(lambda f, x: model_fn(x))")
+    path.write_text(text)
+    with tf.Graph().as_default() as graph:
+        scope = {"call_it": lambda f, x: f(x)}  # the framework: not the script's code
+        exec(compile(text, str(path), "exec"), scope)
+        loss = scope["result"]
+        logits = loss.op.inputs[0]
+        names = framework_names(graph, str(path), ast.parse(text), logits)
+    if caller == "script":
+        assert names == {}
+        return
+    assert names[logits.name] == "logits" and names[loss.name] == "loss"
+    relu = logits.op.inputs[0]  # the loop's last value keeps `net`; the first one's ops are the same line's
+    assert relu.op.type == "Relu" and names[relu.name] == "net"
+    # and `w` its variables' (the forward pass reads a variable as the model's attribute, never by this name)
+    assert sorted(set(names.values())) == ["logits", "loss", "net", "w"]

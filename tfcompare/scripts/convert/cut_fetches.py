@@ -14,6 +14,7 @@ import ast
 from tfcompare.scripts.convert.forward import fed_inputs
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.train_step import input_signature
+from tfcompare.scripts.convert.written_line import return_lines
 
 __all__ = ["cut_runs", "cut_methods"]
 
@@ -96,8 +97,7 @@ def cut_methods(runs: dict, module_dict: dict, plan_methods: dict, tr, feed_tens
             code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
             code.append(f'{INDENT * 2}"""{name} from the given {", ".join(sorted(cut))}, as TF1 fed it: what '
                         'computed it does not run."""')
-            code += [line.text(INDENT * 2) for line in body]
-            code.append(f"{INDENT * 2}return {expr}")
+            code += return_lines(body, expr, INDENT * 2, set(tr.names.values()))
             code.append("")
             planned[(name, cut)] = (f"model.{method}", given)
     return code, planned

@@ -18,6 +18,7 @@ from tfcompare.core.graphs import ancestors, read_tensors
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.naming import INDENT, fed_key
 from tfcompare.scripts.convert.train_step import input_signature
+from tfcompare.scripts.convert.written_line import return_lines
 
 __all__ = ["model_output", "fed_inputs", "call_lines"]
 
@@ -164,8 +165,7 @@ def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict, own_nam
         if arg in (fed_itself or {}):
             lines += textwrap.wrap(f"{arg}: {fed_itself[arg]}", MAX_LINE - len(INDENT * 2) - 2,
                                    initial_indent=f"{INDENT * 2}# ", subsequent_indent=f"{INDENT * 2}# ")
-    lines += [line.text(INDENT * 2) for line in body]
-    lines += [f"{INDENT * 2}return {expr}", ""]
+    lines += [*return_lines(body, expr, INDENT * 2, {*tr.names.values(), *(own_names or {}).values()}), ""]
     tr.shared[out.name] = f"self({args.removeprefix(', ').replace('=False', '=' + next(iter(flags), ''))})" \
         if style != "module" and flags else f"self({args.removeprefix(', ')})"
     return lines

@@ -11,6 +11,7 @@ from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator
 from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.train_step import input_signature
+from tfcompare.scripts.convert.written_line import return_lines
 
 __all__ = ["fetch_methods", "method_lines", "summary_methods"]
 
@@ -61,8 +62,7 @@ def method_lines(method: str, args: list, fed: list, body: list, expr: str, tr: 
     flag = ", update_moving_averages=False" if tr.updated else ""
     code = [f"{INDENT}@tf.function({input_signature(fed, tr.flags)})"] if args and not flag else []
     code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}{flag}):")
-    code += [line.text(INDENT * 2) for line in body]
-    code += [f"{INDENT * 2}return {expr}", ""]
+    code += [*return_lines(body, expr, INDENT * 2, set(tr.names.values())), ""]
     if tr.updated:
         tr.updating.add(method)
     return code
@@ -87,8 +87,7 @@ def summary_methods(fetched: dict, tr: Translator, loss, methods: list, taken: s
             if args:  # NumPy's float64 data cast to the placeholder's dtype, as TF1's feed did
                 code.append(f"{INDENT}@tf.function({input_signature(fed, tr.flags)})")
             code.append(f"{INDENT}def {method}(self{''.join(', ' + a for a in args)}):")
-            code.extend(line.text(INDENT * 2) for line in body)
-            code.extend([f"{INDENT * 2}return {expr}", ""])
+            code.extend([*return_lines(body, expr, INDENT * 2, set(tr.names.values())), ""])
             items.append((s.tag, s.kind, f"model.{method}", [placeholder_global[a] for a in args], False))
         if len(tr.todos) > len(todos_before):
             untranslated.add(own)

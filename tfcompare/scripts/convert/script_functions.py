@@ -23,7 +23,7 @@ import re
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.script_globals import global_value
 
-__all__ = ["Call", "find_calls", "function_methods", "forward_names"]
+__all__ = ["Call", "find_calls", "function_methods", "forward_names", "framework_names"]
 
 _UNKNOWN = object()  # an argument that is no global of the script
 _VARIABLES = {"VariableV2", "VarHandleOp", "Variable", "ReadVariableOp", "Const"}
@@ -111,25 +111,61 @@ def function_methods(tr, found: dict[str, list[Call]]) -> list[str]:
     return code
 
 
-def forward_names(found: dict[str, list[Call]], out, tr) -> tuple[dict[str, str], dict[str, list[Call]]]:
+def forward_names(found: dict[str, list[Call]], out, tr, framework: dict[str, str] | None = None
+                  ) -> tuple[dict[str, str], dict[str, list[Call]]]:
     """For the model's output returned by one of the script's functions (`logits = conv_net(X, ...)`): the
     function's own local names (`conv1`, `fc1`, `out`, rather than generated ones) for the forward pass written
     from its ops, and the calls of the script's functions made only inside it (`conv2d`, `maxpool2d`), to be
-    methods the forward pass calls. A name is left out where it would read as another value: an argument's name,
-    or a global name the script gave another tensor."""
+    methods the forward pass calls; with no such call, `framework` (`framework_names`: a model_fn's). A name is
+    left out where it would read as another value: an argument's name, or a global name the script gave another
+    tensor."""
     calls = [c for cs in found.values() for c in cs if any(o.name == out.name for o in c.outputs)]
-    if len(calls) != 1:
+    if len(calls) != 1 and not framework:
         return {}, {}
-    call = calls[0]
+    local = calls[0].local_names if len(calls) == 1 else framework
     taken = set(tr.arguments.values()) | {"self", "training"}
     others = set(tr.names.values())
-    names = {t: name for t, name in call.local_names.items()
+    names = {t: name for t, name in local.items()
              if name not in taken and (name not in others or tr.names.get(t) == name)}
+    if len(calls) != 1:
+        return names, {}
+    call = calls[0]
     depth = len(call.chain)
     nested = {f: cs for f, cs in found.items()
               if all(len(c.chain) > depth and c.chain[:depth] == call.chain and c.chain[depth][0] == call.function
                      for c in cs)}
     return names, nested
+
+
+def framework_names(graph, script: str, tree: ast.Module, out) -> dict[str, str]:
+    """tensor name -> its own local name, for the ops of the function that computed `out` where the script defines
+    that function and never calls it itself (an Estimator's `model_fn`, called by `classifier.train`): its `logits`
+    rather than a generated name. Names only: the framework makes the call, so it is no method of the rewrite."""
+    defs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    frames = [(f.name, f.lineno) for f in (out.op.traceback or []) if f.filename == script]
+    if len(frames) < 2 or frames[-1][0] not in defs or frames[-2][0] != "<module>":
+        return {}
+    f = defs[frames[-1][0]]
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == f.name for n in ast.walk(tree)):
+        return {}
+    ops = set()
+    for op in graph.get_operations():  # the ops of the same call: made below the same line of the top level
+        mine = [(x.name, x.lineno) for x in (op.traceback or []) if x.filename == script]
+        if len(mine) >= 2 and mine[0] == frames[0] and mine[1][0] == f.name:
+            ops.add(op)
+    assigned: dict[str, list] = {}
+    for s in ast.walk(f):  # in its `if mode == ...:` and `for` blocks too, in the order of the source
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            assigned.setdefault(s.targets[0].id, []).append(s)
+    for statements in assigned.values():
+        statements.sort(key=lambda s: s.lineno)
+    made = {}
+    for statements in assigned.values():
+        for s in statements:
+            at = [op for op in ops if _line(op, script, f.name) in range(s.lineno, s.end_lineno + 1) and op.outputs]
+            if at:
+                made[s] = max(at, key=lambda o: o._id).outputs[0]
+    return _local_names(assigned, made, {}, ops)
 
 
 def _body(tr, call: Call) -> tuple[list[str], list[str]]:

@@ -40,7 +40,7 @@ from tfcompare.scripts.convert.estimator_runs import add_loss, estimator_plan
 from tfcompare.scripts.convert.rnn_state import stacked_states, state_feeds, zero_state_lines
 from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
-from tfcompare.scripts.convert.script_functions import find_calls, forward_names, function_methods
+from tfcompare.scripts.convert.script_functions import find_calls, forward_names, framework_names, function_methods
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
 from tfcompare.scripts.convert.script_numbers import ScriptNumbers
 from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_method
@@ -247,7 +247,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     # the script's own graph-building functions: the forward pass's names and the helpers it calls (`conv2d`), or,
     # with no one forward pass, the functions themselves (a GAN's generator, discriminator), as methods
     script_calls = find_calls(graph, script, tree, module_dict)
-    own_names, helpers = forward_names(script_calls, out_tensor, tr) if out_tensor is not None else ({}, {})
+    own_names, helpers = forward_names(script_calls, out_tensor, tr, framework_names(
+        graph, script, tree, out_tensor)) if out_tensor is not None else ({}, {})
     function_code = function_methods(tr, helpers if out_tensor is not None else script_calls) \
         if style == "module" else []
     forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments, own_names, fed_itself) \
@@ -350,15 +351,15 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     if style == "keras" and "import keras" not in imports:
         imports.insert(imports.index("import tensorflow as tf") + 1, "import keras")
     if kept.loader:
-        for extra in ("import types", "import numpy as np"):
+        for extra in ("import gzip", "import os", "import types", "import numpy as np"):
             if extra not in imports:
                 imports.append(extra)
     out += sorted(set(imports), key=imports.index) + [""]
     if kept.loader:
         out += [LOADER.strip("\n"), "", ""]
-        notes.append("input_data.read_data_sets (gone from TF 2) is written into the script on "
-                     "tf.keras.datasets.mnist, with TF1's validation split (5,000 images), each epoch shuffled by "
-                     "tf.data")
+        notes.append("input_data.read_data_sets (gone from TF 2) is written into the script: the IDX files of its "
+                     "folder where they are, else tf.keras.datasets.mnist, with TF1's validation split (5,000 images), "
+                     "each epoch shuffled by tf.data")
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
     if kept.head:
         out += ["", ""]

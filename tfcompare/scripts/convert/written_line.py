@@ -4,12 +4,13 @@ written as the literal that reads back the same."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 
 from tfcompare.core.generated_code import literal
 
-__all__ = ["Line", "number"]
+__all__ = ["Line", "number", "return_lines"]
 
 
 @dataclasses.dataclass
@@ -19,6 +20,17 @@ class Line:
 
     def text(self, indent: str) -> str:
         return f"{indent}{self.code}" + (f"  # {self.comment}" if self.comment else "")
+
+
+def return_lines(body: list[Line], expr: str, indent: str, own=()) -> list[str]:
+    """`body`'s lines and the return of `expr`. A name the rewrite made up for the returned value alone (`t1 = x @ w
+    + b` then `return t1`: no name of the script's, none of `own`) is not written: its expression is returned."""
+    last = body[-1] if body else None
+    if last is not None and expr not in own and re.fullmatch(r"[A-Za-z_]+\d+", expr) and \
+            last.code.startswith(f"{expr} = "):
+        body = [*body[:-1], Line(f"return {last.code.split(' = ', 1)[1]}", last.comment)]
+        return [line.text(indent) for line in body]
+    return [line.text(indent) for line in body] + [f"{indent}return {expr}"]
 
 
 def number(value) -> str:
