@@ -1759,7 +1759,7 @@ def test_the_written_mnist_loader_holds_out_tf1s_validation_split_and_shuffles_e
     keras_like = types.SimpleNamespace(datasets=types.SimpleNamespace(mnist=types.SimpleNamespace(
         load_data=lambda: synthetic("mnist"))))
     scope = {"np": np, "types": types, "tf": types.SimpleNamespace(keras=keras_like, data=tf.data)}
-    exec(LOADER, scope)
+    exec("import gzip, os\n" + LOADER, scope)
     assert inspect.signature(scope["read_data_sets"]).parameters["validation_size"].default == 5000
     (x, y), (test_x, _) = synthetic("mnist")
     flat = x.reshape(len(x), -1).astype(np.float32) / 255.0

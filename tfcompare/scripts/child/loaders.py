@@ -2,7 +2,8 @@
 
 A pair of scripts usually loads MNIST-like data through a helper: TF1's `tensorflow.examples.tutorials.mnist`
 (gone from TensorFlow 2.x) or `keras.datasets.*.load_data()` (a download). Both are replaced, in the child
-that runs the script, by the same seeded images and labels: TF1's helper returns them as it always did
+that runs the script, by the same seeded images and labels (TF1's helper reads the IDX files of its `train_dir`
+where the script has them, as TF1 did and the rewrite does): TF1's helper returns them as it always did
 (images flattened and scaled to [0, 1], labels one-hot on request, 5,000 held out for validation) and hands out
 batches in order, without shuffling; Keras's loaders return the raw uint8 arrays. `tf.data.Dataset.shuffle` is
 turned off too, so the n-th batch of one script holds the same examples as the n-th batch of the other. A script
@@ -17,7 +18,7 @@ import types
 
 import numpy as np
 
-__all__ = ["SHAPES", "TRAIN_EXAMPLES", "install", "synthetic"]
+__all__ = ["SHAPES", "TRAIN_EXAMPLES", "MNIST_FILES", "install", "synthetic", "idx_files"]
 
 # The training set repeats a period of _DISTINCT examples (enough batches for any K a comparison uses), and the
 # period divides TF1's default validation split (read_data_sets holds out the first 5,000): what TF1's helper
@@ -60,10 +61,36 @@ class _DataSet:
         return self.images[index], self.labels[index]
 
 
+# what TF1's read_data_sets reads from its `train_dir` (downloading MNIST's where one is missing)
+MNIST_FILES = ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz",
+               "t10k-labels-idx1-ubyte.gz")
+
+
+def idx_files(train_dir) -> list[np.ndarray] | None:
+    """The four IDX files in `train_dir` as TF1 read them (gzip, a big-endian header): images (N, rows, cols) and
+    labels (N,), uint8; None where the folder lacks one (TF1 would have downloaded MNIST). A script's own files are
+    its data (Fashion-MNIST's, whose README loads them this way), read as they are on both sides."""
+    import gzip
+    import os
+
+    paths = [os.path.join(str(train_dir), name) for name in MNIST_FILES] if train_dir else []
+    if not paths or not all(os.path.isfile(p) for p in paths):
+        return None
+    out = []
+    for path in paths:
+        with gzip.open(path, "rb") as f:
+            data = f.read()
+        shape = np.frombuffer(data, ">u4", data[3], 4)
+        out.append(np.frombuffer(data, np.uint8, offset=4 + 4 * data[3]).reshape(shape))
+    return out
+
+
 def _read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True, validation_size=5000,
                     seed=None, source_url=None):
-    """TF1's split: the first `validation_size` training images are the validation set, the rest the training set."""
-    (x, y), (tx, ty) = synthetic("mnist")
+    """TF1's split: the first `validation_size` training images are the validation set, the rest the training set;
+    the IDX files of `train_dir` where it has them, else the synthetic MNIST."""
+    files = idx_files(train_dir)
+    (x, y), (tx, ty) = synthetic("mnist") if files is None else ((files[0], files[1]), (files[2], files[3]))
     return types.SimpleNamespace(train=_DataSet(x[validation_size:], y[validation_size:], one_hot, reshape),
                                  validation=_DataSet(x[:validation_size], y[:validation_size], one_hot, reshape),
                                  test=_DataSet(tx, ty, one_hot, reshape))
@@ -102,9 +129,11 @@ def install(notes: list[str]):
             return synthetic(name)
         return load_data
 
-    def read_data_sets(*args, **kwargs):
-        _note(notes, "input_data.read_data_sets() replaced by the same seeded synthetic MNIST, batches in order")
-        return _read_data_sets(*args, **kwargs)
+    def read_data_sets(train_dir=None, *args, **kwargs):
+        _note(notes, f"input_data.read_data_sets() read the IDX files of {train_dir!r}, batches in order"
+              if idx_files(train_dir) is not None else
+              "input_data.read_data_sets() replaced by the same seeded synthetic MNIST, batches in order")
+        return _read_data_sets(train_dir, *args, **kwargs)
 
     modules = _tutorial_modules()
     modules["tensorflow.examples.tutorials.mnist.input_data"].read_data_sets = read_data_sets

@@ -1,6 +1,6 @@
 """Code written into the TF2 script as it is (the script imports no tfcompare): TF1's BasicLSTMCell and GRUCell
-unrolled (`calls` writes their calls), and TF1's input_data.read_data_sets (gone from TF 2) on
-tf.keras.datasets.mnist.
+unrolled (`calls` writes their calls), and TF1's input_data.read_data_sets (gone from TF 2): the IDX files of its
+`train_dir`, else tf.keras.datasets.mnist.
 """
 
 from __future__ import annotations
@@ -97,11 +97,27 @@ class _DataSet:
 
 def read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True,
                    validation_size=5000, seed=None, source_url=None):
-    """TF1's tensorflow.examples.tutorials.mnist.input_data.read_data_sets (gone from TF 2), on
-    tf.keras.datasets.mnist: the first `validation_size` training images held out, as TF1 did."""
-    (x, y), (test_x, test_y) = tf.keras.datasets.mnist.load_data()
+    """TF1's tensorflow.examples.tutorials.mnist.input_data.read_data_sets (gone from TF 2): the
+    four IDX files in `train_dir` where they are (as TF1 read them: MNIST's, Fashion-MNIST's), else
+    tf.keras.datasets.mnist (the MNIST TF1 downloaded); the first `validation_size` training images
+    held out, as TF1 did."""
+    paths = [os.path.join(train_dir or '', name) for name in (
+        'train-images-idx3-ubyte.gz', 'train-labels-idx1-ubyte.gz',
+        't10k-images-idx3-ubyte.gz', 't10k-labels-idx1-ubyte.gz')]
+    if train_dir and all(os.path.isfile(path) for path in paths):
+        x, y, test_x, test_y = (_read_idx(path) for path in paths)
+    else:
+        (x, y), (test_x, test_y) = tf.keras.datasets.mnist.load_data()
     held = validation_size
     return types.SimpleNamespace(train=_DataSet(x[held:], y[held:], one_hot, reshape),
                                  validation=_DataSet(x[:held], y[:held], one_hot, reshape),
                                  test=_DataSet(test_x, test_y, one_hot, reshape))
+
+
+def _read_idx(path):
+    """An IDX file (gzip, a big-endian header): uint8 images (N, rows, cols) or labels (N,)."""
+    with gzip.open(path, 'rb') as f:
+        data = f.read()
+    shape = np.frombuffer(data, '>u4', data[3], 4)
+    return np.frombuffer(data, np.uint8, offset=4 + 4 * data[3]).reshape(shape)
 '''
