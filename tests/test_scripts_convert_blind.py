@@ -37,6 +37,12 @@ EXPECTED = {
                           "add_summary(writer, image_summary, training_steps)"],
     # the critic's gradient at the interpolates (tf.gradients in the loss): its ReluGrad ops, as TF1 computed them
     # two graphs (reset_default_graph() between them): each its own model, both parts' data drawn once, at the top
+    # batch norms under an `is_training` placeholder: the rewrite's own bool argument, turned False with TF1's in
+    # pair's inference-mode read (read as True it was a false DIFFER: the batch's statistics against TF1's moving)
+    "bn_is_training": ["def train_step(x, y, is_training):\n",
+                       "loss_value = model.loss(x, y, is_training, update_moving_averages=True)"],
+    # int32 token ids and labels: the argmax keeps TF1's `output_type=tf.int32` (dropped, tf.equal failed on int64)
+    "embedding_avg_text": ["tf.argmax(logits, 1, output_type=tf.int32)"],
     "two_regressions": ["class Model2(tf.Module):", "model = Model2()\n", "print('\\nLinear regression final MSE",
                         # the loss and the accuracy TF1 fetched in one run: one forward pass
                         "loss_val, acc_val = [value.numpy() for value in model.loss_and_accuracy(x_blobs, y_blobs)]",
@@ -101,6 +107,9 @@ def test_a_blind_script_of_this_kind_is_proven_with_no_todo_and_runs_on_its_own(
     assert [line for line in EXPECTED[name] if line not in text] == [], text
     assert len(result.pair.checks) == 3 and all(c.ok for c in result.pair.checks)
     assert result.alone["error"] == "" and result.alone["steps"] == 3, result.alone
+    if name == "bn_is_training":  # compared in inference mode too, with the flag switched on both sides
+        [note] = [n for n in result.pair.notes if n.startswith("inference mode compared")]
+        assert "TF1: is_training fed False; TF2: " in note and "its 1 bool argument(s) True made False" in note
     for graph in result.graphs:  # a later graph of the script: proven by its own pair
         assert graph.pair.status == "agree" and len(graph.pair.checks) == 3 and all(c.ok for c in graph.pair.checks)
 

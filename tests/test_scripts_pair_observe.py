@@ -132,10 +132,28 @@ def test_inference_mode_is_compared_after_the_first_step_and_a_tf1_eval_branch_m
     faithful = pair_scripts(BLIND / "batchnorm_tf1.py", BLIND / "batchnorm_tf2.py", PairOptions(steps=1))
     assert faithful.status == AGREE
     [note] = [n for n in faithful.notes if n.startswith("inference mode compared")]
-    assert "fed False" in note
+    assert "fed False" in note and "TF2: its outermost Keras call with training=False)" in note  # no bool argument
     bug = _copy(BLIND / "batchnorm_tf1.py", tmp_path / "bn_eval_tf1.py", **{
         "lambda: (moving_mean, moving_var))": "lambda: (batch_mean, batch_var))"})
     result = pair_scripts(bug, BLIND / "batchnorm_tf2.py", PairOptions(steps=1))
     assert result.status == DIFFER and all(c.ok for c in result.checks)
     [found] = [f for f in result.findings if f.kind == "inference"]
     assert found.decisive and "in inference mode" in found.text
+
+
+def test_a_rewrites_own_bool_flag_is_turned_false_where_tf1_turned_as_many_is_training_placeholders_false():
+    """A module rewrite takes TF1's `is_training` as its own argument (`train_step(x, y, True)`), which no Keras
+    call sets: read as True in inference mode, its batch norms used the batch's statistics against TF1's moving
+    ones, a false DIFFER (the blind bn_is_training.py). Only as many True scalars as TF1 switched, else none."""
+    import numpy as np
+    import tensorflow as tf
+
+    from tfcompare.scripts.child.inference_mode import _switched
+
+    args = ((np.ones((2, 3), np.float32), True, np.bool_(True), tf.constant(True), tf.constant([True])), {})
+    out, n = _switched(args, 3)
+    assert n == 3 and out[0][1] is False and out[0][2] is np.False_ and not bool(out[0][3].numpy())
+    assert out[0][3].dtype == tf.bool and out[0][4].numpy().tolist() == [True]  # a bool tensor of rank 1: data
+    np.testing.assert_array_equal(out[0][0], args[0][0])
+    assert _switched(args, 1) == (args, 0) and _switched(args, 0) == (args, 0)
+    assert _switched(((1.0, False, np.asarray(True)), {"training": True}), 2)[1] == 2  # a keyword, a 0-d array

@@ -8,7 +8,9 @@ the weights and state it left, each side's loss on the first batch is read in in
   fed 0), a scalar bool placeholder fed True (`is_training`) fed False. A graph without a switch defines no
   inference mode: nothing is compared. A read that changes state (a loss built under `control_dependencies(UPDATE_OPS)`) is undone.
 - TF2 (`InferencePass`): the step's loss probe with Keras's outermost layer call made `training=False` (inner
-  calls keep what the script wrote, so a hard-coded `training=True` inside a model stays and shows).
+  calls keep what the script wrote, so a hard-coded `training=True` inside a model stays and shows), and its
+  scalar bool arguments that are True made False where TF1 turned as many `is_training` placeholders False (a
+  rewrite's own flag, `train_step(x, y, True)`, which no Keras call sets: read as True, it was a false DIFFER).
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ import contextlib
 
 import numpy as np
 
-__all__ = ["tf1_inference_feed", "InferencePass", "inference"]
+__all__ = ["tf1_inference_feed", "InferencePass", "inference", "KERAS_HOW"]
 
 
-def tf1_inference_feed(run, sess, feed: dict, forward) -> tuple[dict | None, str]:
-    """(the feed in inference mode, what was switched), or (None, why TF1's inference mode cannot be chosen)."""
+def tf1_inference_feed(run, sess, feed: dict, forward) -> tuple[dict | None, str, int]:
+    """(the feed in inference mode, what was switched, how many bool placeholders were turned False), or (None, why
+    TF1's inference mode cannot be chosen, 0)."""
     from tfcompare.core.graphs import ancestors
 
     out, said = dict(feed), []
@@ -30,7 +33,7 @@ def tf1_inference_feed(run, sess, feed: dict, forward) -> tuple[dict | None, str
         fed = [a for a in ancestors([op.inputs[1]]) if a.type == "Placeholder" and a.outputs[0] in feed]
         if not fed:
             if float(np.max(run(sess, op.inputs[1], feed))) > 0:
-                return None, "a dropout's rate is set, not fed: TF1's inference mode cannot be chosen"
+                return None, "a dropout's rate is set, not fed: TF1's inference mode cannot be chosen", 0
             continue
         placeholder = fed[0].outputs[0]
         value = float(np.asarray(feed[placeholder]).reshape(-1)[0])
@@ -38,14 +41,45 @@ def tf1_inference_feed(run, sess, feed: dict, forward) -> tuple[dict | None, str
         new = 1.0 if abs(rate - (1 - value)) < 1e-6 else 0.0  # keep_prob fed 1, a rate fed 0
         out[placeholder] = np.asarray(new, np.asarray(feed[placeholder]).dtype)
         said.append(f"{placeholder.op.name} fed {new:g}")
+    bools = 0
     for key, value in feed.items():
         dtype = getattr(key, "dtype", None)
         if dtype is not None and dtype.base_dtype.name == "bool" and np.ndim(value) == 0 and bool(value):
             out[key] = np.asarray(False)
             said.append(f"{key.op.name} fed False")
+            bools += 1
     if not said:  # no keep_prob or is_training fed: the script defines no inference mode to compare with
-        return None, "TF1's graph has no inference switch (no keep_prob or is_training fed)"
-    return out, ", ".join(dict.fromkeys(said))
+        return None, "TF1's graph has no inference switch (no keep_prob or is_training fed)", 0
+    return out, ", ".join(dict.fromkeys(said)), bools
+
+
+KERAS_HOW = "its outermost Keras call with training=False"
+
+
+def _switched(step_args, bools: int) -> tuple[object, int]:
+    """The step's arguments with its scalar bool arguments that are True made False (of the same type), where
+    there are exactly as many as TF1 turned False (`is_training` fed False: a rewrite's own flag argument, which no
+    Keras call sets); else the arguments as they are. Returns (arguments, how many were switched)."""
+    import tensorflow as tf
+
+    leaves = tf.nest.flatten(step_args)
+    true = [i for i, leaf in enumerate(leaves) if _true_bool(leaf)]
+    if not bools or len(true) != bools:
+        return step_args, 0
+    for i in true:
+        leaf = leaves[i]
+        leaves[i] = False if isinstance(leaf, bool) else np.False_ if isinstance(leaf, np.generic) else \
+            np.asarray(False) if isinstance(leaf, np.ndarray) else tf.constant(False)
+    return tf.nest.pack_sequence_as(step_args, leaves), len(true)
+
+
+def _true_bool(leaf) -> bool:
+    dtype = getattr(leaf, "dtype", None)
+    if isinstance(leaf, bool):
+        return leaf
+    if dtype is None or getattr(dtype, "name", str(dtype)) != "bool" or len(getattr(leaf, "shape", ())) != 0:
+        return False
+    return bool(np.asarray(leaf))
 
 
 _DEPTH = [0]
@@ -92,8 +126,10 @@ class InferencePass:
                 if f"state/0/{key}" in rec.arrays:
                     var.assign(rec.arrays[f"state/0/{key}"])
             self.busy = False
+            args, switched = _switched(self.step_args, self.tf1.eval_bools)
+            rec.eval_how = KERAS_HOW + (f"; its {switched} bool argument(s) True made False" if switched else "")
             with inference():
-                rec.eval_loss = self._probe("loss", self.step_args)
+                rec.eval_loss = self._probe("loss", args)
         except Exception as exc:  # the step cannot run in inference mode: said, not judged
             rec.eval_note = f"the inference-mode pass failed: {type(exc).__name__}: {str(exc)[:160]}"
         finally:

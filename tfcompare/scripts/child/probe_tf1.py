@@ -317,7 +317,7 @@ class TF1Probe:
         if rec.repeat:
             rec.eval_note = "TF1's loss draws random numbers: its inference mode is not read"
             return
-        eval_feed, how = tf1_inference_feed(self._run, sess, feed, ancestors([self.loss]))
+        eval_feed, how, rec.eval_bools = tf1_inference_feed(self._run, sess, feed, ancestors([self.loss]))
         if eval_feed is None:
             rec.eval_note = how
             return

@@ -128,6 +128,7 @@ class SideRecord:
     eval_loss: float | None = None
     eval_how: str = ""
     eval_note: str = ""
+    eval_bools: int = 0  # TF1: the bool placeholders (`is_training`) its inference mode fed False
     traced_steps: int = 0
     traced_at: list[int] = dataclasses.field(default_factory=list)  # the step each traced call is compared at
     traced_error: str = ""

@@ -355,8 +355,10 @@ class Translator:
                 False
         if kind == "Cast":
             return f"tf.cast({self.value(ins[0])}, {dtype_text(op.get_attr('DstT'))})", False
-        if kind in ("ArgMax", "ArgMin"):
-            return f"tf.{kind.lower()}({self.value(ins[0])}, {self._const_text(ins[1])})", False
+        if kind in ("ArgMax", "ArgMin"):  # `output_type=tf.int32`: compared with int32 labels as TF1 did
+            out = op.get_attr("output_type")
+            return f"tf.{kind.lower()}({self.value(ins[0])}, {self._const_text(ins[1])}" + \
+                ("" if out.name == "int64" else f", output_type={dtype_text(out)}") + ")", False
         if kind in ("Equal", "NotEqual", "Greater", "Less", "GreaterEqual", "LessEqual", "Maximum", "Minimum", "Pow",
                     "SquaredDifference"):
             fn = {"Equal": "tf.equal", "NotEqual": "tf.not_equal", "Greater": "tf.greater", "Less": "tf.less",
