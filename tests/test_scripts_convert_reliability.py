@@ -455,3 +455,18 @@ def test_a_script_that_is_not_python_is_a_usage_error_naming_it(tmp_path, monkey
     assert result.exit_code == 2, result.output
     assert "'bad.py' " + message in result.output and "Traceback" not in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.py"]  # nothing ran, nothing written
+
+
+def test_a_rewrite_that_fails_on_its_own_batch_is_blamed_on_the_rewrite_not_the_users_script():
+    """pair says a TF2 step failing on its own batch too is "the script's own" failure; under convert the TF2
+    script is tfcompare's rewrite (an argmax's int32 output_type once dropped), never the user's code."""
+    from tfcompare.scripts.convert import FAILED, ConvertResult, _verdict
+    from tfcompare.scripts.pair import FAILED as PAIR_FAILED, PairResult
+
+    error = ("the TF2 script failed before its first training step: InvalidArgumentError: Equal; run again with its "
+             "own batch (without tfcompare's substitution) the step fails too (InvalidArgumentError: Equal): the "
+             "failure is the script's own")
+    pair = PairResult("old.py", "new.py", 3, status=PAIR_FAILED, error=error)
+    status, text = _verdict(ConvertResult("old.py", "new.py"), pair)
+    assert status == FAILED and "the script's own" not in text
+    assert text.endswith("the failure is the rewrite's own: tfcompare's translation, not the TF1 script")

@@ -352,8 +352,11 @@ def _verdict(result: ConvertResult, pair: PairResult, graph: str = "") -> tuple[
                         f"of them stops {graph or 'it'} before its first training step"
                         f"{' (' + result.todos[0][:100] + ')' if result.todos else ''}: pair could not "
                         "compare it; finish the marks by hand, then run `tfcompare pair OLD.py NEW.py`")
+    # the TF2 script is tfcompare's rewrite: a failure pair calls "the script's own" is the rewrite's, not the user's
+    error = pair.error.replace("the failure is the script's own", "the failure is the rewrite's own: tfcompare's "
+                               "translation, not the TF1 script")
     return FAILED, f"{result.tf2_script}{' ' + graph if graph else ''} is written, but pair could not compare it: " \
-                   f"{pair.error}"
+                   f"{error}"
 
 
 def _try_levers(old: Path, new: Path, plain: str, options: ConvertOptions, proof: PairOptions, limit: int,

@@ -40,6 +40,7 @@ from tfcompare.scripts.convert.estimator_runs import add_loss, estimator_plan
 from tfcompare.scripts.convert.rnn_state import stacked_states, state_feeds, zero_state_lines
 from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
+from tfcompare.scripts.convert.own_modules import without_replaced_imports
 from tfcompare.scripts.convert.script_functions import find_calls, forward_names, framework_names, function_methods
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
 from tfcompare.scripts.convert.script_numbers import ScriptNumbers
@@ -407,6 +408,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     superseded = [n for names in grouped for n in names] + ([*step_extras, "loss"] if step_extras else [])
     body = without_superseded(comment_marks(body), superseded, {**plan_methods, "loss": (f"model.{loss_method}",)},
                               "" if step_extras else loss_method)
+    body = without_replaced_imports(body, Path(script).parent)  # `from model import Model`: written below
     return Written(body, todo_marks(body), notes)  # the console's list is the file's marks, one for one
 
 
