@@ -113,3 +113,4 @@ def test_a_model_fn_only_a_framework_calls_lends_its_local_names_to_the_forward_
     assert relu.op.type == "Relu" and names[relu.name] == "net"
     # and `w` its variables' (the forward pass reads a variable as the model's attribute, never by this name)
     assert sorted(set(names.values())) == ["logits", "loss", "net", "w"]
+

@@ -15,7 +15,7 @@ from tfcompare.scripts.convert.joint_steps import Part
 from tfcompare.scripts.convert.naming import identifier
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer
 from tfcompare.scripts.convert.tf1_lines import source_line
-from tfcompare.scripts.convert.train_step import input_signature, step_code, step_todo_lines
+from tfcompare.scripts.convert.train_step import clip_lines, input_signature, step_code, step_todo_lines
 
 __all__ = ["Later", "later_steps"]
 
@@ -61,11 +61,12 @@ def later_steps(others: list, methods: list, module_dict: dict, variables: dict,
             out.steps[name] = (step, [placeholder_global[a] for a in method[1]],
                                {k for k, v in module_dict.items() if v is entry["loss"]})
         todos = step_todo_lines([], op, tr, script, lines, assigned)
-        if not updating and not todos:  # a step that writes only its optimizer's update: it may be joined
+        clip = clip_lines(entry, tr)
+        if not updating and not todos and not clip:  # a step that writes only its optimizer's update: it may be joined
             out.parts[globals_[0]] = Part(globals_[0], method[0], list(method[1]), trains, optimizer)
             if set(globals_) <= set(skip):
                 continue
         out.code += ["", "", *step_code(method[0], method[1], updating, todos,
                                         input_signature([by_argument[a] for a in method[1]], tr.flags), step, optimizer,
-                                        trains)]
+                                        trains, clip=clip)]
     return out

@@ -60,6 +60,23 @@ class RewriteState:
     def _loads(self, node) -> set:
         return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
+    def _free_loads(self, node) -> set:
+        """The module names a function or class reads: its loads less the names it binds itself (parameters,
+        assignments, loop targets, its own defs and imports) unless declared global. A NumPy helper whose locals
+        are named as the graph's placeholders (`inputs`, `targets`) reads no graph value."""
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return self._loads(node)
+        bound = self._stores(node)
+        for n in ast.walk(node):
+            if isinstance(n, ast.arg):
+                bound.add(n.arg)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not node:
+                bound.add(n.name)
+            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                bound |= {(a.asname or a.name).split(".")[0] for a in n.names}
+        declared = {name for n in ast.walk(node) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+        return self._loads(node) - (bound - declared)
+
     def _stores(self, node) -> set:
         return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 

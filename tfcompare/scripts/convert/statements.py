@@ -58,7 +58,7 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns):
                     self.sessions |= self._stores(item.optional_vars)
             return self.body(s.body, before_step)
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
-            if self._uses_tf(s) or self._loads(s) & self.tainted:
+            if self._uses_tf(s) or self._free_loads(s) & self.tainted:
                 runs = self._run_function(s)  # one that runs the model and computes on what it fetched
                 if runs is not None:
                     return [runs]

@@ -4,12 +4,15 @@ apply_gradients), and a TODO for each thing TF1's train op also did that the ste
 
 from __future__ import annotations
 
+import numpy as np
+
 from tfcompare.scripts.convert.moving import other_assignments
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.tf1_lines import source_line
+from tfcompare.scripts.convert.written_line import number
 from tfcompare.scripts.pair.sparse import SQUARING
 
-__all__ = ["step_todo_lines", "step_code", "input_signature", "densifies"]
+__all__ = ["step_todo_lines", "step_code", "input_signature", "densifies", "clip_lines"]
 
 
 def input_signature(placeholders: list, flags: dict | None = None) -> str:
@@ -29,12 +32,12 @@ def input_signature(placeholders: list, flags: dict | None = None) -> str:
 def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: list[str],
               signature: str = "", name: str = "train_step", optimizer: str = "optimizer",
               trains: list[str] | None = None, call_args: list[str] | None = None, densify: bool = False,
-              returns: tuple[str, ...] = ()) -> list[str]:
+              returns: tuple[str, ...] = (), clip: list[str] = ()) -> list[str]:
     """The lines of `train_step` (or `name`), taking the fed placeholders `loss_args` and returning the loss; with
     several optimizers (a GAN) each step trains its TF1 var_list, `trains` (the model's attributes), not them all;
     `call_args`: the loss method's arguments where they are not the step's (`training=True`); `densify`: an
     embedding's sparse gradient made dense before an optimizer that squares it (`densifies`); `returns`: what the
-    loss's method (then `step_metrics`'s) computes beside the loss, returned after it."""
+    loss's method (then `step_metrics`'s) computes beside the loss, returned after it; `clip`: `clip_lines`."""
     variables = "model.trainable_variables"
     listed = []
     if trains is not None:
@@ -51,9 +54,32 @@ def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: 
                "Keras's squares", f"{INDENT}# each row's slices one by one: dense, they compute as TF1's did",
                f"{INDENT}gradients = [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g "
                "for g in gradients]"] if densify else []),
+            *clip,
             f"{INDENT}{optimizer}.apply_gradients(zip(gradients, {variables}))",
             *step_todos,
             f"{INDENT}return {', '.join(('loss_value', *returns))}"]
+
+
+def clip_lines(entry: dict, tr) -> list[str]:
+    """The step's clipping between the tape and apply_gradients, as TF1's train op (`entry`) clipped between
+    `compute_gradients` / `tf.gradients` and `apply_gradients` (`tf.clip_by_global_norm`, `tf.clip_by_norm`,
+    `tf.clip_by_value`); any other transform is a TODO, never dropped in silence (a dropped clip that does not bind
+    in the steps pair compares would pass the proof)."""
+    from tfcompare.core import gradient_transforms as gt
+
+    found = gt.tf1_transform(entry.get("raw_grads", []), [g for g, _ in entry.get("grads_and_vars", [])])
+    kind, c = found["kind"], found["value"]
+    if kind == gt.NONE:
+        return []
+    if kind == gt.OTHER or c is None:
+        tr.todos.append(f"TF1's train op transformed its gradients before applying them: {gt.text(found)}")
+        return [f"{INDENT}# TODO(tfcompare): TF1 transformed the gradients here ({found['source'][:60]}); "
+                "not written"]
+    c, minus = number(np.float32(c)), number(np.float32(-c))  # the float32 constant as the script wrote it
+    clipped = {gt.GLOBAL_NORM: f"gradients, _ = tf.clip_by_global_norm(gradients, {c})",
+               gt.NORM: f"gradients = [tf.clip_by_norm(g, {c}) for g in gradients]",
+               gt.VALUE: f"gradients = [tf.clip_by_value(g, {minus}, {c}) for g in gradients]"}[kind]
+    return [f"{INDENT}{clipped}  # as TF1 clipped them before apply_gradients"]
 
 
 def densifies(entry: dict) -> bool:

@@ -49,7 +49,7 @@ from tfcompare.scripts.convert.provenance import per_block, script_comments
 from tfcompare.scripts.convert.joint_steps import Part, joint_steps, runs_together
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.todo_marks import todo_marks
-from tfcompare.scripts.convert.train_step import densifies, input_signature, step_code, step_todo_lines
+from tfcompare.scripts.convert.train_step import clip_lines, densifies, input_signature, step_code, step_todo_lines
 from tfcompare.scripts.convert.training_flag import switch_argument, training_flags
 from tfcompare.scripts.child.train_ops import independent, variables_of, writes_apart
 
@@ -286,6 +286,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     unwritten += [graph.get_operation_by_name(bn) for bn in tr.updates if bn not in updated]  # not on the loss path
     assigned = {a.variable.op.name for items in tr.assignments.values() for a in items if a.op.name in tr.assigned}
     step_todos = step_todo_lines(unwritten, train_op, tr, script, lines, assigned)
+    clip = clip_lines(found, tr)  # TF1's clipping between its gradients and apply_gradients
     for key, value in module_dict.items():  # `G_loss = G_recon_loss`: both names fetch the one method
         own = names.get(value.name) if isinstance(value, tf.Tensor) else None
         if own in plan_methods and key not in plan_methods and key.isidentifier():
@@ -298,7 +299,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     skip = {n for combo in together for n in combo} - otherwise
     later = later_steps(others, methods, module_dict, variables, placeholder_global, by_argument, tr,
                         (graph, sess, decays, notes, constants), script, lines, assigned, skip)
-    if first and not (updated or step_todos or flag_args & set(loss_args) or densifies(found)):
+    if first and not (updated or step_todos or clip or flag_args & set(loss_args) or densifies(found)):
         later.parts[first[0]] = Part(first[0], loss_method, list(loss_args), later.first_trains(found, variables),
                                      optimizer_name)
     loss_globals = {id(e["train_op"]): {k for k, v in module_dict.items() if v is e["loss"]} for e in [found, *others]}
@@ -396,7 +397,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         call_args=[a if a not in flag_args else
                                    switch_argument(a, True, set(loss_args[i:]) <= flag_args)
                                    for i, a in enumerate(loss_args)], densify=densifies(found),
-                                   returns=step_extras)] if first_step else []),
+                                   returns=step_extras, clip=clip)] if first_step else []),
             *later.code, *joint_lines,
             "", ""]
     out += per_block(model_part, script_comments(text))  # provenance per block, the script's own comments

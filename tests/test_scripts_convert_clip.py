@@ -1,0 +1,36 @@
+"""The train step `convert` writes clips its gradients as TF1's train op did between computing and applying them
+(`tf.clip_by_global_norm`, `tf.clip_by_norm`, `tf.clip_by_value`); any other transform is marked, never dropped."""
+
+import types
+
+import pytest
+import tensorflow as tf
+
+from tfcompare.scripts.convert.train_step import clip_lines
+
+v1 = tf.compat.v1
+
+
+@pytest.mark.parametrize("make, line", [
+    (lambda g: tf.clip_by_global_norm(g, 1.5)[0], "gradients, _ = tf.clip_by_global_norm(gradients, 1.5)"),
+    (lambda g: [tf.clip_by_norm(x, 2.5) for x in g], "gradients = [tf.clip_by_norm(g, 2.5) for g in gradients]"),
+    (lambda g: [tf.clip_by_value(x, -0.7, 0.7) for x in g],
+     "gradients = [tf.clip_by_value(g, -0.7, 0.7) for g in gradients]"),
+    (lambda g: [x * 0.5 for x in g], "# TODO(tfcompare): TF1 transformed the gradients here"),
+    (lambda g: g, None),
+], ids=["global", "per-tensor", "value", "scaled", "none"])
+def test_the_steps_clip_is_the_tf1_train_ops_and_any_other_transform_is_marked(make, line):
+    """convert's step clips as TF1's train op did between its gradients and apply_gradients; a transform with no
+    such translation (a scaling) is a TODO in the step and in the console's list, never dropped."""
+    with tf.Graph().as_default():
+        w = v1.get_variable("w", [3], initializer=tf.compat.v1.ones_initializer())
+        loss = tf.reduce_sum(w * w)
+        raw = tf.gradients(loss, [w])
+        entry = {"raw_grads": raw, "grads_and_vars": list(zip(make(raw), [w]))}
+        tr = types.SimpleNamespace(todos=[])
+        lines = clip_lines(entry, tr)
+    if line is None:
+        assert lines == [] and tr.todos == []
+        return
+    assert len(lines) == 1 and lines[0].lstrip().startswith(line), lines
+    assert len(tr.todos) == (1 if "TODO" in line else 0)
