@@ -71,10 +71,9 @@ def idx_files(train_dir) -> list[np.ndarray] | None:
     labels (N,), uint8; None where the folder lacks one (TF1 would have downloaded MNIST). A script's own files are
     its data (Fashion-MNIST's, whose README loads them this way), read as they are on both sides."""
     import gzip
-    import os
 
-    paths = [os.path.join(str(train_dir), name) for name in MNIST_FILES] if train_dir else []
-    if not paths or not all(os.path.isfile(p) for p in paths):
+    paths = _idx_paths(train_dir)
+    if paths is None:
         return None
     out = []
     for path in paths:
@@ -83,6 +82,14 @@ def idx_files(train_dir) -> list[np.ndarray] | None:
         shape = np.frombuffer(data, ">u4", data[3], 4)
         out.append(np.frombuffer(data, np.uint8, offset=4 + 4 * data[3]).reshape(shape))
     return out
+
+
+def _idx_paths(train_dir) -> list[str] | None:
+    """The four IDX files' paths in `train_dir`, or None where the folder lacks one (or no folder is named)."""
+    import os
+
+    paths = [os.path.join(str(train_dir), name) for name in MNIST_FILES] if train_dir else []
+    return paths if paths and all(os.path.isfile(p) for p in paths) else None
 
 
 def _read_data_sets(train_dir=None, fake_data=False, one_hot=False, dtype=None, reshape=True, validation_size=5000,
@@ -131,7 +138,7 @@ def install(notes: list[str]):
 
     def read_data_sets(train_dir=None, *args, **kwargs):
         _note(notes, f"input_data.read_data_sets() read the IDX files of {train_dir!r}, batches in order"
-              if idx_files(train_dir) is not None else
+              if _idx_paths(train_dir) is not None else
               "input_data.read_data_sets() replaced by the same seeded synthetic MNIST, batches in order")
         return _read_data_sets(train_dir, *args, **kwargs)
 

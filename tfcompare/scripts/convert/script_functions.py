@@ -111,18 +111,18 @@ def function_methods(tr, found: dict[str, list[Call]]) -> list[str]:
     return code
 
 
-def forward_names(found: dict[str, list[Call]], out, tr, framework: dict[str, str] | None = None
+def forward_names(found: dict[str, list[Call]], out, tr, framework=None
                   ) -> tuple[dict[str, str], dict[str, list[Call]]]:
     """For the model's output returned by one of the script's functions (`logits = conv_net(X, ...)`): the
     function's own local names (`conv1`, `fc1`, `out`, rather than generated ones) for the forward pass written
     from its ops, and the calls of the script's functions made only inside it (`conv2d`, `maxpool2d`), to be
-    methods the forward pass calls; with no such call, `framework` (`framework_names`: a model_fn's). A name is
-    left out where it would read as another value: an argument's name, or a global name the script gave another
-    tensor."""
+    methods the forward pass calls; with no such call, what `framework()` gives (`framework_names`: a model_fn's,
+    read only then). A name is left out where it would read as another value: an argument's name, or a global name
+    the script gave another tensor."""
     calls = [c for cs in found.values() for c in cs if any(o.name == out.name for o in c.outputs)]
-    if len(calls) != 1 and not framework:
+    local = calls[0].local_names if len(calls) == 1 else framework() if framework else {}
+    if len(calls) != 1 and not local:
         return {}, {}
-    local = calls[0].local_names if len(calls) == 1 else framework
     taken = set(tr.arguments.values()) | {"self", "training"}
     others = set(tr.names.values())
     names = {t: name for t, name in local.items()
@@ -153,19 +153,28 @@ def framework_names(graph, script: str, tree: ast.Module, out) -> dict[str, str]
         mine = [(x.name, x.lineno) for x in (op.traceback or []) if x.filename == script]
         if len(mine) >= 2 and mine[0] == frames[0] and mine[1][0] == f.name:
             ops.add(op)
-    assigned: dict[str, list] = {}
-    for s in ast.walk(f):  # in its `if mode == ...:` and `for` blocks too, in the order of the source
+    # in its `if mode == ...:` and `for` blocks too, in the order of the source
+    assigned = _assigned(sorted((s for s in ast.walk(f) if isinstance(s, ast.stmt)), key=lambda s: s.lineno))
+    return _local_names(assigned, _made([s for ss in assigned.values() for s in ss], ops, script, f.name), {}, ops)
+
+
+def _assigned(statements: list) -> dict[str, list]:
+    """name -> the statements that assign it (`name = ...`), in order."""
+    out: dict[str, list] = {}
+    for s in statements:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-            assigned.setdefault(s.targets[0].id, []).append(s)
-    for statements in assigned.values():
-        statements.sort(key=lambda s: s.lineno)
+            out.setdefault(s.targets[0].id, []).append(s)
+    return out
+
+
+def _made(statements: list, ops: set, script: str, function: str) -> dict:
+    """statement -> the tensor it computed (the output of its last op among `ops`), for those that made one."""
     made = {}
-    for statements in assigned.values():
-        for s in statements:
-            at = [op for op in ops if _line(op, script, f.name) in range(s.lineno, s.end_lineno + 1) and op.outputs]
-            if at:
-                made[s] = max(at, key=lambda o: o._id).outputs[0]
-    return _local_names(assigned, made, {}, ops)
+    for s in statements:
+        at = [op for op in ops if _line(op, script, function) in range(s.lineno, s.end_lineno + 1) and op.outputs]
+        if at:
+            made[s] = max(at, key=lambda o: o._id).outputs[0]
+    return made
 
 
 def _body(tr, call: Call) -> tuple[list[str], list[str]]:
@@ -258,16 +267,8 @@ def _call(f: ast.FunctionDef, line: int, ops: set, outer, module_dict: dict, scr
     returned = returned.elts if isinstance(returned, ast.Tuple) else [returned]
     if len(returned) > 1 and not all(isinstance(r, ast.Name) for r in returned):
         return None
-    assigned: dict[str, list] = {}  # name -> the statements in the body that assign it, in order
-    for s in body:
-        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-            assigned.setdefault(s.targets[0].id, []).append(s)
-    made = {}  # statement -> the tensor it computed (its last op's)
-    for statements in [*assigned.values(), [body[-1]]]:
-        for s in statements:
-            at = [op for op in ops if _line(op, script, f.name) in range(s.lineno, s.end_lineno + 1) and op.outputs]
-            if at:
-                made[s] = max(at, key=lambda o: o._id).outputs[0]
+    assigned = _assigned(body)
+    made = _made([*(s for ss in assigned.values() for s in ss), body[-1]], ops, script, f.name)
     outputs = []
     for r in returned:
         if isinstance(r, ast.Name):

@@ -248,7 +248,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     # the script's own graph-building functions: the forward pass's names and the helpers it calls (`conv2d`), or,
     # with no one forward pass, the functions themselves (a GAN's generator, discriminator), as methods
     script_calls = find_calls(graph, script, tree, module_dict)
-    own_names, helpers = forward_names(script_calls, out_tensor, tr, framework_names(
+    own_names, helpers = forward_names(script_calls, out_tensor, tr, lambda: framework_names(
         graph, script, tree, out_tensor)) if out_tensor is not None else ({}, {})
     function_code = function_methods(tr, helpers if out_tensor is not None else script_calls) \
         if style == "module" else []
