@@ -81,6 +81,17 @@ EXPECTED = {
                       "        logits = tf.matmul(net, self.dense_2_kernel) + self.dense_2_bias\n"
                       "        return logits\n",
                       "SparseCategoricalCrossentropy(from_logits=True)(labels, self(x))\n"],
+    # a class built four times, each instance trained by its own optimizer in one loop over them: the TF2 class
+    # kept, each instance with its optimizer (TF1's settings) and its step; the variables under the instance's name
+    # as TF1's variable_scope(name) put them; the loop as written (before: 3 TODOs, no training step)
+    "two_nets_compared": ["class Net(tf.Module):",
+                          "    def __init__(self, optimizer, name):\n        super().__init__(name=name)\n"
+                          "        self.optimizer = optimizer\n        with self.name_scope:",
+                          "net_SGD = Net(tf.keras.optimizers.SGD(learning_rate=0.01), 'SGD')\n",
+                          "net_Momentum = Net(Momentum(learning_rate=0.01, momentum=0.9), 'Momentum')\n",
+                          "nets = [net_SGD, net_Momentum, net_RMSprop, net_Adam]\n",
+                          "    for net, l_his in zip(nets, losses_his):\n        l = net.train(b_x, b_y).numpy()\n",
+                          "    full_loss = net.loss(x, y).numpy()\n", "    def train(self, x, y):\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }
@@ -110,6 +121,9 @@ def test_a_blind_script_of_this_kind_is_proven_with_no_todo_and_runs_on_its_own(
     if name == "bn_is_training":  # compared in inference mode too, with the flag switched on both sides
         [note] = [n for n in result.pair.notes if n.startswith("inference mode compared")]
         assert "TF1: is_training fed False; TF2: " in note and "its 1 bool argument(s) True made False" in note
+    if name == "two_nets_compared":  # one class, written once; its optimizers' steps in TF1's order
+        assert text.count("class Net(") == 1 and text.count("tf.Variable(") == 4
+        assert [p["how"] for p in result.pair.pairing].count("creation order and names agree") == 16
     for graph in result.graphs:  # a later graph of the script: proven by its own pair
         assert graph.pair.status == "agree" and len(graph.pair.checks) == 3 and all(c.ok for c in graph.pair.checks)
 

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 from tfcompare.scripts.child.record import Variable
 
-__all__ = ["PairingError", "provisional", "confirm", "both_lists"]
+__all__ = ["PairingError", "provisional", "confirm", "confirm_later", "both_lists", "LATER"]
+
+# how a pairing reads when the first step could not confirm it: another optimizer's network (a class built several
+# times, each instance trained in turn) that this step neither trains nor reads; `confirm_later` checks it at the
+# step that first trains it
+LATER = "creation order, unconfirmed: no step compared trains it"
 
 
 class PairingError(Exception):
@@ -26,8 +31,11 @@ def provisional(tf1: list[Variable], shape: list[int], n: int) -> Variable | Non
     return same[n % len(same)] if same else None
 
 
-def confirm(tf1: list[Variable], tf2: list[Variable], pairs: dict[str, str]) -> list[tuple[str, str, str]]:
-    """(tf1 key, tf2 key, how) for every TF1 variable, or PairingError. `pairs` maps TF2 keys to TF1 keys."""
+def confirm(tf1: list[Variable], tf2: list[Variable], pairs: dict[str, str],
+            later: frozenset = frozenset()) -> list[tuple[str, str, str]]:
+    """(tf1 key, tf2 key, how) for every TF1 variable, or PairingError. `pairs` maps TF2 keys to TF1 keys;
+    `later`: TF2 keys of networks the first step neither trains nor reads, each paired as created where TF1 knows
+    its partner's order of use (how: LATER), to be checked when a step first trains it (`confirm_later`)."""
     problems = []
     taken = [pairs[v.key] for v in tf2 if v.key in pairs]
     twice = sorted({k for k in taken if taken.count(k) > 1})
@@ -53,6 +61,14 @@ def confirm(tf1: list[Variable], tf2: list[Variable], pairs: dict[str, str]) -> 
             # TF1's names: convert's, or `name_scope`s like TF1's variable scopes): no order of use needed
             out.extend((pairs[v.key], v.key, "creation order and names agree") for v in group2)
             continue
+        waiting = [v for v in group2 if v.key in later and v.used is None and by_key1[pairs[v.key]].used is not None]
+        if waiting:
+            out.extend((pairs[v.key], v.key, LATER) for v in waiting)
+            group2 = [v for v in group2 if v not in waiting]
+            group1 = [by_key1[pairs[v.key]] for v in group2]
+            if len(group2) < 2:
+                out.extend((pairs[v.key], v.key, "the only variable of its shape this step uses") for v in group2)
+                continue
         if any(v.used is None for v in group1 + group2):
             problems.append(f"{len(group2)} variables of shape {shape} and the order of use is not known for all "
                             "of them")
@@ -68,6 +84,22 @@ def confirm(tf1: list[Variable], tf2: list[Variable], pairs: dict[str, str]) -> 
         raise PairingError("cannot pair the variables without guessing: " + "; ".join(problems) + "\n"
                            + both_lists(tf1, tf2))
     return sorted(out, key=lambda p: by_key1[p[0]].created)
+
+
+def confirm_later(tf1: list[Variable], tf2: list[Variable], pairs: dict[str, str], reads: list[str]) -> str:
+    """"" where the TF2 variables of `pairs` (TF2 key -> TF1 key, the LATER ones a step first trains) are read by
+    that step in the order TF1's loss of that network uses their partners, within each shape; else the problem."""
+    by_key1, by_key2 = {v.key: v for v in tf1}, {v.key: v for v in tf2}
+    problems = []
+    for shape in sorted({tuple(by_key2[k].shape) for k in pairs}, key=str):
+        group = [k for k in pairs if tuple(by_key2[k].shape) == shape]
+        if any(k not in reads for k in group) or any(by_key1[pairs[k]].used is None for k in group):
+            problems.append(f"{len(group)} variables of shape {shape} and the order of use is not known for all "
+                            "of them")
+        elif sorted(group, key=reads.index) != sorted(group, key=lambda k: by_key1[pairs[k]].used):
+            problems.append(f"{len(group)} variables of shape {shape}: the creation order pairs them differently "
+                            "from the order of use")
+    return "; ".join(problems)
 
 
 def both_lists(tf1: list[Variable], tf2: list[Variable]) -> str:

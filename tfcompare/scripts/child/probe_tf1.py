@@ -408,11 +408,13 @@ class TF1Probe:
             rec.dropout_replaced = sum(1 for t in self._replaced if getattr(t, "op", None) in every)
 
     def _use_order(self, variables) -> dict[int, int]:
-        """Position of each variable's first use on the way from the inputs to the loss (graph order)."""
-        forward = ancestors([self.loss])
+        """Position of each variable's first use on the way from the inputs to the loss (graph order); then, for
+        those it does not use, on the way to each other optimizer's loss in turn (a network the first step does
+        not read: `align.confirm_later`)."""
         owner = {v.op: i for i, v in enumerate(variables)}
         first: dict[int, int] = {}
-        for op in sorted(forward, key=lambda o: o._id):
+        losses = [self.loss] + [e["loss"] for e in train_ops.entries(self.found) if e.get("loss") is not None]
+        for op in [o for n, loss in enumerate(losses) for o in sorted(ancestors([loss]), key=lambda o: (n, o._id))]:
             if op.type in _PASS_THROUGH or op in owner:
                 continue
             for t in op.inputs:
@@ -420,7 +422,7 @@ class TF1Probe:
                 while source not in owner and source.type in _PASS_THROUGH and source.inputs:
                     source = source.inputs[0].op
                 if source in owner and owner[source] not in first:
-                    first[owner[source]] = op._id
+                    first[owner[source]] = len(first)
         ranked = sorted(first, key=first.get)
         return {i: n for n, i in enumerate(ranked)}
 

@@ -54,6 +54,8 @@ class TF2Probe(VariableObserver, StepObserver, InputSubstitution, StepWrapper, K
         self.made: dict[tuple, int] = {}  # trainable variables made so far, per shape
         self.unpaired = False  # the first step showed the variables cannot be paired: stop after it
         self.reads: list[str] = []
+        self.pending: dict[str, str] = {}  # tf2 key -> tf1 key paired as created, unchecked yet (align.LATER)
+        self.later_reads: list[str] = []  # the reads of the step being taken, while some are pending
         self.busy = False
         self.mode = "normal"  # normal | loss | ops
         self.probed = None

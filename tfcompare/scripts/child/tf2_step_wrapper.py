@@ -36,10 +36,32 @@ def wrap_steps(tree: ast.Module) -> list[str]:
     return wrapped
 
 
+class _Method:
+    """The wrapped step as the class attribute of a method (`@tf.function def train(self, x, y)`): read through an
+    instance, the function is bound first, as Python binds it, then wrapped. A `tf.function` with an
+    `input_signature` called unbound with `self` among its arguments would fit the signature's first spec to
+    `self`: traced, the step fails where the script's own call works."""
+
+    def __init__(self, wrap, fn):
+        self._wrap, self._fn, self._plain = wrap, fn, wrap(fn)
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        return self._plain(*args, **kwargs)
+
+    def __get__(self, instance, owner=None):
+        if instance is None or not hasattr(self._fn, "__get__"):
+            return self
+        return self._wrap(self._fn.__get__(instance, owner))
+
+
 class StepWrapper:
     """`TF2Probe`'s part that wraps the script's step functions (`STEP_WRAPPER`)."""
 
     def _step_wrapper(self, fn):
+        return _Method(self._step_call, fn)
+
+    def _step_call(self, fn):
         probe = self
 
         @functools.wraps(fn)
@@ -145,5 +167,6 @@ def _unmatched(leaves: list, converted: list) -> str:
 
 def _name(fn) -> str:
     inner = getattr(fn, "python_function", fn)
+    inner = inspect.unwrap(getattr(inner, "__func__", inner))  # a method's function, under tfcompare's casting
     code = getattr(inner, "__code__", None)
     return f"{getattr(inner, '__name__', 'step')}()" + (f" (line {code.co_firstlineno})" if code else "")

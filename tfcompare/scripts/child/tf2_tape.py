@@ -12,7 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.core.graphs import ancestors
-from tfcompare.scripts.child.align import PairingError, confirm
+from tfcompare.scripts.child.align import LATER, PairingError, both_lists, confirm, confirm_later
 from tfcompare.scripts.child.layouts import tried
 from tfcompare.scripts.child.probe_tf1 import Stop, op_site
 from tfcompare.scripts.child.record import forward_op_counts, sparse_rows
@@ -88,6 +88,9 @@ class StepObserver:
 
     def _after_gradient(self, keys, grads) -> None:
         rec, step = self.record, self.record.steps
+        if step and self.pending:
+            self._confirm_later(keys)
+        self.later_reads = []
         if step == 0:
             self._confirm_pairing(keys)
             if self.unpaired:  # the weights are as before the gradient: read every trained one again
@@ -160,13 +163,18 @@ class StepObserver:
             covered = {self.pairs[k] for k in stepped if k in self.pairs}
             # a network this step does not read (two trained side by side in one TF1 run): paired as created
             stepped += [k for k, t in self.pairs.items() if k not in stepped and t not in covered]
+        # another optimizer's network this step neither trains nor reads, its names not TF1's (a class built
+        # several times): paired as created, checked at the step that first trains it (`_confirm_later`)
+        later = frozenset(k for k in stepped if k not in keys and k not in self.reads) \
+            if len(self.tf1.variables) > len(self.tf1.weights("grad", 0)) else frozenset()
         order = [k for k in self.reads if k in stepped] + [k for k in stepped if k not in self.reads]
         for v in rec.variables:
             v.used = order.index(v.key) if v.key in stepped and v.key in self.reads else None
         mine = [v for v in rec.variables if v.key in stepped]
         pairs = {k: t for k, t in self.pairs.items() if k in stepped}
         try:
-            rec.pairing = [list(p) for p in confirm(self.tf1.variables, mine, pairs)]
+            rec.pairing = [list(p) for p in confirm(self.tf1.variables, mine, pairs, later)]
+            self.pending = {b: a for a, b, how in rec.pairing if how == LATER}
         except PairingError as exc:
             # not compared; the step still runs once, so the checks that need no pairing (optimizer and its
             # update, loss reduction, forward ops) can say what else differs
@@ -177,6 +185,22 @@ class StepObserver:
             return
         rec.variables = mine + [v for v in rec.variables if v.key not in stepped]
         self.pairs = pairs
+
+
+    def _confirm_later(self, keys) -> None:
+        """The pairs this step trains first (`align.LATER`), checked by the order it reads them; where that
+        differs from TF1's, nothing is compared (the steps so far are not said to agree either)."""
+        now = {k: self.pending.pop(k) for k in keys if k in self.pending}
+        problem = confirm_later(self.tf1.variables, self.record.variables, now, self.later_reads) if now else ""
+        rec = self.record
+        if now and not problem:
+            for pair in rec.pairing:
+                if pair[1] in now:
+                    pair[2] = f"creation order and order of use agree (at step {rec.steps + 1}, the first to train it)"
+        if problem:
+            rec.status, self.unpaired = "unpairable", True
+            rec.error = (f"cannot pair the variables without guessing: at step {rec.steps + 1}, {problem}\n"
+                         + both_lists(self.tf1.variables, rec.variables))
 
 
 _FUNCTIONAL = {"While": ("cond", "body"), "StatelessWhile": ("cond", "body"), "If": ("then_branch", "else_branch"),

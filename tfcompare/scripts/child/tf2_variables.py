@@ -33,10 +33,11 @@ class VariableObserver:
         read = _rvo.BaseResourceVariable._read_variable_op
 
         def read_variable_op(var, *args, **kwargs):
-            if not probe.busy and probe.mode == "normal" and probe.record.steps == 0:
+            if not probe.busy and probe.mode == "normal" and (probe.record.steps == 0 or probe.pending):
                 key = probe.by_id.get(id(var))
-                if key is not None and key not in probe.reads:
-                    probe.reads.append(key)
+                seen = probe.reads if probe.record.steps == 0 else probe.later_reads
+                if key is not None and key not in seen:
+                    seen.append(key)
             return read(var, *args, **kwargs)
 
         _rvo.BaseResourceVariable._read_variable_op = read_variable_op

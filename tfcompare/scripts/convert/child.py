@@ -65,6 +65,7 @@ def main(argv: list[str]) -> int:
         from tfcompare.scripts.convert.late import define_inline_fetches, define_late_tensors
         from tfcompare.scripts.convert.member_fetches import define_member_fetches
         from tfcompare.scripts.convert.writer import write
+        from tfcompare.scripts.convert.instanced_writer import write_instanced
         from tfcompare.scripts.child.loaders import install as install_loaders
         from tfcompare.scripts.child.probe_tf1 import Stop, op_site, optimizer_patches, pipeline_outputs, runs
         from tfcompare.scripts.convert.plan import ITERATOR_OUTPUTS
@@ -90,6 +91,11 @@ def main(argv: list[str]) -> int:
             try:
                 source = read_script(script)
                 namespace, main = _namespace(module, script)
+                written = write_instanced(script, dict(namespace), self, found, groups, decays, first_line, main)
+                if written is not None:  # a class built several times, each instance trained in turn
+                    _write_atomically(out, written.text)
+                    report.update(status="ok", todos=written.todos, notes=report["notes"] + written.notes)
+                    raise Stop
                 late = define_late_tensors(script, source, namespace, first_line, self.graph)
                 inline = define_inline_fetches(script, source, namespace, first_line, self.graph)
                 members = define_member_fetches(source, namespace, [e["train_op"] for e in found.get(

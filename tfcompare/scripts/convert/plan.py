@@ -77,6 +77,10 @@ class Plan:
     estimator_metrics: list | None = None
     # its loss's mean over the evaluation's batches: ("loss", (method prefix, arguments), metric name, constructor)
     estimator_loss: tuple | None = None
+    # a class the script builds several times (instances): the rewrite writes it itself, and rebuilds each instance
+    # (its global name -> the statement that builds it in TF2)
+    classes: set = dataclasses.field(default_factory=set)
+    rebuilt: dict = dataclasses.field(default_factory=dict)
     optimizer_name: str = "optimizer"  # the first train op's Keras optimizer (`optimizer.iterations`: its step)
 
     # the first train op's step function: `train_step`, or, beside the steps of other optimizers, named after its

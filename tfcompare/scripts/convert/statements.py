@@ -57,6 +57,12 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns):
                 if item.optional_vars is not None:
                     self.sessions |= self._stores(item.optional_vars)
             return self.body(s.body, before_step)
+        if isinstance(s, ast.ClassDef) and s.name in self.plan.classes:
+            self.model_parts += 1  # written by the rewrite itself (instances), where the script defined it
+            return []
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and \
+                s.targets[0].id in self.plan.rebuilt:
+            return [ast.copy_location(ast.parse(self.plan.rebuilt[s.targets[0].id]).body[0], s)]
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
             if self._uses_tf(s) or self._free_loads(s) & self.tainted:
                 runs = self._run_function(s)  # one that runs the model and computes on what it fetched

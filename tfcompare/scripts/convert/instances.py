@@ -1,0 +1,274 @@
+"""A class of the script built several times, each instance a network with its own optimizer, trained in a loop
+over the instances: MorvanZhou's optimizer comparison builds `Net(tf.train.MomentumOptimizer, momentum=0.9)` four
+times and runs `sess.run([net.train, net.loss], {net.x: b_x, net.y: b_y})` for each `net` in turn.
+
+The rewrite keeps that design: a TF2 class of the same name (a `tf.Module`) whose instances each hold their own
+variables, their own Keras optimizer with TF1's settings, and a `@tf.function` step named after the TF1 train
+op's attribute (`net.train(b_x, b_y)`); the script's instances are built as it built them, each given the
+optimizer its TF1 instance made (`Net(tf.keras.optimizers.SGD(...))`), and its loop is kept.
+
+Only the plain kind is written so: every train op of the graph is one instance's, the instances share no variable,
+and no step clips, updates moving statistics or switches dropout; anything else is written as before (one model).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+
+from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
+from tfcompare.scripts.convert.methods import fetch_methods
+from tfcompare.scripts.convert.model_init import variable_line
+from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
+from tfcompare.scripts.convert.ops import Translator
+from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer
+from tfcompare.scripts.convert.tf1_lines import source_line
+from tfcompare.scripts.convert.train_step import clip_lines, input_signature
+
+__all__ = ["Instanced", "find_instanced", "member_spans", "class_code"]
+
+_MODULE_OWN = {"name", "variables", "trainable_variables", "submodules", "name_scope", "non_trainable_variables",
+               "optimizer", "with_name_scope"}
+
+
+@dataclasses.dataclass
+class Instanced:
+    """The class (its name, its definition) and its instances in creation order: (global name, object, entry)."""
+
+    cls: str
+    node: ast.ClassDef
+    instances: list
+    placeholders: list  # attribute names bound to placeholders (the same in every instance)
+    tensors: list  # attribute names bound to other tensors
+    train: str  # the attribute bound to the train op
+
+
+def _entry_of(obj, entries: list):
+    for attr, value in vars(obj).items():
+        for e in entries:
+            if value is e["train_op"]:
+                return attr, e
+    return None, None
+
+
+def find_instanced(tree: ast.Module, module_dict: dict, found: dict) -> Instanced | None:
+    """The class whose instances hold every train op of the graph, one each, where there are two or more."""
+    import tensorflow as tf
+
+    entries = found.get("entries") or [found]
+    for node in tree.body:
+        cls = module_dict.get(getattr(node, "name", None)) if isinstance(node, ast.ClassDef) else None
+        if not isinstance(cls, type):
+            continue
+        instances = []
+        for key, value in module_dict.items():
+            if isinstance(value, cls) and key.isidentifier() and all(value is not i[1] for i in instances):
+                attr, entry = _entry_of(value, entries)
+                if entry is None:
+                    break
+                instances.append((key, value, entry, attr))
+        else:
+            if len(instances) < 2 or len(instances) != len(entries) or len({a for *_, a in instances}) != 1 or \
+                    not any(e["train_op"] is found["train_op"] for _, _, e, _ in instances):
+                continue
+            worlds = [{v.op.name for _, v in e["grads_and_vars"]} for _, _, e, _ in instances]
+            if sum(map(len, worlds)) != len(set().union(*worlds)) or any(e["loss"] is None for *_, e, _ in
+                                                                          instances):
+                continue
+            instances.sort(key=lambda i: i[2]["train_op"]._id)
+            first = vars(instances[0][1])
+            placeholders = [a for a, v in first.items() if isinstance(v, tf.Tensor) and v.op.type == "Placeholder"]
+            tensors = [a for a, v in first.items() if isinstance(v, tf.Tensor) and a not in placeholders]
+            shape = (sorted(placeholders), sorted(tensors))
+            if any((sorted(a for a, v in vars(o).items() if isinstance(v, tf.Tensor) and v.op.type == "Placeholder"),
+                    sorted(a for a, v in vars(o).items() if isinstance(v, tf.Tensor) and v.op.type != "Placeholder"))
+                   != shape for _, o, _, _ in instances):
+                continue
+            return Instanced(node.name, node, [(k, o, e) for k, o, e, _ in instances], placeholders, tensors,
+                             instances[0][3])
+    return None
+
+
+def member_spans(tree: ast.Module, inst: Instanced, taken: set) -> tuple[dict, dict]:
+    """Every `N.attr` of the script outside the class where `attr` is a graph attribute of the instances and `N` an
+    instance's global name or a loop variable: ({(line, col, end line, end col): a plain name}, {plain name: (N,
+    attr)}), the plain names new ones (`with_inline_fetches` puts them in, `Plan` says what each is)."""
+    graph_attrs = {*inst.placeholders, *inst.tensors, inst.train}
+    holders = {k for k, _, _ in inst.instances}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.comprehension)):
+            holders |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    inside = {id(n) for n in ast.walk(inst.node)}
+    spans, what, names = {}, {}, {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in holders and \
+                node.attr in graph_attrs and id(node) not in inside and isinstance(node.ctx, ast.Load):
+            key = (node.value.id, node.attr)
+            if key not in names:
+                names[key] = identifier(f"{node.value.id}__{node.attr}", taken)
+                what[names[key]] = key
+            spans[(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)] = names[key]
+    return spans, what
+
+
+def _prefix(names: list[str]) -> str:
+    """The variable scope every variable of one instance is under (`SGD/`), or ""."""
+    parts = [n.split("/")[:-1] for n in names]
+    common = []
+    for level in zip(*parts):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return "".join(p + "/" for p in common)
+
+
+def _optimizer_params(init: ast.FunctionDef) -> set[str]:
+    """The `__init__` parameters read only in the expression that makes the optimizer (`opt(LR, **kwargs)`, the
+    receiver of `.minimize(...)`): the TF2 class takes the optimizer itself in their place."""
+    made = [n.func.value for n in ast.walk(init) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr in ("minimize", "compute_gradients")]
+    if len(made) != 1:
+        return set()
+    in_made = {n.id for n in ast.walk(made[0]) if isinstance(n, ast.Name)}
+    elsewhere = {n.id for n in ast.walk(init) if isinstance(n, ast.Name)} - in_made
+    inside = [n.id for n in ast.walk(made[0]) if isinstance(n, ast.Name)]
+    params = [a.arg for a in init.args.args[1:] + init.args.kwonlyargs] + \
+        ([init.args.kwarg.arg] if init.args.kwarg else []) + ([init.args.vararg.arg] if init.args.vararg else [])
+    return {p for p in params if p in inside and p not in elsewhere}
+
+
+def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dict, groups: dict, constants: dict,
+               module_dict: dict, notes: list, todos: list) -> tuple[list[str], list[str], dict, list[str]] | None:
+    """(the TF2 class's lines, the optimizer classes its instances need, {instance global name: its constructor
+    call's new source}, the step's arguments in order), or None where this kind is not the plain one."""
+    import tensorflow as tf
+
+    key0, obj0, entry0 = inst.instances[0]
+    graph = sess.graph
+    trained = sorted((v for _, v in entry0["grads_and_vars"]), key=lambda v: v.op._id)
+    prefix = _prefix([v.op.name for v in trained])
+    taken = set(_MODULE_OWN) | {inst.train}
+    variables = {v.op.name: identifier(v.op.name[len(prefix):], taken) for v in trained}
+    members = vars(obj0)
+    names = {members[a].name: a for a in inst.tensors}
+    feed_tensors = sorted((members[a] for a in inst.placeholders), key=lambda t: t.op._id)
+    arguments = {fed_key(members[a]): a for a in inst.placeholders}
+    tr = Translator(script, lines, sess, names, variables, arguments, groups)
+    tr.in_function = True  # each line the class's own (`__init__`'s), not the line that built the instance
+    if clip_lines(entry0, tr) or tr.todos:
+        return None
+    loss = entry0["loss"]
+    out = model_output(loss, trained, feed_tensors)
+    forward = call_lines(out, tr, "module", feed_tensors, arguments) if out is not None else []
+    placeholder_global = {a: a for a in inst.placeholders}
+    fetched = [members[a] for a in inst.tensors if members[a] is not loss]
+    methods, method_code, plan_methods, untranslated, summaries, updated = fetch_methods(
+        [loss, *fetched], loss, names, {}, tr, "module", set(_MODULE_OWN), taken | set(variables.values()),
+        feed_tensors, arguments, placeholder_global, tf)
+    if updated or summaries or tr.updates:
+        return None
+    loss_method, loss_args = methods[0][1], methods[0][2]
+    init = next((n for n in inst.node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is None:
+        return None
+    own = _optimizer_params(init)
+    if init.args.kwonlyargs or init.args.posonlyargs or (init.args.vararg and init.args.vararg.arg not in own) or \
+            (init.args.kwarg and init.args.kwarg.arg not in own):
+        return None
+    kept_params = [a.arg for a in init.args.args[1:] if a.arg not in own]
+    defaults = dict(zip([a.arg for a in init.args.args][len(init.args.args) - len(init.args.defaults):],
+                        map(ast.unparse, init.args.defaults)))
+    if "name" in kept_params and not all(str(getattr(o, "name", "")).isidentifier() for _, o, _ in inst.instances):
+        return None  # a tf.Module's name must be an identifier
+    params = ['optimizer'] if own else []
+    params += [f"{p}={defaults[p]}" if p in defaults else p for p in kept_params]
+    opt_classes, calls = [], {}
+    for key, obj, entry in inst.instances:
+        line = source_line(entry["train_op"], script, lines)
+        at = f"TF1 line {line[0]}" if line else "the TF1 graph"
+        cls_source, expr = keras_optimizer(graph, sess, decays, decay_schedule(graph, entry["train_op"], decays),
+                                           notes, todos, at, constants, module_dict, entry["train_op"])
+        opt_classes.append(cls_source)
+        calls[key] = expr
+    if not own and len(set(calls.values())) != 1:
+        return None
+    body = [f"class {inst.cls}(tf.Module):",
+            f'{INDENT}"""One of the {len(inst.instances)} networks the script builds: its variables, its forward pass, '
+            f"its loss,", f'{INDENT}and a step with its own optimizer."""', "",
+            f"{INDENT}def __init__(self{''.join(', ' + p for p in params)}):",
+            f"{INDENT * 2}super().__init__({'name=name' if 'name' in kept_params else ''})"]
+    body += [f"{INDENT * 2}self.optimizer = {'optimizer' if own else calls[key0]}"]
+    body += [f"{INDENT * 2}{line}" for line in _plain_members(init, set(kept_params), vars(obj0))]
+    # TF1's variable scope of each instance was its name (`variable_scope(name)`): the module's name scope is
+    scoped = bool(prefix) and "name" in kept_params and all(
+        {v.op.name.split("/")[0] for _, v in e["grads_and_vars"]} == {getattr(o, "name", None)}
+        for _, o, e in inst.instances)
+    if scoped:
+        body.append(f"{INDENT * 2}with self.name_scope:  # each variable named under the instance's name, as in TF1")
+    for attr, v in ((variables[v.op.name], v) for v in trained):
+        line = variable_line(attr, v, sess, tr).replace(f"name={v.op.name!r}", f"name={v.op.name[len(prefix):]!r}")
+        where = source_line(v.op, script, lines)
+        line = re.sub(r"# TF1 line \d+: .*$", f"# TF1 line {where[0]}: {where[1][:60]}", line) if where else line
+        body.append(INDENT + line if scoped else line)
+    body += ["", *forward, *method_code]
+    signature = input_signature([members[a] for a in loss_args])
+    body += [f"{INDENT}@tf.function({signature})",
+             f"{INDENT}def {inst.train}(self, {', '.join(loss_args)}):",
+             f'{INDENT * 2}"""One training step of this network\'s own optimizer; returns the loss before it."""',
+             f"{INDENT * 2}with tf.GradientTape() as tape:",
+             f"{INDENT * 3}loss_value = self.{loss_method}({', '.join(loss_args)})",
+             f"{INDENT * 2}gradients = tape.gradient(loss_value, self.trainable_variables)",
+             f"{INDENT * 2}self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))",
+             f"{INDENT * 2}return loss_value"]
+    new_calls = {}
+    for key, _, _ in inst.instances:
+        node = _constructor(inst.node.name, key, ast.parse("\n".join(lines)))
+        if node is None:
+            return None
+        new_calls[key] = _new_call(node, init, own, calls[key] if own else None)
+    method_of = {a: plan_methods[a][0].split(".", 1)[1] for a in inst.tensors if a in plan_methods}
+    return body, [c for c in opt_classes if c], new_calls, {"args": loss_args, "methods": method_of,
+                                                            "untranslated": untranslated,
+                                                            "method_args": {a: plan_methods[a][1] for a in method_of}}
+
+
+def _plain_members(init: ast.FunctionDef, params: set, members: dict) -> list[str]:
+    """The `__init__`'s `self.A = <its parameters, literals>` of no graph value (`self.lr = lr`), as written; `name`
+    is the tf.Module's own (given to `super().__init__`)."""
+    out = []
+    for s in ast.walk(init):
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Attribute) and
+                isinstance(s.targets[0].value, ast.Name) and s.targets[0].value.id == "self"):
+            continue
+        attr, loads = s.targets[0].attr, {n.id for n in ast.walk(s.value) if isinstance(n, ast.Name)}
+        if attr in _MODULE_OWN or not loads <= params or _is_graph_member(members.get(attr)):
+            continue
+        out.append(ast.unparse(s))
+    return out
+
+
+def _is_graph_member(value) -> bool:
+    import tensorflow as tf
+
+    return isinstance(value, (tf.Tensor, tf.Operation, tf.Variable, tf.compat.v1.train.Optimizer))
+
+
+def _constructor(cls: str, key: str, tree: ast.Module):
+    """The top-level `key = Cls(...)` that built the instance."""
+    for s in tree.body:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and \
+                s.targets[0].id == key and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) and \
+                s.value.func.id == cls:
+            return s
+    return None
+
+
+def _new_call(s: ast.Assign, init: ast.FunctionDef, own: set, optimizer: str | None) -> str:
+    """`key = Cls(optimizer, the other arguments)`: the arguments bound to the optimizer's parameters go."""
+    params = [a.arg for a in init.args.args[1:]]
+    call = s.value
+    args = [ast.unparse(a) for i, a in enumerate(call.args) if i >= len(params) or params[i] not in own]
+    kwargs = [f"{k.arg}={ast.unparse(k.value)}" for k in call.keywords if k.arg in params and k.arg not in own]
+    first = [optimizer] if optimizer is not None else []
+    return f"{s.targets[0].id} = {call.func.id}({', '.join(first + args + kwargs)})"
