@@ -92,6 +92,14 @@ EXPECTED = {
                           "nets = [net_SGD, net_Momentum, net_RMSprop, net_Adam]\n",
                           "    for net, l_his in zip(nets, losses_his):\n        l = net.train(b_x, b_y).numpy()\n",
                           "    full_loss = net.loss(x, y).numpy()\n", "    def train(self, x, y):\n"],
+    # the same kind, the instances in a list, each under `variable_scope(name)`, the optimizer bound to an attribute
+    # first (`self.optimizer = opt_class(LR, **opt_kwargs)`); the loss's softmax reshape inside that scope is the
+    # cross-entropy's, not the forward pass (before, `__call__` returned the reshape and no method called it)
+    "optimizer_scope_compare": ["    Net(Momentum(learning_rate=0.01, momentum=0.9), 'momentum'),\n",
+                                "        l = net.train_op(b_x, b_y).numpy()\n",
+                                "        logits = tf.matmul(l3, self.logits_kernel) + self.logits_bias\n"
+                                "        return logits\n",
+                                "    def accuracy(self, x, y):\n        logits = self(x)\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }

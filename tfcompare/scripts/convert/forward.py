@@ -110,7 +110,10 @@ def _drawn_twice(loss, out) -> bool:
 def _outside(t, consumer, uses_vars):
     """Out of the loss function's own name scope: the logits a cross-entropy reshapes inside
     `softmax_cross_entropy_with_logits/` are the ones it was given."""
-    scope = (consumer.name.rsplit("/", 1)[0] if "/" in consumer.name else consumer.name) + "/"
+    own = consumer.name + "/"  # the op named as its function's scope (`sgd/softmax_cross_entropy_with_logits_sg`,
+    # its reshapes below it): that scope, not the variable scope around it, which holds the logits too
+    scope = own if "/" not in consumer.name or any(i.op.name.startswith(own) for i in consumer.inputs) else \
+        consumer.name.rsplit("/", 1)[0] + "/"
     while t.op.name.startswith(scope):
         inner = [i for i in t.op.inputs if uses_vars.get(i.name) and not i.op.name.startswith(scope)]
         if len(inner) != 1:

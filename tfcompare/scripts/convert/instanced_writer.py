@@ -71,7 +71,8 @@ def write_instanced(script: str, module_dict: dict, sess, found: dict, groups: d
         elif attr in parts["untranslated"]:
             untranslated.add(plain_name)
         elif attr in parts["methods"]:
-            methods[plain_name] = (f"{holder}.{parts['methods'][attr]}",
+            method = parts["methods"][attr]
+            methods[plain_name] = (f"{holder}.{method}" if method else holder,
                                    [plain(holder, a) for a in parts["method_args"][attr]])
     # the instances and the lists of them are the script's own objects now, no graph values
     held = {k for k, v in module_dict.items() if any(v is o for _, o, _ in inst.instances) or (

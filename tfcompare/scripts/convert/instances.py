@@ -17,17 +17,21 @@ import ast
 import dataclasses
 import re
 
+from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
 from tfcompare.scripts.convert.methods import fetch_methods
 from tfcompare.scripts.convert.model_init import variable_line
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator
+from tfcompare.scripts.convert.script_functions import method_names
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer
 from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.train_step import clip_lines, input_signature
 
 __all__ = ["Instanced", "find_instanced", "member_spans", "class_code"]
 
+# attributes that name an op or seed it, not what it computes
+_NAMING = ("seed", "seed2", "_class", "shared_name", "container", "value", "debug_name")
 _MODULE_OWN = {"name", "variables", "trainable_variables", "submodules", "name_scope", "non_trainable_variables",
                "optimizer", "with_name_scope"}
 
@@ -52,8 +56,42 @@ def _entry_of(obj, entries: list):
     return None, None
 
 
+def _held(module_dict: dict, cls: type) -> list[tuple[str, object]]:
+    """(label, instance) of every instance of `cls` the script's globals hold: by name (`net_SGD`), or in a list
+    or tuple (`nets[2]`), each once, in the order the globals were bound."""
+    out = []
+    for key, value in module_dict.items():
+        if not key.isidentifier():
+            continue
+        if isinstance(value, cls):
+            items = [(key, value)]
+        elif isinstance(value, (list, tuple)):
+            items = [(f"{key}[{i}]", v) for i, v in enumerate(value[:50]) if isinstance(v, cls)]
+        else:
+            continue
+        out += [(label, v) for label, v in items if all(v is not o for _, o in out)]
+    return out
+
+
+def _signature(entry: dict) -> list:
+    """What one instance's graph computes, names aside: each op of its loss and of its variables' initializers, in
+    order, by type, output shapes, attributes (not seeds, names or colocation) and constant values. Instances that
+    differ (another activation, another width) are not one class written from the first."""
+    from tensorflow.python.framework import tensor_util
+
+    roots = [entry["loss"].op] + [v.initializer for _, v in entry["grads_and_vars"]]
+    out = []
+    for op in sorted(ancestors(roots), key=lambda o: o._id):
+        value = tensor_util.MakeNdarray(op.get_attr("value")).tobytes() if op.type == "Const" else None
+        attrs = tuple(sorted((k, str(v)) for k, v in op.node_def.attr.items() if k not in _NAMING))
+        shapes = tuple(None if o.shape.rank is None else tuple(o.shape.as_list()) for o in op.outputs)
+        out.append((op.type, shapes, value, attrs))
+    return out
+
+
 def find_instanced(tree: ast.Module, module_dict: dict, found: dict) -> Instanced | None:
-    """The class whose instances hold every train op of the graph, one each, where there are two or more."""
+    """The class whose instances hold every train op of the graph, one each, where there are two or more, they
+    share no variable and each computes what the first does."""
     import tensorflow as tf
 
     entries = found.get("entries") or [found]
@@ -62,12 +100,11 @@ def find_instanced(tree: ast.Module, module_dict: dict, found: dict) -> Instance
         if not isinstance(cls, type):
             continue
         instances = []
-        for key, value in module_dict.items():
-            if isinstance(value, cls) and key.isidentifier() and all(value is not i[1] for i in instances):
-                attr, entry = _entry_of(value, entries)
-                if entry is None:
-                    break
-                instances.append((key, value, entry, attr))
+        for label, value in _held(module_dict, cls):
+            attr, entry = _entry_of(value, entries)
+            if entry is None:
+                break
+            instances.append((label, value, entry, attr))
         else:
             if len(instances) < 2 or len(instances) != len(entries) or len({a for *_, a in instances}) != 1 or \
                     not any(e["train_op"] is found["train_op"] for _, _, e, _ in instances):
@@ -85,6 +122,9 @@ def find_instanced(tree: ast.Module, module_dict: dict, found: dict) -> Instance
                     sorted(a for a, v in vars(o).items() if isinstance(v, tf.Tensor) and v.op.type != "Placeholder"))
                    != shape for _, o, _, _ in instances):
                 continue
+            signature = _signature(instances[0][2])
+            if any(_signature(e) != signature for _, _, e, _ in instances[1:]):
+                return None  # each instance computes something else: one class written from the first would not
             return Instanced(node.name, node, [(k, o, e) for k, o, e, _ in instances], placeholders, tensors,
                              instances[0][3])
     return None
@@ -125,17 +165,24 @@ def _prefix(names: list[str]) -> str:
 
 def _optimizer_params(init: ast.FunctionDef) -> set[str]:
     """The `__init__` parameters read only in the expression that makes the optimizer (`opt(LR, **kwargs)`, the
-    receiver of `.minimize(...)`): the TF2 class takes the optimizer itself in their place."""
+    receiver of `.minimize(...)`, or what `self.optimizer = ...` bound it to): the TF2 class takes the optimizer
+    itself in their place."""
     made = [n.func.value for n in ast.walk(init) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             and n.func.attr in ("minimize", "compute_gradients")]
     if len(made) != 1:
         return set()
-    in_made = {n.id for n in ast.walk(made[0]) if isinstance(n, ast.Name)}
-    elsewhere = {n.id for n in ast.walk(init) if isinstance(n, ast.Name)} - in_made
-    inside = [n.id for n in ast.walk(made[0]) if isinstance(n, ast.Name)]
+    expr = made[0]
+    if isinstance(expr, (ast.Name, ast.Attribute)):  # `self.optimizer = opt_class(LR, **kw)` above
+        bound = [s.value for s in ast.walk(init) if isinstance(s, ast.Assign) and len(s.targets) == 1 and
+                 ast.dump(s.targets[0]).replace("Store", "Load") == ast.dump(expr)]
+        if len(bound) == 1:
+            expr = bound[0]
+    inside = {id(n) for n in ast.walk(expr)}
+    used = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    elsewhere = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and id(n) not in inside}
     params = [a.arg for a in init.args.args[1:] + init.args.kwonlyargs] + \
         ([init.args.kwarg.arg] if init.args.kwarg else []) + ([init.args.vararg.arg] if init.args.vararg else [])
-    return {p for p in params if p in inside and p not in elsewhere}
+    return {p for p in params if p in used and p not in elsewhere}
 
 
 def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dict, groups: dict, constants: dict,
@@ -160,7 +207,15 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
         return None
     loss = entry0["loss"]
     out = model_output(loss, trained, feed_tensors)
-    forward = call_lines(out, tr, "module", feed_tensors, arguments) if out is not None else []
+    init = next((n for n in inst.node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is None:
+        return None
+    # the forward pass under the `__init__`'s own names (`l1`, `out`), where they read as nothing else
+    local = method_names(init, ancestors([loss] + [members[a] for a in inst.tensors]), script) if out is not None \
+        else {}
+    local = {k: v for k, v in local.items() if v not in set(arguments.values()) | {"self", "training"} and
+             (v not in set(names.values()) or names.get(k) == v)}
+    forward = call_lines(out, tr, "module", feed_tensors, arguments, local) if out is not None else []
     placeholder_global = {a: a for a in inst.placeholders}
     fetched = [members[a] for a in inst.tensors if members[a] is not loss]
     methods, method_code, plan_methods, untranslated, summaries, updated = fetch_methods(
@@ -169,9 +224,6 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
     if updated or summaries or tr.updates:
         return None
     loss_method, loss_args = methods[0][1], methods[0][2]
-    init = next((n for n in inst.node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
-    if init is None:
-        return None
     own = _optimizer_params(init)
     if init.args.kwonlyargs or init.args.posonlyargs or (init.args.vararg and init.args.vararg.arg not in own) or \
             (init.args.kwarg and init.args.kwarg.arg not in own):
@@ -221,16 +273,15 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
              f"{INDENT * 2}gradients = tape.gradient(loss_value, self.trainable_variables)",
              f"{INDENT * 2}self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))",
              f"{INDENT * 2}return loss_value"]
-    new_calls = {}
-    for key, _, _ in inst.instances:
-        node = _constructor(inst.node.name, key, ast.parse("\n".join(lines)))
-        if node is None:
-            return None
-        new_calls[key] = _new_call(node, init, own, calls[key] if own else None)
-    method_of = {a: plan_methods[a][0].split(".", 1)[1] for a in inst.tensors if a in plan_methods}
-    return body, [c for c in opt_classes if c], new_calls, {"args": loss_args, "methods": method_of,
-                                                            "untranslated": untranslated,
-                                                            "method_args": {a: plan_methods[a][1] for a in method_of}}
+    rebuilt = _rebuilt(inst, ast.parse("\n".join(lines)), init, own, calls)
+    if rebuilt is None:
+        return None
+    # the forward pass itself (`model(x)`): the instance called, `ae.prediction` -> `ae(x)`
+    method_of = {a: "" if plan_methods[a][0] == "model" else plan_methods[a][0].split(".", 1)[1]
+                 for a in inst.tensors if a in plan_methods}
+    return body, [c for c in opt_classes if c], rebuilt, {"args": loss_args, "methods": method_of,
+                                                          "untranslated": untranslated,
+                                                          "method_args": {a: plan_methods[a][1] for a in method_of}}
 
 
 def _plain_members(init: ast.FunctionDef, params: set, members: dict) -> list[str]:
@@ -254,21 +305,41 @@ def _is_graph_member(value) -> bool:
     return isinstance(value, (tf.Tensor, tf.Operation, tf.Variable, tf.compat.v1.train.Optimizer))
 
 
-def _constructor(cls: str, key: str, tree: ast.Module):
-    """The top-level `key = Cls(...)` that built the instance."""
+def _rebuilt(inst: Instanced, tree: ast.Module, init: ast.FunctionDef, own: set, calls: dict) -> dict | None:
+    """{global name: the TF2 statement that binds it}: each top-level `name = Cls(...)` or `name = [Cls(...), ...]`
+    that built the instances, each call given its instance's optimizer; None where an instance was built otherwise."""
+    labels = {label for label, _, _ in inst.instances}
+    out = {}
     for s in tree.body:
-        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and \
-                s.targets[0].id == key and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) and \
-                s.value.func.id == cls:
-            return s
-    return None
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+            continue
+        key, value = s.targets[0].id, s.value
+        if key in labels and _builds(value, inst.cls):
+            out[key] = f"{key} = {_new_call(value, init, own, calls[key] if own else None)}"
+            labels.discard(key)
+        elif isinstance(value, (ast.List, ast.Tuple)) and any(f"{key}[{i}]" in labels for i in range(len(value.elts))):
+            parts = []
+            for i, element in enumerate(value.elts):
+                label = f"{key}[{i}]"
+                if label in labels and _builds(element, inst.cls):
+                    parts.append(_new_call(element, init, own, calls[label] if own else None))
+                    labels.discard(label)
+                else:
+                    parts.append(ast.unparse(element))
+            brackets = "[]" if isinstance(value, ast.List) else "()"
+            out[key] = f"{key} = {brackets[0]}{', '.join(parts)}{',' if len(parts) == 1 and brackets == '()' else ''}" \
+                       f"{brackets[1]}"
+    return None if labels else out
 
 
-def _new_call(s: ast.Assign, init: ast.FunctionDef, own: set, optimizer: str | None) -> str:
-    """`key = Cls(optimizer, the other arguments)`: the arguments bound to the optimizer's parameters go."""
+def _builds(node, cls: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == cls
+
+
+def _new_call(call: ast.Call, init: ast.FunctionDef, own: set, optimizer: str | None) -> str:
+    """`Cls(optimizer, the other arguments)`: the arguments bound to the optimizer's parameters go."""
     params = [a.arg for a in init.args.args[1:]]
-    call = s.value
     args = [ast.unparse(a) for i, a in enumerate(call.args) if i >= len(params) or params[i] not in own]
     kwargs = [f"{k.arg}={ast.unparse(k.value)}" for k in call.keywords if k.arg in params and k.arg not in own]
     first = [optimizer] if optimizer is not None else []
-    return f"{s.targets[0].id} = {call.func.id}({', '.join(first + args + kwargs)})"
+    return f"{call.func.id}({', '.join(first + args + kwargs)})"

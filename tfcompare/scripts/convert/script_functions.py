@@ -23,7 +23,7 @@ import re
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.script_globals import global_value
 
-__all__ = ["Call", "find_calls", "function_methods", "forward_names", "framework_names"]
+__all__ = ["method_names", "Call", "find_calls", "function_methods", "forward_names", "framework_names"]
 
 _UNKNOWN = object()  # an argument that is no global of the script
 _VARIABLES = {"VariableV2", "VarHandleOp", "Variable", "ReadVariableOp", "Const"}
@@ -154,6 +154,13 @@ def framework_names(graph, script: str, tree: ast.Module, out) -> dict[str, str]
         if len(mine) >= 2 and mine[0] == frames[0] and mine[1][0] == f.name:
             ops.add(op)
     # in its `if mode == ...:` and `for` blocks too, in the order of the source
+    assigned = _assigned(sorted((s for s in ast.walk(f) if isinstance(s, ast.stmt)), key=lambda s: s.lineno))
+    return _local_names(assigned, _made([s for ss in assigned.values() for s in ss], ops, script, f.name), {}, ops)
+
+
+def method_names(f: ast.FunctionDef, ops: set, script: str) -> dict[str, str]:
+    """tensor name -> its own local name in `f` for `ops`: a class's `__init__` that built one of its instances
+    (`l1`, `out`), the ops that instance's."""
     assigned = _assigned(sorted((s for s in ast.walk(f) if isinstance(s, ast.stmt)), key=lambda s: s.lineno))
     return _local_names(assigned, _made([s for ss in assigned.values() for s in ss], ops, script, f.name), {}, ops)
 
