@@ -54,8 +54,9 @@ def test_instances_that_compute_the_same_are_one_class_and_others_are_not():
     assert inst is not None and inst.cls == "Net" and inst.train == "train"
     assert [label for label, _, _ in inst.instances] == ["nets[0]", "nets[1]", "nets[2]"]
     assert sorted(inst.placeholders) == ["x", "y"] and inst.tensors == ["loss"]
-    assert _instanced((tf.nn.relu, 4, 0.1), (tf.nn.tanh, 4, 0.1)) is None
-    assert _instanced((tf.nn.relu, 4, 0.1), (tf.nn.relu, 8, 0.1)) is None
+    for other in ((tf.nn.tanh, 4, 0.1), (tf.nn.relu, 8, 0.1)):
+        why = _instanced((tf.nn.relu, 4, 0.1), other)
+        assert isinstance(why, str) and "but nets[1] computes otherwise than nets[0]" in why, why
     assert _instanced((tf.nn.relu, 4, 0.1),) is None  # one instance: the plain rewrite's
 
 

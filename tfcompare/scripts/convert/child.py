@@ -92,7 +92,9 @@ def main(argv: list[str]) -> int:
                 source = read_script(script)
                 namespace, main = _namespace(module, script)
                 written = write_instanced(script, dict(namespace), self, found, groups, decays, first_line, main)
-                if written is not None:  # a class built several times, each instance trained in turn
+                if isinstance(written, str):  # nearly that kind: why not
+                    report["notes"].append(written)
+                elif written is not None:  # a class built several times, each instance trained in turn
                     _write_atomically(out, written.text)
                     report.update(status="ok", todos=written.todos, notes=report["notes"] + written.notes)
                     raise Stop

@@ -6,6 +6,7 @@ of its runs read as the instance's step, method and argument.
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from tfcompare.scripts.convert.own_modules import without_replaced_imports
 from tfcompare.scripts.convert.provenance import per_block, script_comments
 from tfcompare.scripts.convert.script_globals import read_globals
 from tfcompare.scripts.convert.todo_marks import todo_marks
+from tfcompare.scripts.convert.written_cells import LOADER, LOADER_NOTE
 from tfcompare.scripts.convert.writer import Written, comment_marks
 
 __all__ = ["write_instanced"]
@@ -31,16 +33,19 @@ def _wrapped(text: str, indent: str = "") -> list[str]:
 
 
 def write_instanced(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict,
-                    first_step_line: int, main: str | None = None) -> Written | None:
-    """The rewrite, or None where the script is not of this kind (`convert` then writes one model as before)."""
+                    first_step_line: int, main: str | None = None) -> Written | str | None:
+    """The rewrite, or None where the script is not of this kind (`convert` then writes one model as before), or
+    a note saying why a script of nearly this kind is not written so."""
     import tensorflow as tf
 
     text = read_script(script)
     lines = text.split("\n")
     tree = ast.parse(text)
+    if re.search(r"\bSaver\s*\(|\bFileWriter\s*\(", text):
+        return None  # a checkpoint or summaries of the one model: written as before
     inst = find_instanced(tree, module_dict, found)
-    if inst is None:
-        return None
+    if inst is None or isinstance(inst, str):
+        return inst
     notes, todos = [], []
     graph = sess.graph
     graph_line = min((f.lineno for op in graph.get_operations() for f in (op.traceback or []) if f.filename == script),
@@ -82,7 +87,7 @@ def write_instanced(script: str, module_dict: dict, sess, found: dict, groups: d
                         placeholders={p for p, (_, a) in what.items() if a in inst.placeholders},
                         classes={inst.cls}, rebuilt=new_calls)
     kept = carried.rewrite(with_inline_fetches(text, spans), plan, first_step_line, main)
-    if kept.loader or kept.summaries:
+    if kept.summaries:
         return None
     name = in_docstring(Path(script).name)
     about = [f"TF2 rewrite of {name}, written by `tfcompare convert` from the graph the TF1 script built.",
@@ -94,7 +99,13 @@ def write_instanced(script: str, module_dict: dict, sess, found: dict, groups: d
     else:
         out = [*_wrapped(f'"""{about[0]}'), "", *_wrapped(f'{about[1]}"""'), ""]
     imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
+    if kept.loader:  # input_data.read_data_sets, written into the script as the one-model rewrite writes it
+        imports += [extra for extra in ("import gzip", "import os", "import types", "import numpy as np")
+                    if extra not in imports]
     out += sorted(set(imports), key=imports.index) + [""]
+    if kept.loader:
+        out += [LOADER.strip("\n"), "", ""]
+        notes.append(LOADER_NOTE)
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
     if kept.head:
         out += ["", ""]

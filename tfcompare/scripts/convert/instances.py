@@ -89,9 +89,10 @@ def _signature(entry: dict) -> list:
     return out
 
 
-def find_instanced(tree: ast.Module, module_dict: dict, found: dict) -> Instanced | None:
+def find_instanced(tree: ast.Module, module_dict: dict, found: dict) -> Instanced | str | None:
     """The class whose instances hold every train op of the graph, one each, where there are two or more, they
-    share no variable and each computes what the first does."""
+    share no variable and each computes what the first does; where one computes otherwise, why it is not written
+    so (a note)."""
     import tensorflow as tf
 
     entries = found.get("entries") or [found]
@@ -123,8 +124,11 @@ def find_instanced(tree: ast.Module, module_dict: dict, found: dict) -> Instance
                    != shape for _, o, _, _ in instances):
                 continue
             signature = _signature(instances[0][2])
-            if any(_signature(e) != signature for _, _, e, _ in instances[1:]):
-                return None  # each instance computes something else: one class written from the first would not
+            other = next((label for label, _, e, _ in instances[1:] if _signature(e) != signature), None)
+            if other is not None:  # one class written from the first would compute the others wrongly
+                return (f"{node.name} is built {len(instances)} times, each instance trained by its own optimizer, "
+                        f"but {other} computes otherwise than {instances[0][0]} (another activation, width or "
+                        f"constant): not written as one TF2 class with an instance each; the graph is one model")
             return Instanced(node.name, node, [(k, o, e) for k, o, e, _ in instances], placeholders, tensors,
                              instances[0][3])
     return None
@@ -221,8 +225,9 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
     methods, method_code, plan_methods, untranslated, summaries, updated = fetch_methods(
         [loss, *fetched], loss, names, {}, tr, "module", set(_MODULE_OWN), taken | set(variables.values()),
         feed_tensors, arguments, placeholder_global, tf)
-    if updated or summaries or tr.updates:
-        return None
+    if updated or summaries or tr.updates or tr.helpers or tr.metrics or tr.idle_read or \
+            any("TODO_tfcompare(" in line for line in forward + method_code):
+        return None  # what only the one-model rewrite writes (helpers, metrics' state, marks): written as before
     loss_method, loss_args = methods[0][1], methods[0][2]
     own = _optimizer_params(init)
     if init.args.kwonlyargs or init.args.posonlyargs or (init.args.vararg and init.args.vararg.arg not in own) or \

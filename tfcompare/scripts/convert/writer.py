@@ -23,7 +23,7 @@ from tfcompare.scripts.convert import keras_layers
 from tfcompare.scripts.convert import source as carried
 from tfcompare.scripts.convert import summaries as summary_ops
 from tfcompare.scripts.convert.plan import ITERATOR_OUTPUTS
-from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER
+from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER, LOADER_NOTE
 from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
 from tfcompare.scripts.convert.late import with_inline_fetches
 from tfcompare.scripts.convert.line_width import MAX_LINE
@@ -359,9 +359,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     out += sorted(set(imports), key=imports.index) + [""]
     if kept.loader:
         out += [LOADER.strip("\n"), "", ""]
-        notes.append("input_data.read_data_sets (gone from TF 2) is written into the script: the IDX files of its "
-                     "folder where they are, else tf.keras.datasets.mnist, with TF1's validation split (5,000 images), "
-                     "each epoch shuffled by tf.data")
+        notes.append(LOADER_NOTE)
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
     if kept.head:
         out += ["", ""]

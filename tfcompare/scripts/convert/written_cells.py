@@ -5,7 +5,7 @@ unrolled (`calls` writes their calls), and TF1's input_data.read_data_sets (gone
 
 from __future__ import annotations
 
-__all__ = ["LSTM_HELPER", "GRU_HELPER", "HELPER_SOURCE", "LOADER"]
+__all__ = ["LSTM_HELPER", "GRU_HELPER", "HELPER_SOURCE", "LOADER", "LOADER_NOTE"]
 
 LSTM_HELPER = '''
 def basic_lstm(inputs, kernel, bias, forget_bias=1.0, sequence_length=None, initial_state=None):
@@ -121,3 +121,7 @@ def _read_idx(path):
     shape = np.frombuffer(data, '>u4', data[3], 4)
     return np.frombuffer(data, np.uint8, offset=4 + 4 * data[3]).reshape(shape)
 '''
+
+LOADER_NOTE = ("input_data.read_data_sets (gone from TF 2) is written into the script: the IDX files of its folder where "
+               "they are, else tf.keras.datasets.mnist, with TF1's validation split (5,000 images), each epoch shuffled "
+               "by tf.data")
