@@ -34,3 +34,27 @@ def test_the_steps_clip_is_the_tf1_train_ops_and_any_other_transform_is_marked(m
         return
     assert len(lines) == 1 and lines[0].lstrip().startswith(line), lines
     assert len(tr.todos) == (1 if "TODO" in line else 0)
+
+
+def test_a_fetched_global_norm_is_the_steps_to_return_and_only_that_one():
+    """`grads, gn = tf.clip_by_global_norm(tf.gradients(loss, tvars), 5.0)` then `sess.run([train_op, gn])`: the
+    step's clip binds `gn` and returns it after the loss; a norm the script does not fetch, or another train op's,
+    is not; a `tf.global_norm` of its own (not the clip's) is no fetch of the step's either."""
+    from tfcompare.scripts.convert.train_step import fetched_norm
+
+    with tf.Graph().as_default():
+        w = v1.get_variable("w", [3], initializer=tf.compat.v1.ones_initializer())
+        loss = tf.reduce_sum(w * w)
+        raw = tf.gradients(loss, [w])
+        clipped, gn = tf.clip_by_global_norm(raw, 1.5)
+        entry = {"raw_grads": raw, "grads_and_vars": list(zip(clipped, [w]))}
+        other_norm = tf.linalg.global_norm(raw)
+        names = {"gn": gn, "loss": loss, "other_norm": other_norm}
+        assert fetched_norm(entry, names, {"gn", "loss"}) == "gn"
+        assert fetched_norm(entry, names, {"loss"}) == ""
+        assert fetched_norm(entry, names, {"other_norm"}) == ""
+        unclipped = {"raw_grads": raw, "grads_and_vars": list(zip(raw, [w]))}
+        assert fetched_norm(unclipped, names, {"gn"}) == ""
+        tr = types.SimpleNamespace(todos=[])
+        line = clip_lines(entry, tr, "gn")[0].lstrip()
+        assert line.startswith("gradients, gn = tf.clip_by_global_norm(gradients, 1.5)"), line

@@ -62,7 +62,8 @@ class SessionRuns(EagerTail):
             return None if cut else self._summary_values(name, feed, step)
         if name in self.plan.values:
             return ast.parse(self.plan.values[name], mode="eval").body
-        method = self.plan.cut_methods.get((name, cut)) if cut else self.plan.methods[name]
+        method = self.plan.cut_methods.get((name, cut)) if cut else self.plan.methods.get(name)  # a step's own
+        # value (the clip's global norm) has no method: fetched without the step, no translation
         if method is None:
             return None
         call = _call(*method, feed, self.plan.flags)
@@ -106,7 +107,7 @@ class SessionRuns(EagerTail):
             return eager
         feed = self._pull(feed, names)
         known = self.plan.train | set(self.plan.methods) | self.plan.untranslated | set(self.plan.values) | \
-            set(self.plan.summaries)
+            set(self.plan.summaries) | set(self.plan.step_extras)
         if any(n not in known for n in names):
             return None
         for n in names:
@@ -138,11 +139,17 @@ class SessionRuns(EagerTail):
             return None
         if single:
             return ast.parse(step, mode="eval").body
+        returned = []  # what the step returns after its loss, read from its call (`step_metrics`, a clip's norm)
         if self.plan.step_extras and fn == self.plan.step_name and trains[0] not in self.plan.steps and \
                 any(n not in self.plan.train for n in names):
-            return self._from_step(names, step, losses)
+            picked = self._from_step(names, step, losses)
+            if picked is not None or any(n in self.plan.summaries for n in names):
+                return picked
+            returned = list(self.plan.step_extras)  # with values read before or after it (a learning rate)
         extras = [n for n in names if n not in self.plan.train and n not in losses and
-                  n not in self.plan.untranslated]
+                  n not in self.plan.untranslated and n not in returned]
+        if not extras and returned:
+            return None
         if not extras:  # one call: the tuple's order is TF1's
             takes = [n not in self.plan.train and n not in self.plan.untranslated for n in names]
             values = ", ".join(f"{step}.numpy()" if t else "None" for t in takes)
@@ -154,7 +161,8 @@ class SessionRuns(EagerTail):
             return None
         params = [f"value_{i}" for i in range(len(extras))]
         values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
-                           "loss_value" if n in losses else
+                           ("loss_value[0]" if returned else "loss_value") if n in losses else
+                           f"loss_value[{1 + returned.index(n)}]" if n in returned else
                            self._with_loss(n, params[extras.index(n)]) if n in self.plan.summaries else
                            params[extras.index(n)] for n in names)
         # arguments are evaluated in order: what TF1 computed for the step is read before it, a TF1 ref variable
@@ -162,7 +170,8 @@ class SessionRuns(EagerTail):
         before = [i for i, n in enumerate(extras) if n not in self.plan.after]
         after = [i for i, n in enumerate(extras) if n in self.plan.after]
         order = [params[i] for i in before] + ["loss_value"] + [params[i] for i in after]
-        calls = [*(ast.unparse(fetched[i]) for i in before), f"{step}.numpy()",
+        calls = [*(ast.unparse(fetched[i]) for i in before),
+                 f"[value.numpy() for value in {step}]" if returned else f"{step}.numpy()",
                  *(ast.unparse(fetched[i]) for i in after)]
         code = f"(lambda {', '.join(order)}: ({values}))({', '.join(calls)})"
         return ast.parse(code, mode="eval").body

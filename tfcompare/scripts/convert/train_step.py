@@ -12,7 +12,7 @@ from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.written_line import number
 from tfcompare.scripts.pair.sparse import SQUARING
 
-__all__ = ["step_todo_lines", "step_code", "input_signature", "densifies", "clip_lines"]
+__all__ = ["step_todo_lines", "step_code", "input_signature", "densifies", "clip_lines", "fetched_norm"]
 
 
 def input_signature(placeholders: list, flags: dict | None = None) -> str:
@@ -32,12 +32,13 @@ def input_signature(placeholders: list, flags: dict | None = None) -> str:
 def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: list[str],
               signature: str = "", name: str = "train_step", optimizer: str = "optimizer",
               trains: list[str] | None = None, call_args: list[str] | None = None, densify: bool = False,
-              returns: tuple[str, ...] = (), clip: list[str] = ()) -> list[str]:
+              returns: tuple[str, ...] = (), clip: list[str] = (), norm: str = "") -> list[str]:
     """The lines of `train_step` (or `name`), taking the fed placeholders `loss_args` and returning the loss; with
     several optimizers (a GAN) each step trains its TF1 var_list, `trains` (the model's attributes), not them all;
     `call_args`: the loss method's arguments where they are not the step's (`training=True`); `densify`: an
     embedding's sparse gradient made dense before an optimizer that squares it (`densifies`); `returns`: what the
-    loss's method (then `step_metrics`'s) computes beside the loss, returned after it; `clip`: `clip_lines`."""
+    loss's method (then `step_metrics`'s) computes beside the loss, returned after it; `clip`: `clip_lines`;
+    `norm`: the clip's global norm, returned last (`fetched_norm`)."""
     variables = "model.trainable_variables"
     listed = []
     if trains is not None:
@@ -57,10 +58,23 @@ def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: 
             *clip,
             f"{INDENT}{optimizer}.apply_gradients(zip(gradients, {variables}))",
             *step_todos,
-            f"{INDENT}return {', '.join(('loss_value', *returns))}"]
+            f"{INDENT}return {', '.join(('loss_value', *returns, *([norm] if norm else [])))}"]
 
 
-def clip_lines(entry: dict, tr) -> list[str]:
+def fetched_norm(entry: dict, module_dict: dict, fetched: set) -> str:
+    """The script's name for the global norm `tf.clip_by_global_norm` computed between the gradients of `entry` (a
+    train op's found entry) and its apply_gradients, where the script fetches it (`grads, gn = ...`, then
+    `sess.run([train_op, loss, gn])`): the step returns it after the loss; "" where it does not."""
+    from tfcompare.core.graphs import ancestors
+
+    applied = [g for g, _ in entry.get("grads_and_vars", []) if g is not None]
+    names = [n for n in sorted(fetched) if getattr(module_dict.get(n), "op", None) is not None and
+             module_dict[n].op.type == "Sqrt" and module_dict[n].op.name.split("/")[-2:] == ["global_norm"] * 2]
+    inside = set(ancestors(applied)) if names else set()
+    return next((n for n in names if module_dict[n].op in inside), "")
+
+
+def clip_lines(entry: dict, tr, norm: str = "") -> list[str]:
     """The step's clipping between the tape and apply_gradients, as TF1's train op (`entry`) clipped between
     `compute_gradients` / `tf.gradients` and `apply_gradients` (`tf.clip_by_global_norm`, `tf.clip_by_norm`,
     `tf.clip_by_value`); any other transform is a TODO, never dropped in silence (a dropped clip that does not bind
@@ -76,7 +90,7 @@ def clip_lines(entry: dict, tr) -> list[str]:
         return [f"{INDENT}# TODO(tfcompare): TF1 transformed the gradients here ({found['source'][:60]}); "
                 "not written"]
     c, minus = number(np.float32(c)), number(np.float32(-c))  # the float32 constant as the script wrote it
-    clipped = {gt.GLOBAL_NORM: f"gradients, _ = tf.clip_by_global_norm(gradients, {c})",
+    clipped = {gt.GLOBAL_NORM: f"gradients, {norm or '_'} = tf.clip_by_global_norm(gradients, {c})",
                gt.NORM: f"gradients = [tf.clip_by_norm(g, {c}) for g in gradients]",
                gt.VALUE: f"gradients = [tf.clip_by_value(g, {minus}, {c}) for g in gradients]"}[kind]
     return [f"{INDENT}{clipped}  # as TF1 clipped them before apply_gradients"]

@@ -49,7 +49,8 @@ from tfcompare.scripts.convert.provenance import per_block, script_comments
 from tfcompare.scripts.convert.joint_steps import Part, joint_steps, runs_together
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.todo_marks import todo_marks
-from tfcompare.scripts.convert.train_step import clip_lines, densifies, input_signature, step_code, step_todo_lines
+from tfcompare.scripts.convert.train_step import (clip_lines, densifies, fetched_norm, input_signature, step_code,
+                                                  step_todo_lines)
 from tfcompare.scripts.convert.training_flag import switch_argument, training_flags
 from tfcompare.scripts.child.train_ops import independent, variables_of, writes_apart
 
@@ -209,9 +210,12 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                  bound.count(k) == 1 and k.isidentifier() and not k.startswith("_")]
     tr.script_numbers = ScriptNumbers(tree, module_dict, first_step_line, variables)
     targets = [loss]
+    # the clip's global norm the script fetches: the (one) step returns it, under the script's name where it is free
+    norm = fetched_norm(found, module_dict, fetched_names(tree)) if not others else ""
+    norm = "" if norm in {"gradients", "tape", "loss_value", "variables", *arguments.values()} else norm
     for name in sorted(fetched_names(tree)):
         value = module_dict.get(name)
-        if isinstance(value, tf.Tensor) and value is not loss and value.op.type != "Placeholder":
+        if isinstance(value, tf.Tensor) and value is not loss and value.op.type != "Placeholder" and name != norm:
             targets.append(value)
     targets += [e["loss"] for e in others if all(e["loss"] is not t for t in targets)]
     targets += [t for t in estimator.pop("targets", []) if all(t is not u for u in targets)]
@@ -286,7 +290,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     unwritten += [graph.get_operation_by_name(bn) for bn in tr.updates if bn not in updated]  # not on the loss path
     assigned = {a.variable.op.name for items in tr.assignments.values() for a in items if a.op.name in tr.assigned}
     step_todos = step_todo_lines(unwritten, train_op, tr, script, lines, assigned)
-    clip = clip_lines(found, tr)  # TF1's clipping between its gradients and apply_gradients
+    clip = clip_lines(found, tr, norm)  # TF1's clipping between its gradients and apply_gradients
     for key, value in module_dict.items():  # `G_loss = G_recon_loss`: both names fetch the one method
         own = names.get(value.name) if isinstance(value, tf.Tensor) else None
         if own in plan_methods and key not in plan_methods and key.isidentifier():
@@ -335,7 +339,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                   and v.op.type in ITERATOR_OUTPUTS},
                         independent=_independent(module_dict, [found["train_op"], *(e["train_op"] for e in others)]),
                         joint=joint, cut_methods=cut_planned, cuts={n for cut in runs_cut for n in cut},
-                        lists=set(listed), groups=grouped, step_extras=step_extras,
+                        lists=set(listed), groups=grouped, step_extras=(*step_extras, *([norm] if norm else [])),
                         flags={flag.name: (flag.param, flag.values) for flag in flags}, **estimator)
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
@@ -395,7 +399,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         call_args=[a if a not in flag_args else
                                    switch_argument(a, True, set(loss_args[i:]) <= flag_args)
                                    for i, a in enumerate(loss_args)], densify=densifies(found),
-                                   returns=step_extras, clip=clip)] if first_step else []),
+                                   returns=step_extras, clip=clip, norm=norm)] if first_step else []),
             *later.code, *joint_lines,
             "", ""]
     out += per_block(model_part, script_comments(text))  # provenance per block, the script's own comments
