@@ -112,14 +112,18 @@ class Net(tf.Module):
         return loss_value
 
 
-nets = [Net(tf.keras.optimizers.SGD(0.01)), Net(tf.keras.optimizers.Adam(0.01, epsilon=1e-8), reverse=REVERSE)]
+if ADAM_FIRST:  # the same networks, built in the other order, trained in TF1's
+    adam = Net(tf.keras.optimizers.Adam(0.01, epsilon=1e-8))
+    nets = [Net(tf.keras.optimizers.SGD(0.01)), adam]
+else:
+    nets = [Net(tf.keras.optimizers.SGD(0.01)), Net(tf.keras.optimizers.Adam(0.01, epsilon=1e-8), reverse=REVERSE)]
 for step in range(5):
     for net in nets:
         net.train(x, y)
 '''
 
 
-def _pair(tmp_path, reverse: bool):
+def _pair(tmp_path, reverse: bool, adam_first: bool = False, steps: int = 2):
     import json
 
     from click.testing import CliRunner
@@ -127,9 +131,10 @@ def _pair(tmp_path, reverse: bool):
     from tfcompare.cli import cli
 
     (tmp_path / "old.py").write_text(_TF1_NETS)
-    (tmp_path / "new.py").write_text(_TF2_NETS.replace("REVERSE", str(reverse)))
+    (tmp_path / "new.py").write_text(_TF2_NETS.replace("REVERSE", str(reverse)).replace("ADAM_FIRST",
+                                                                                           str(adam_first)))
     result = CliRunner().invoke(cli, ["pair", str(tmp_path / "old.py"), str(tmp_path / "new.py"), "--no-timing",
-                                      "--json", "--steps", "2", "--logdir", str(tmp_path / "logs")])
+                                      "--json", "--steps", str(steps), "--logdir", str(tmp_path / "logs")])
     return result.exit_code, json.loads(result.output[result.output.index("{"):])
 
 
@@ -150,3 +155,11 @@ def test_a_second_network_is_paired_by_the_order_its_own_step_reads_it(tmp_path)
     code, report = _pair(tmp_path, reverse=True)
     assert code == 3 and report["status"] == "failed", (report["status"], report.get("error"))  # no verdict
     assert "at step 2, 2 variables of shape (4, 4): the creation order pairs them differently" in report["error"]
+    # built Adam's network first, trained SGD's first as TF1: over two steps creation order would pair SGD's with
+    # TF1's Adam network; nothing tells which TF1 network is whose, so no verdict (not a DIFFER on a script that
+    # trains as TF1's). One step compares SGD's network alone (TF1's record holds that one), paired by its use: AGREE
+    code, report = _pair(tmp_path, reverse=False, adam_first=True, steps=2)
+    assert code == 3 and report["status"] == "failed", (report["status"], report.get("error"))
+    assert "cannot pair the variables without guessing" in report["error"], report["error"]
+    code, report = _pair(tmp_path, reverse=False, adam_first=True, steps=1)
+    assert code == 0 and report["status"] == "agree", (report["status"], report.get("error"))

@@ -167,6 +167,8 @@ class StepObserver:
         # several times): paired as created, checked at the step that first trains it (`_confirm_later`)
         later = frozenset(k for k in stepped if k not in keys and k not in self.reads) \
             if len(self.tf1.variables) > len(self.tf1.weights("grad", 0)) else frozenset()
+        if not set(self.tf1.weights("grad", 0)) <= {self.pairs.get(k) for k in keys}:
+            later = frozenset()  # built in another order than TF1's: TF1's first network is not this step's
         order = [k for k in self.reads if k in stepped] + [k for k in stepped if k not in self.reads]
         for v in rec.variables:
             v.used = order.index(v.key) if v.key in stepped and v.key in self.reads else None
@@ -191,8 +193,12 @@ class StepObserver:
         """The pairs this step trains first (`align.LATER`), checked by the order it reads them; where that
         differs from TF1's, nothing is compared (the steps so far are not said to agree either)."""
         now = {k: self.pending.pop(k) for k in keys if k in self.pending}
-        problem = confirm_later(self.tf1.variables, self.record.variables, now, self.later_reads) if now else ""
         rec = self.record
+        trained = set(self.tf1.weights("grad", rec.steps))  # what TF1's step in this place trained
+        problem = confirm_later(self.tf1.variables, rec.variables, now, self.later_reads) if now else ""
+        if any(t not in trained for t in now.values()):  # the networks built in another order than TF1's
+            problem = (f"the variables this step trains first were created in the place of others TF1's step "
+                       f"{rec.steps + 1} does not train (the networks built in another order)")
         if now and not problem:
             for pair in rec.pairing:
                 if pair[1] in now:
