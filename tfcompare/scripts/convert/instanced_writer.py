@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import re
-import textwrap
 from pathlib import Path
 
 from tfcompare.core.generated_code import in_docstring
@@ -15,21 +14,14 @@ from tfcompare.core.source_files import read_script
 from tfcompare.scripts.convert import source as carried
 from tfcompare.scripts.convert.instances import class_code, find_instanced, member_spans
 from tfcompare.scripts.convert.late import with_inline_fetches
-from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.optimizers import script_constants
 from tfcompare.scripts.convert.own_modules import without_replaced_imports
 from tfcompare.scripts.convert.provenance import per_block, script_comments
 from tfcompare.scripts.convert.script_globals import read_globals
 from tfcompare.scripts.convert.todo_marks import todo_marks
-from tfcompare.scripts.convert.written_cells import LOADER, LOADER_NOTE
-from tfcompare.scripts.convert.writer import Written, comment_marks
+from tfcompare.scripts.convert.writer import Written, comment_marks, opening
 
 __all__ = ["write_instanced"]
-
-
-def _wrapped(text: str, indent: str = "") -> list[str]:
-    return textwrap.wrap(text, MAX_LINE, initial_indent=indent, subsequent_indent=indent, break_long_words=False,
-                         break_on_hyphens=False)
 
 
 def write_instanced(script: str, module_dict: dict, sess, found: dict, groups: dict, decays: dict,
@@ -94,21 +86,7 @@ def write_instanced(script: str, module_dict: dict, sess, found: dict, groups: d
              f"{inst.cls} is a tf.Module: each instance holds its own variables (same shapes and initializers as "
              f"TF1's), its forward pass and loss, op by op, and a @tf.function step with its own Keras optimizer "
              f"carrying the TF1 instance's settings."]
-    if kept.docstring:
-        out = [kept.docstring, "", *(line for t in about for line in _wrapped(t, "# ")), ""]
-    else:
-        out = [*_wrapped(f'"""{about[0]}'), "", *_wrapped(f'{about[1]}"""'), ""]
-    imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
-    if kept.loader:  # input_data.read_data_sets, written into the script as the one-model rewrite writes it
-        imports += [extra for extra in ("import gzip", "import os", "import types", "import numpy as np")
-                    if extra not in imports]
-    out += sorted(set(imports), key=imports.index) + [""]
-    if kept.loader:
-        out += [LOADER.strip("\n"), "", ""]
-        notes.append(LOADER_NOTE)
-    out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
-    if kept.head:
-        out += ["", ""]
+    out = opening(kept, about, notes)
     for source in dict.fromkeys(opt_classes):
         out += [source.strip("\n"), "", ""]
     out += per_block(body, script_comments(text)) + ["", ""]

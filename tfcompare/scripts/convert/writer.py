@@ -54,7 +54,7 @@ from tfcompare.scripts.convert.train_step import (clip_lines, densifies, fetched
 from tfcompare.scripts.convert.training_flag import switch_argument, training_flags
 from tfcompare.scripts.child.train_ops import independent, variables_of, writes_apart
 
-__all__ = ["Written", "write", "comment_marks"]
+__all__ = ["Written", "write", "comment_marks", "opening"]
 
 
 @dataclasses.dataclass
@@ -78,6 +78,28 @@ def _paragraph(indent: str, text: str) -> list[str]:
     """`text` as lines within MAX_LINE (a docstring tfcompare writes: its names may be long)."""
     return textwrap.wrap(text, MAX_LINE, initial_indent=indent, subsequent_indent=indent, break_long_words=False,
                          break_on_hyphens=False)
+
+
+def opening(kept, about: list[str], notes: list, keras: bool = False) -> list[str]:
+    """The written script down to its model: the TF1 script's docstring with `about` (two paragraphs) below it, or
+    `about` as the docstring; TF2's imports (and the loader's); the MNIST loader where the script read MNIST; the
+    script's own code above its graph (`kept`: source.Carried)."""
+    if kept.docstring:  # the script's own docstring (its authors, its licence) as written; this note below it
+        out = [kept.docstring, "", *(line for text in about for line in _paragraph("# ", text)), ""]
+    else:
+        out = [*_paragraph("", f'"""{about[0]}'), "", *_paragraph("", f'{about[1]}"""'), ""]
+    imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
+    if keras and "import keras" not in imports:
+        imports.insert(imports.index("import tensorflow as tf") + 1, "import keras")
+    if kept.loader:
+        imports += [extra for extra in ("import gzip", "import os", "import types", "import numpy as np")
+                    if extra not in imports]
+    out += sorted(set(imports), key=imports.index) + [""]
+    if kept.loader:
+        out += [LOADER.strip("\n"), "", ""]
+        notes.append(LOADER_NOTE)
+    out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
+    return out + (["", ""] if kept.head else [])
 
 
 def _note_lines(match) -> str:
@@ -349,24 +371,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     doc = (_MODULE_CALL_DOC if forward_code else _MODULE_DOC) if style == "module" else _KERAS_DOC
     about = [f'TF2 rewrite of {name}, written by `tfcompare convert` from the graph the TF1 script built.',
              " ".join(doc) + " @tf.function step with a Keras optimizer carrying TF1's settings."]
-    if kept.docstring:  # the script's own docstring (its authors, its licence) as written; this note below it
-        out = [kept.docstring, "", *(line for text in about for line in _paragraph("# ", text)), ""]
-    else:
-        out = [*_paragraph("", f'"""{about[0]}'), "", *_paragraph("", f'{about[1]}"""'), ""]
-    imports = kept.imports if "import tensorflow as tf" in kept.imports else ["import tensorflow as tf", *kept.imports]
-    if style == "keras" and "import keras" not in imports:
-        imports.insert(imports.index("import tensorflow as tf") + 1, "import keras")
-    if kept.loader:
-        for extra in ("import gzip", "import os", "import types", "import numpy as np"):
-            if extra not in imports:
-                imports.append(extra)
-    out += sorted(set(imports), key=imports.index) + [""]
-    if kept.loader:
-        out += [LOADER.strip("\n"), "", ""]
-        notes.append(LOADER_NOTE)
-    out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.head)]
-    if kept.head:
-        out += ["", ""]
+    out = opening(kept, about, notes, keras=style == "keras")
     if any("TODO_tfcompare(" in c for c in method_code):
         out += ["", "def TODO_tfcompare(what):",
                 f'{INDENT}raise NotImplementedError(f"tfcompare convert could not translate {{what}}")', ""]
