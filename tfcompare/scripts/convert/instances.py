@@ -73,6 +73,13 @@ def _held(module_dict: dict, cls: type) -> list[tuple[str, object]]:
     return out
 
 
+def _tensor_attrs(obj, tf) -> tuple[list[str], list[str]]:
+    """The instance's attributes bound to placeholders, and to other tensors."""
+    tensors = {a: v for a, v in vars(obj).items() if isinstance(v, tf.Tensor)}
+    return ([a for a, v in tensors.items() if v.op.type == "Placeholder"],
+            [a for a, v in tensors.items() if v.op.type != "Placeholder"])
+
+
 def _signature(entry: dict) -> list:
     """What one instance's graph computes, names aside: each op of its loss and of its variables' initializers, in
     order, by type, output shapes, attributes (not seeds, names or colocation) and constant values. Instances that
@@ -115,14 +122,9 @@ def find_instanced(tree: ast.Module, module_dict: dict, found: dict) -> Instance
                                                                           instances):
                 continue
             instances.sort(key=lambda i: i[2]["train_op"]._id)
-            first = vars(instances[0][1])
-            placeholders = [a for a, v in first.items() if isinstance(v, tf.Tensor) and v.op.type == "Placeholder"]
-            tensors = [a for a, v in first.items() if isinstance(v, tf.Tensor) and a not in placeholders]
-            shape = (sorted(placeholders), sorted(tensors))
-            if any((sorted(a for a, v in vars(o).items() if isinstance(v, tf.Tensor) and v.op.type == "Placeholder"),
-                    sorted(a for a, v in vars(o).items() if isinstance(v, tf.Tensor) and v.op.type != "Placeholder"))
-                   != shape for _, o, _, _ in instances):
-                continue
+            placeholders, tensors = _tensor_attrs(instances[0][1], tf)
+            if any(_tensor_attrs(o, tf) != (placeholders, tensors) for _, o, _, _ in instances[1:]):
+                continue  # the instances hold other tensors
             signature = _signature(instances[0][2])
             other = next((label for label, _, e, _ in instances[1:] if _signature(e) != signature), None)
             if other is not None:  # one class written from the first would compute the others wrongly
