@@ -100,6 +100,14 @@ EXPECTED = {
                                 "        logits = tf.matmul(l3, self.logits_kernel) + self.logits_bias\n"
                                 "        return logits\n",
                                 "    def accuracy(self, x, y):\n        logits = self(x)\n"],
+    # the same kind, the instances differing by their constructor's arguments: an activation (each instance's op
+    # there is its own argument's) and a width (the variables' shapes); pair compares one step per instance
+    "activation_compare": ["    def __init__(self, optimizer, activation, name, n_hidden=30):\n",
+                           "        self.activation = activation\n",
+                           "tf.Variable(tf.random.normal([1, n_hidden], stddev=0.5), name='w1')",
+                           "tf.Variable(tf.random.normal([n_hidden, 1], stddev=0.5), name='w2')",
+                           "        hidden = self.activation(tf.matmul(x, self.w1) + self.b1)\n",
+                           "        Net(tf.keras.optimizers.SGD(learning_rate=0.05), tf.nn.tanh, 'tanh_wide', n_hidden=100)]"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }
@@ -124,11 +132,15 @@ def test_a_blind_script_of_this_kind_is_proven_with_no_todo_and_runs_on_its_own(
     text = (out / f"{name}_tf2.py").read_text()
     assert result.todos == [] and "TODO" not in text, result.todos
     assert [line for line in EXPECTED[name] if line not in text] == [], text
-    assert len(result.pair.checks) == 3 and all(c.ok for c in result.pair.checks)
-    assert result.alone["error"] == "" and result.alone["steps"] == 3, result.alone
+    steps = 4 if name == "activation_compare" else 3  # one step per instance of its class: four
+    assert len(result.pair.checks) == steps and all(c.ok for c in result.pair.checks)
+    assert result.alone["error"] == "" and result.alone["steps"] == steps, result.alone
     if name == "bn_is_training":  # compared in inference mode too, with the flag switched on both sides
         [note] = [n for n in result.pair.notes if n.startswith("inference mode compared")]
         assert "TF1: is_training fed False; TF2: " in note and "its 1 bool argument(s) True made False" in note
+    if name == "activation_compare":
+        assert "pair compares 4 steps, not 3: one per instance of the class the script builds 4 times, where its " \
+               "loop trains them in turn" in result.notes
     if name == "two_nets_compared":  # one class, written once; its optimizers' steps in TF1's order
         assert text.count("class Net(") == 1 and text.count("tf.Variable(") == 4
         assert [p["how"] for p in result.pair.pairing].count("creation order and names agree") == 16

@@ -8,6 +8,7 @@ import textwrap
 import tensorflow as tf
 
 from tfcompare.scripts.convert.instances import _optimizer_params, find_instanced
+from tfcompare.scripts.convert.instance_params import varying
 
 v1 = tf.compat.v1
 
@@ -21,11 +22,11 @@ _SOURCE = textwrap.dedent('''
 class Net:
     """What the script's class builds: a placeholder, one hidden layer, a loss and a train op."""
 
-    def __init__(self, activation, width, opt):
+    def __init__(self, activation, width, opt, scale=1.0):
         self.x = v1.placeholder(tf.float32, [None, 3])
         self.y = v1.placeholder(tf.float32, [None, 1])
         h = activation(tf.matmul(self.x, v1.get_variable(f"w{id(self)}", [3, width])))
-        out = tf.matmul(h, v1.get_variable(f"v{id(self)}", [width, 1]))
+        out = tf.matmul(h * scale if scale != 1.0 else h, v1.get_variable(f"v{id(self)}", [width, 1]))
         self.loss = tf.reduce_mean(tf.square(self.y - out))
         self.optimizer = opt
         self.grads_and_vars = opt.compute_gradients(self.loss)
@@ -81,3 +82,37 @@ def test_the_constructor_takes_the_optimizer_in_place_of_the_parameters_only_it_
             tf.summary.scalar('lr', lr)
             self.train = tf.train.AdamOptimizer(lr).minimize(self.loss)
     ''') == set()
+
+
+def _varying(*calls):
+    """The script's `nets = [Net(...), ...]` built as written: where its instances differ, as the arguments say."""
+    tree = ast.parse(_SOURCE + f"nets = [{', '.join(calls)}]\n")
+    init = tree.body[0].body[0]
+    with tf.Graph().as_default():
+        nets = eval(f"[{', '.join(calls)}]", {"Net": Net, "tf": v1, "OPT": v1.train.GradientDescentOptimizer})
+        found = _found(nets)
+        how = varying(init, tree.body[1].value.elts, found["entries"], {"Net": Net, "tf": v1}, {"opt"})
+        return how, nets
+
+
+def test_instances_that_differ_by_an_activation_or_a_width_argument_are_one_class_reading_it():
+    """The graphs differ where an argument reaches them and nowhere else: the activation's op (the first's Relu,
+    each instance's its own function's) and the variables' dimensions of the width. A difference no argument
+    explains (a constant), or an argument that is not a literal or a dotted name, and they are not one class."""
+    how, nets = _varying("Net(tf.nn.relu, 4, OPT(0.1))", "Net(tf.nn.tanh, 4, OPT(0.5))", "Net(tf.sigmoid, 8, OPT(0.1))")
+    [(op, param)] = how.activations.items()
+    assert param == "activation" and nets[0].loss.graph.get_operation_by_name(op).type == "Relu"
+    w, v = (f"{k}{id(nets[0])}" for k in "wv")
+    assert how.dims == {w: (3, "width"), v: ("width", 1)}
+    how, _ = _varying("Net(tf.nn.relu, 4, OPT(0.1))", "Net(tf.nn.relu, 4, OPT(0.5))")
+    assert how.activations == {} and how.dims == {}  # only what the optimizer reads differs
+    # a width that also reaches a constant (h * 0.5 in one): not explained by it
+    assert _varying("Net(tf.nn.relu, 4, OPT(0.1))", "Net(tf.nn.relu, 8, OPT(0.1), scale=0.5)")[0] is None
+    # the same activation under another width: the Relu's output shape differs, explained by the width
+    assert _varying("Net(tf.nn.relu, 4, OPT(0.1))", "Net(tf.nn.relu, 6, OPT(0.1))")[0].activations == {}
+    # an argument given by an expression (not evaluated), and a function that is no one op: not this kind
+    assert _varying("Net(tf.nn.relu, 4, OPT(0.1))", "Net([tf.nn.tanh][0], 4, OPT(0.1))")[0] is None
+    assert _varying("Net(tf.nn.relu, 4, OPT(0.1))", "Net(tf.nn.swish, 4, OPT(0.1))")[0] is None
+    # instances whose activation is the first's though another's is not: each one's op checked against its own
+    assert _varying("Net(tf.nn.relu, 4, OPT(0.1))", "Net(tf.nn.tanh, 4, OPT(0.1))",
+                    "Net(tf.nn.relu, 4, OPT(0.1))")[0].activations != {}

@@ -470,3 +470,21 @@ def test_a_rewrite_that_fails_on_its_own_batch_is_blamed_on_the_rewrite_not_the_
     status, text = _verdict(ConvertResult("old.py", "new.py"), pair)
     assert status == FAILED and "the script's own" not in text
     assert text.endswith("the failure is the rewrite's own: tfcompare's translation, not the TF1 script")
+
+
+def test_tfcompares_own_failure_in_the_child_is_said_as_its_own_not_the_scripts(tmp_path):
+    """A module of tfcompare's own failing to import in convert's child (a broken install): the report says
+    tfcompare failed, before the TF1 script ran; never that the script trained nothing (what it said before)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "s.py"
+    script.write_text("print('the script ran')\n")
+    code = ("import sys; sys.modules['tfcompare.scripts.convert.instanced_writer'] = None\n"
+            "from tfcompare.scripts.convert.child import main\n"
+            f"main([{str(script)!r}, {str(tmp_path / 'new.py')!r}, {str(tmp_path / 'r.json')!r}, 'module'])\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["status"] == "failed", report
+    assert report["error"].startswith("tfcompare convert failed: ModuleNotFoundError"), report["error"]
+    assert "the script ran" not in proc.stdout and not (tmp_path / "new.py").exists()

@@ -225,6 +225,11 @@ def convert_script(tf1_script: str | Path, tf2_script: str | Path,
     if not _put_in_place(new, report["text"], result, options.force):
         result.wall_s = time.perf_counter() - started
         return result
+    if options.check and report.get("instances", 0) > options.steps:  # each instance's step compared, in turn
+        result.notes.append(f"pair compares {report['instances']} steps, not {options.steps}: one per instance of "
+                            f"the class the script builds {report['instances']} times, where its loop trains them in "
+                            f"turn")
+        options = dataclasses.replace(options, steps=report["instances"])
     if options.check:
         result.pair, result.proof = _prove(old, new, report.get("dropout", []), options, limit, str(tf2_script))
         result.status, result.error = _verdict(result, result.pair)

@@ -96,7 +96,8 @@ def main(argv: list[str]) -> int:
                     report["notes"].append(written)
                 elif written is not None:  # a class built several times, each instance trained in turn
                     _write_atomically(out, written.text)
-                    report.update(status="ok", todos=written.todos, notes=report["notes"] + written.notes)
+                    report.update(status="ok", todos=written.todos, notes=report["notes"] + written.notes,
+                                  instances=written.instances)
                     raise Stop
                 late = define_late_tensors(script, source, namespace, first_line, self.graph)
                 inline = define_inline_fetches(script, source, namespace, first_line, self.graph)
@@ -144,6 +145,9 @@ def main(argv: list[str]) -> int:
                               traceback="".join(["Traceback (most recent call last):\n",
                                                  *traceback.format_list(frames[start:]),
                                                  *traceback.format_exception_only(type(exc), exc)]))
+    except Exception as exc:  # tfcompare's own (its modules, its hooks): never said as the TF1 script's
+        report.update(status="failed", error=f"tfcompare convert failed: {type(exc).__name__}: {exc}",
+                      traceback=traceback.format_exc())
     finally:
         _write_atomically(report_path, json.dumps(report, indent=2, default=str))
     return 0

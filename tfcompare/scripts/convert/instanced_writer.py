@@ -95,4 +95,11 @@ def write_instanced(script: str, module_dict: dict, sess, found: dict, groups: d
     text_out = without_replaced_imports(text_out, Path(script).parent)
     notes.append(f"{inst.cls} is built {len(inst.instances)} times, each instance a network with its own "
                  f"optimizer: the TF2 class keeps that, each instance's step is `{inst.train}`")
-    return Written(text_out, todo_marks(text_out), notes)
+    if inst.varying is not None:
+        read = sorted({*inst.varying.activations.values(), *(d for s in inst.varying.dims.values() for d in s
+                                                             if isinstance(d, str))})
+        notes.append(f"the instances compute otherwise only where {inst.cls}'s arguments {', '.join(read)} reach "
+                     f"the graph (an activation, a width): the TF2 class reads them there; pair proves the instances "
+                     f"its steps train (an instance the script trains only after others' many steps is not "
+                     f"compared: --steps)")
+    return Written(text_out, todo_marks(text_out), notes, len(inst.instances))

@@ -19,6 +19,7 @@ import re
 
 from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
+from tfcompare.scripts.convert.instance_params import Varying, signature, varying
 from tfcompare.scripts.convert.methods import fetch_methods
 from tfcompare.scripts.convert.model_init import variable_line
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
@@ -30,8 +31,6 @@ from tfcompare.scripts.convert.train_step import clip_lines, input_signature
 
 __all__ = ["Instanced", "find_instanced", "member_spans", "class_code"]
 
-# attributes that name an op or seed it, not what it computes
-_NAMING = ("seed", "seed2", "_class", "shared_name", "container", "value", "debug_name")
 _MODULE_OWN = {"name", "variables", "trainable_variables", "submodules", "name_scope", "non_trainable_variables",
                "optimizer", "with_name_scope"}
 
@@ -46,6 +45,7 @@ class Instanced:
     placeholders: list  # attribute names bound to placeholders (the same in every instance)
     tensors: list  # attribute names bound to other tensors
     train: str  # the attribute bound to the train op
+    varying: Varying | None = None  # where the constructor's arguments make the instances differ
 
 
 def _entry_of(obj, entries: list):
@@ -80,22 +80,6 @@ def _tensor_attrs(obj, tf) -> tuple[list[str], list[str]]:
             [a for a, v in tensors.items() if v.op.type != "Placeholder"])
 
 
-def _signature(entry: dict) -> list:
-    """What one instance's graph computes, names aside: each op of its loss and of its variables' initializers, in
-    order, by type, output shapes, attributes (not seeds, names or colocation) and constant values. Instances that
-    differ (another activation, another width) are not one class written from the first."""
-    from tensorflow.python.framework import tensor_util
-
-    roots = [entry["loss"].op] + [v.initializer for _, v in entry["grads_and_vars"]]
-    out = []
-    for op in sorted(ancestors(roots), key=lambda o: o._id):
-        value = tensor_util.MakeNdarray(op.get_attr("value")).tobytes() if op.type == "Const" else None
-        attrs = tuple(sorted((k, str(v)) for k, v in op.node_def.attr.items() if k not in _NAMING))
-        shapes = tuple(None if o.shape.rank is None else tuple(o.shape.as_list()) for o in op.outputs)
-        out.append((op.type, shapes, value, attrs))
-    return out
-
-
 def find_instanced(tree: ast.Module, module_dict: dict, found: dict) -> Instanced | str | None:
     """The class whose instances hold every train op of the graph, one each, where there are two or more, they
     share no variable and each computes what the first does; where one computes otherwise, why it is not written
@@ -125,14 +109,22 @@ def find_instanced(tree: ast.Module, module_dict: dict, found: dict) -> Instance
             placeholders, tensors = _tensor_attrs(instances[0][1], tf)
             if any(_tensor_attrs(o, tf) != (placeholders, tensors) for _, o, _, _ in instances[1:]):
                 continue  # the instances hold other tensors
-            signature = _signature(instances[0][2])
-            other = next((label for label, _, e, _ in instances[1:] if _signature(e) != signature), None)
-            if other is not None:  # one class written from the first would compute the others wrongly
+            first = signature(instances[0][2])
+            other = next((label for label, _, e, _ in instances[1:] if signature(e) != first), None)
+            how = None
+            if other is not None:  # the constructor's arguments may say where (an activation, a width)
+                calls = _calls(tree, node.name)
+                init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+                if init is not None and all(label in calls for label, *_ in instances):
+                    how = varying(init, [calls[label] for label, *_ in instances], [e for _, _, e, _ in instances],
+                                  module_dict, _optimizer_params(init))
+            if other is not None and how is None:  # one class written from the first would compute others wrongly
                 return (f"{node.name} is built {len(instances)} times, each instance trained by its own optimizer, "
                         f"but {other} computes otherwise than {instances[0][0]} (another activation, width or "
-                        f"constant): not written as one TF2 class with an instance each; the graph is one model")
+                        f"constant) in a way its constructor's arguments do not account for: not written as one TF2 "
+                        f"class with an instance each; the graph is one model")
             return Instanced(node.name, node, [(k, o, e) for k, o, e, _ in instances], placeholders, tensors,
-                             instances[0][3])
+                             instances[0][3], how)
     return None
 
 
@@ -209,13 +201,20 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
     arguments = {fed_key(members[a]): a for a in inst.placeholders}
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
     tr.in_function = True  # each line the class's own (`__init__`'s), not the line that built the instance
+    how = inst.varying or Varying({}, {})
+    init = next((n for n in inst.node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is None:
+        return None
+    # an activation argument: held by the instance (`self.activation`, or the attribute TF1's __init__ bound it to)
+    held = {p: next((s.targets[0].attr for s in ast.walk(init) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                     and isinstance(s.targets[0], ast.Attribute) and ast.unparse(s.value) == p), None)
+            for p in set(how.activations.values())}
+    held = {p: a or identifier(p, taken) for p, a in held.items()}
+    tr.overrides = {op: f"self.{held[p]}({{}})" for op, p in how.activations.items()}
     if clip_lines(entry0, tr) or tr.todos:
         return None
     loss = entry0["loss"]
     out = model_output(loss, trained, feed_tensors)
-    init = next((n for n in inst.node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
-    if init is None:
-        return None
     # the forward pass under the `__init__`'s own names (`l1`, `out`), where they read as nothing else
     local = method_names(init, ancestors([loss] + [members[a] for a in inst.tensors]), script) if out is not None \
         else {}
@@ -258,7 +257,9 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
             f"{INDENT}def __init__(self{''.join(', ' + p for p in params)}):",
             f"{INDENT * 2}super().__init__({'name=name' if 'name' in kept_params else ''})"]
     body += [f"{INDENT * 2}self.optimizer = {'optimizer' if own else calls[key0]}"]
-    body += [f"{INDENT * 2}{line}" for line in _plain_members(init, set(kept_params), vars(obj0))]
+    plain_members = _plain_members(init, set(kept_params), vars(obj0))
+    body += [f"{INDENT * 2}{line}" for line in plain_members]
+    body += [f"{INDENT * 2}self.{a} = {p}" for p, a in held.items() if f"self.{a} = {p}" not in plain_members]
     # TF1's variable scope of each instance was its name (`variable_scope(name)`): the module's name scope is
     scoped = bool(prefix) and "name" in kept_params and all(
         {v.op.name.split("/")[0] for _, v in e["grads_and_vars"]} == {getattr(o, "name", None)}
@@ -267,12 +268,16 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
         body.append(f"{INDENT * 2}with self.name_scope:  # each variable named under the instance's name, as in TF1")
     for attr, v in ((variables[v.op.name], v) for v in trained):
         line = variable_line(attr, v, sess, tr).replace(f"name={v.op.name!r}", f"name={v.op.name[len(prefix):]!r}")
+        if v.op.name in how.dims:  # its shape read from the constructor's arguments (`[1, n_hidden]`)
+            line = _shaped(line, v, how.dims[v.op.name], [e for _, _, e in inst.instances], sess, tr)
+            if line is None:
+                return None
         where = source_line(v.op, script, lines)
         line = re.sub(r"# TF1 line \d+: .*$", f"# TF1 line {where[0]}: {where[1][:60]}", line) if where else line
         body.append(INDENT + line if scoped else line)
     body += ["", *forward, *method_code]
-    signature = input_signature([members[a] for a in loss_args])
-    body += [f"{INDENT}@tf.function({signature})",
+    spec = input_signature([members[a] for a in loss_args])
+    body += [f"{INDENT}@tf.function({spec})",
              f"{INDENT}def {inst.train}(self, {', '.join(loss_args)}):",
              f'{INDENT * 2}"""One training step of this network\'s own optimizer; returns the loss before it."""',
              f"{INDENT * 2}with tf.GradientTape() as tape:",
@@ -289,6 +294,23 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
     return body, [c for c in opt_classes if c], rebuilt, {"args": loss_args, "methods": method_of,
                                                           "untranslated": untranslated,
                                                           "method_args": {a: plan_methods[a][1] for a in method_of}}
+
+
+def _shaped(line: str, v, dims: tuple, entries: list, sess, tr) -> str | None:
+    """The variable's line with its shape's dimensions read from the constructor's parameters, where every
+    instance's own variable is written the same but for its shape; else None."""
+    at = sorted((u for _, u in entries[0]["grads_and_vars"]), key=lambda u: u.op._id).index(v)
+    shape = str(v.shape.as_list())
+    if line.count(shape) != 1:
+        return None
+    for entry in entries[1:]:
+        u = sorted((w for _, w in entry["grads_and_vars"]), key=lambda w: w.op._id)[at]
+        theirs = variable_line("x", u, sess, tr).split("  #")[0].replace(repr(u.op.name), "NAME")
+        mine = variable_line("x", v, sess, tr).split("  #")[0].replace(repr(v.op.name), "NAME")
+        if theirs.count(str(u.shape.as_list())) != 1 or \
+                theirs.replace(str(u.shape.as_list()), "SHAPE") != mine.replace(shape, "SHAPE"):
+            return None
+    return line.replace(shape, "[" + ", ".join(map(str, dims)) + "]")
 
 
 def _plain_members(init: ast.FunctionDef, params: set, members: dict) -> list[str]:
@@ -337,6 +359,19 @@ def _rebuilt(inst: Instanced, tree: ast.Module, init: ast.FunctionDef, own: set,
             out[key] = f"{key} = {brackets[0]}{', '.join(parts)}{',' if len(parts) == 1 and brackets == '()' else ''}" \
                        f"{brackets[1]}"
     return None if labels else out
+
+
+def _calls(tree: ast.Module, cls: str) -> dict:
+    """{instance label: the `Cls(...)` call that built it}, for `name = Cls(...)` and `name = [Cls(...), ...]`."""
+    out = {}
+    for s in tree.body:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            key, value = s.targets[0].id, s.value
+            if _builds(value, cls):
+                out[key] = value
+            elif isinstance(value, (ast.List, ast.Tuple)):
+                out.update((f"{key}[{i}]", e) for i, e in enumerate(value.elts) if _builds(e, cls))
+    return out
 
 
 def _builds(node, cls: str) -> bool:

@@ -96,6 +96,7 @@ class Translator:
         self._sharing = True
         # writing a script function's body (script_functions): its lines are its own, the same in every call
         self.in_function = False
+        self.overrides: dict[str, str] = {}  # op name -> its code, "{}" its input (an instance's own activation)
         self._reset()
 
     def _reset(self):
@@ -184,6 +185,8 @@ class Translator:
         call = _active(self.calls, t.name)
         if call is not None:
             code, compound, group = call.text(self, t), False, None
+        elif op.name in self.overrides:
+            code, compound, group = self.overrides[op.name].format(self.value(op.inputs[0])), False, None
         elif self._sharing and t.name in self.shared:
             code, compound, group = self.shared[t.name], False, None
         elif group is not None:
@@ -429,13 +432,11 @@ class Translator:
 
 
 def _format(op) -> str:
-    fmt = op.get_attr("data_format").decode()
-    return "" if fmt == "NHWC" else f", data_format={fmt!r}"
+    return "" if (fmt := op.get_attr("data_format").decode()) == "NHWC" else f", data_format={fmt!r}"
 
 
 def _dilations(op) -> str:
-    d = op.get_attr("dilations")
-    return "" if all(x == 1 for x in d) else f", dilations={d}"
+    return "" if all(x == 1 for x in op.get_attr("dilations")) else f", dilations={op.get_attr('dilations')}"
 
 
 def _is_literal(code: str) -> bool:

@@ -62,6 +62,7 @@ class Written:
     text: str
     todos: list[str]
     notes: list[str]
+    instances: int = 0  # a class built several times (instanced_writer): how many instances it trains
 
 
 _MODULE_DOC = ["The model is a tf.Module with the TF1 variables (same shapes and initializers); its methods are the",
