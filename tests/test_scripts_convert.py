@@ -1333,6 +1333,25 @@ def test_written_centered_rmsprop_is_tf1s_update():
     assert np.abs(results[False] - expected).max() > 1e-2
 
 
+def test_each_written_optimizer_class_rebuilds_from_its_config():
+    """`get_config` names the constructor's own parameters (`use_nesterov`, `decay`), so `from_config` (what
+    `keras.models.load_model` calls for a saved optimizer) rebuilds each class with its settings; before, Momentum's
+    `nesterov` and RMSProp's `rho` were refused as unknown arguments."""
+    from tfcompare.scripts.convert.optimizers import _OPTIMIZER_CLASSES
+
+    scope = {"tf": _Keras3TF()}
+    for source in _OPTIMIZER_CLASSES.values():
+        exec(source, scope)
+    made = [scope["Momentum"](learning_rate=0.1, momentum=0.8, use_nesterov=True),
+            scope["RMSProp"](learning_rate=0.1, decay=0.8, momentum=0.5, epsilon=1e-6, centered=True),
+            scope["Adagrad"](learning_rate=0.1, initial_accumulator_value=0.3)]
+    for optimizer in made:
+        again = type(optimizer).from_config(optimizer.get_config())
+        settings = {k: v for k, v in vars(optimizer).items() if isinstance(v, (bool, float)) and not k.startswith("_")}
+        assert settings and {k: getattr(again, k) for k in settings} == settings, type(optimizer).__name__
+        assert float(again.learning_rate) == pytest.approx(0.1)
+
+
 def test_session_code_is_carried_and_graph_code_after_the_first_step_is_a_todo():
     source = textwrap.dedent("""\
         import tensorflow as tf

@@ -87,27 +87,30 @@ EXPECTED = {
     "two_nets_compared": ["class Net(tf.Module):",
                           "    def __init__(self, optimizer, name):\n        super().__init__(name=name)\n"
                           "        self.optimizer = optimizer\n        with self.name_scope:",
-                          "net_SGD = Net(tf.keras.optimizers.SGD(learning_rate=0.01), 'SGD')\n",
-                          "net_Momentum = Net(Momentum(learning_rate=0.01, momentum=0.9), 'Momentum')\n",
+                          "net_SGD = Net(tf.keras.optimizers.SGD(learning_rate=LR), 'SGD')\n",
+                          "net_Momentum = Net(Momentum(learning_rate=LR, momentum=0.9), 'Momentum')\n",
                           "nets = [net_SGD, net_Momentum, net_RMSprop, net_Adam]\n",
                           "    for net, l_his in zip(nets, losses_his):\n        l = net.train(b_x, b_y).numpy()\n",
                           "    full_loss = net.loss(x, y).numpy()\n", "    def train(self, x, y):\n"],
     # the same kind, the instances in a list, each under `variable_scope(name)`, the optimizer bound to an attribute
     # first (`self.optimizer = opt_class(LR, **opt_kwargs)`); the loss's softmax reshape inside that scope is the
     # cross-entropy's, not the forward pass (before, `__call__` returned the reshape and no method called it)
-    "optimizer_scope_compare": ["    Net(Momentum(learning_rate=0.01, momentum=0.9), 'momentum'),\n",
+    "optimizer_scope_compare": ["    Net(Momentum(learning_rate=LR, momentum=0.9), 'momentum'),\n",
                                 "        l = net.train_op(b_x, b_y).numpy()\n",
                                 "        logits = tf.matmul(l3, self.logits_kernel) + self.logits_bias\n"
                                 "        return logits\n",
                                 "    def accuracy(self, x, y):\n        logits = self(x)\n"],
     # the same kind, the instances differing by their constructor's arguments: an activation (each instance's op
-    # there is its own argument's) and a width (the variables' shapes); pair compares one step per instance
-    "activation_compare": ["    def __init__(self, optimizer, activation, name, n_hidden=30):\n",
+    # there is its own argument's) and a width (the variables' shapes); pair compares one step per instance; its
+    # learning rate a parameter of the class, as written (`GradientDescentOptimizer(lr)`), with its default
+    "activation_compare": ["    def __init__(self, activation, name, n_hidden=30, lr=0.05):\n",
+                           "        self.optimizer = tf.keras.optimizers.SGD(learning_rate=lr)\n"
                            "        self.activation = activation\n",
+                           "self.b1 = tf.Variable(tf.fill([n_hidden], 0.1), name='b1')",
                            "tf.Variable(tf.random.normal([1, n_hidden], stddev=0.5), name='w1')",
                            "tf.Variable(tf.random.normal([n_hidden, 1], stddev=0.5), name='w2')",
                            "        hidden = self.activation(tf.matmul(x, self.w1) + self.b1)\n",
-                           "        Net(tf.keras.optimizers.SGD(learning_rate=0.05), tf.nn.tanh, 'tanh_wide', n_hidden=100)]"],
+                           "        Net(tf.nn.tanh, 'tanh_wide', n_hidden=100)]\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }

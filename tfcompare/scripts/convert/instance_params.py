@@ -16,7 +16,7 @@ import numpy as np
 
 from tfcompare.core.graphs import ancestors
 
-__all__ = ["Varying", "signature", "varying"]
+__all__ = ["Varying", "argument_values", "signature", "varying"]
 
 # attributes that name an op or seed it, not what it computes
 _NAMING = ("seed", "seed2", "_class", "shared_name", "container", "value", "debug_name")
@@ -69,6 +69,11 @@ def _arguments(init: ast.FunctionDef, call: ast.Call) -> dict:
     nodes.update(zip(params, call.args))
     nodes.update((k.arg, k.value) for k in call.keywords if k.arg)
     return nodes
+
+
+def argument_values(init: ast.FunctionDef, call: ast.Call, module_dict: dict) -> dict:
+    """{parameter: its value in the call (or its default's)}, where that is a literal or a dotted name."""
+    return {p: v for p, n in _arguments(init, call).items() if (v := _value(n, module_dict)) is not _UNKNOWN}
 
 
 def _value(node, module_dict: dict):

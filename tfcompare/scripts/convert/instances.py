@@ -19,18 +19,20 @@ import re
 
 from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
-from tfcompare.scripts.convert.instance_params import Varying, signature, varying
+from tfcompare.scripts.convert.instance_params import Varying, argument_values, signature, varying
 from tfcompare.scripts.convert.methods import fetch_methods
 from tfcompare.scripts.convert.model_init import variable_line
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator
 from tfcompare.scripts.convert.script_functions import method_names
-from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer
+from tfcompare.scripts.convert.optimizers import decay_schedule, given_settings, keras_optimizer
 from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.train_step import clip_lines, input_signature
 
-__all__ = ["Instanced", "find_instanced", "member_spans", "class_code"]
+__all__ = ["Instanced", "find_instanced", "member_spans", "class_code", "optimizer_call"]
 
+_TF1_OPTIMIZERS = {"GradientDescentOptimizer", "AdamOptimizer", "MomentumOptimizer", "RMSPropOptimizer",
+                   "AdagradOptimizer"}
 _MODULE_OWN = {"name", "variables", "trainable_variables", "submodules", "name_scope", "non_trainable_variables",
                "optimizer", "with_name_scope"}
 
@@ -161,20 +163,28 @@ def _prefix(names: list[str]) -> str:
     return "".join(p + "/" for p in common)
 
 
-def _optimizer_params(init: ast.FunctionDef) -> set[str]:
-    """The `__init__` parameters read only in the expression that makes the optimizer (`opt(LR, **kwargs)`, the
-    receiver of `.minimize(...)`, or what `self.optimizer = ...` bound it to): the TF2 class takes the optimizer
-    itself in their place."""
+def optimizer_call(init: ast.FunctionDef | None):
+    """The expression of the `__init__` that makes the optimizer (`opt(LR, **kwargs)`, the receiver of
+    `.minimize(...)`, or what `self.optimizer = ...` bound it to), or None."""
     made = [n.func.value for n in ast.walk(init) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-            and n.func.attr in ("minimize", "compute_gradients")]
+            and n.func.attr in ("minimize", "compute_gradients")] if init is not None else []
     if len(made) != 1:
-        return set()
+        return None
     expr = made[0]
     if isinstance(expr, (ast.Name, ast.Attribute)):  # `self.optimizer = opt_class(LR, **kw)` above
         bound = [s.value for s in ast.walk(init) if isinstance(s, ast.Assign) and len(s.targets) == 1 and
                  ast.dump(s.targets[0]).replace("Store", "Load") == ast.dump(expr)]
         if len(bound) == 1:
             expr = bound[0]
+    return expr
+
+
+def _optimizer_params(init: ast.FunctionDef) -> set[str]:
+    """The `__init__` parameters read only in the expression that makes the optimizer: the TF2 class takes the
+    optimizer itself in their place."""
+    expr = optimizer_call(init)
+    if expr is None:
+        return set()
     inside = {id(n) for n in ast.walk(expr)}
     used = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
     elsewhere = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and id(n) not in inside}
@@ -222,7 +232,9 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
              (v not in set(names.values()) or names.get(k) == v)}
     forward = call_lines(out, tr, "module", feed_tensors, arguments, local) if out is not None else []
     placeholder_global = {a: a for a in inst.placeholders}
-    fetched = [members[a] for a in inst.tensors if members[a] is not loss]
+    # a method per tensor the script reads outside the class (`net.loss`, `ae.prediction`), not per attribute
+    read = {a for _, a in member_spans(ast.parse("\n".join(lines)), inst, set())[1].values()}
+    fetched = [members[a] for a in inst.tensors if members[a] is not loss and a in read]
     methods, method_code, plan_methods, untranslated, summaries, updated = fetch_methods(
         [loss, *fetched], loss, names, {}, tr, "module", set(_MODULE_OWN), taken | set(variables.values()),
         feed_tensors, arguments, placeholder_global, tf)
@@ -231,6 +243,25 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
         return None  # what only the one-model rewrite writes (helpers, metrics' state, marks): written as before
     loss_method, loss_args = methods[0][1], methods[0][2]
     own = _optimizer_params(init)
+    opt_classes, calls = [], {}
+
+    def optimizer_of(entry, named, values, said):
+        line = source_line(entry["train_op"], script, lines)
+        return keras_optimizer(graph, sess, decays, decay_schedule(graph, entry["train_op"], decays), *said,
+                               f"TF1 line {line[0]}" if line else "the TF1 graph", named, values, entry["train_op"])
+
+    # numbers given to one TF1 optimizer class (`GradientDescentOptimizer(lr)`): the class keeps its parameters
+    settings = _settings(init, own)
+    built = _calls(ast.parse("\n".join(lines)), inst.cls) if settings else {}
+    said = ([], [])
+    made = [optimizer_of(e, {s: p for p, s in settings.items()}, {**module_dict, **argument_values(
+        init, built[k], module_dict)}, said) for k, _, e in inst.instances if k in built]
+    if made and len(made) == len(inst.instances) and len(set(made)) == 1 and \
+            all(re.search(rf"\b{p}\b", made[0][1]) for p in settings):
+        own = set()
+        notes += said[0]
+        todos += said[1]
+        opt_classes, calls = [made[0][0]], {k: made[0][1] for k, _, _ in inst.instances}
     if init.args.kwonlyargs or init.args.posonlyargs or (init.args.vararg and init.args.vararg.arg not in own) or \
             (init.args.kwarg and init.args.kwarg.arg not in own):
         return None
@@ -241,12 +272,8 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
         return None  # a tf.Module's name must be an identifier
     params = ['optimizer'] if own else []
     params += [f"{p}={defaults[p]}" if p in defaults else p for p in kept_params]
-    opt_classes, calls = [], {}
-    for key, obj, entry in inst.instances:
-        line = source_line(entry["train_op"], script, lines)
-        at = f"TF1 line {line[0]}" if line else "the TF1 graph"
-        cls_source, expr = keras_optimizer(graph, sess, decays, decay_schedule(graph, entry["train_op"], decays),
-                                           notes, todos, at, constants, module_dict, entry["train_op"])
+    for key, obj, entry in inst.instances if not calls else ():
+        cls_source, expr = optimizer_of(entry, constants, module_dict, (notes, todos))
         opt_classes.append(cls_source)
         calls[key] = expr
     if not own and len(set(calls.values())) != 1:
@@ -311,6 +338,16 @@ def _shaped(line: str, v, dims: tuple, entries: list, sess, tr) -> str | None:
                 theirs.replace(str(u.shape.as_list()), "SHAPE") != mine.replace(shape, "SHAPE"):
             return None
     return line.replace(shape, "[" + ", ".join(map(str, dims)) + "]")
+
+
+def _settings(init: ast.FunctionDef, own: set) -> dict:
+    """{parameter: the TF1 setting it is}, where the parameters only the optimizer reads are each one setting of a
+    TF1 optimizer class's constructor, given bare (`tf.train.GradientDescentOptimizer(lr)`); else {}."""
+    expr = optimizer_call(init)
+    if not own or not isinstance(expr, ast.Call) or getattr(expr.func, "attr", None) not in _TF1_OPTIMIZERS:
+        return {}
+    out = {n.id: s for s, n in given_settings(expr).items() if isinstance(n, ast.Name) and n.id in own}
+    return out if set(out) == own else {}
 
 
 def _plain_members(init: ast.FunctionDef, params: set, members: dict) -> list[str]:

@@ -99,7 +99,8 @@ def _initializer(v, sess, attr: str, tr: Translator) -> str:
             return f"tf.zeros({shape_text}{dt})"
         if value == 1:
             return f"tf.ones({shape_text}{dt})"
-        return f"tf.fill({shape_text}, tf.constant({number(np.asarray(value, dtype.as_numpy_dtype))}{dt}))"
+        filled = number(np.asarray(value, dtype.as_numpy_dtype))
+        return f"tf.fill({shape_text}, {filled})" if not dt else f"tf.fill({shape_text}, tf.constant({filled}{dt}))"
     array = script_array(v, tr)
     if array is not None:
         return array[0] if array[1] else f"tf.constant({array[0]}, dtype=tf.{dtype.name})"

@@ -12,7 +12,7 @@ from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.scripts.convert.ops import number
 from tfcompare.scripts.convert.script_numbers import bound_once
 
-__all__ = ["decay_schedule", "keras_optimizer", "optimizer_values", "script_constants"]
+__all__ = ["decay_schedule", "given_settings", "keras_optimizer", "optimizer_values", "script_constants"]
 
 # TF1 optimizer constructors' positional parameters, as tfcompare's settings name them
 _POSITIONAL = {
@@ -30,8 +30,9 @@ _OPTIMIZER_CLASSES = {
 class Momentum(tf.keras.optimizers.Optimizer):
     """TF1's MomentumOptimizer as a Keras optimizer:
         accumulation = momentum * accumulation + gradient; variable -= lr * accumulation
-    (Keras's SGD folds the learning rate into the velocity, which differs once the learning rate
-    changes)."""
+    (Keras's SGD keeps -lr * accumulation as its velocity instead: the same steps while the
+    learning rate stays, but not TF1's slot, which a TF1 checkpoint holds, and it differs once
+    the learning rate changes)."""
 
     def __init__(self, learning_rate, momentum, use_nesterov=False, name="Momentum", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
@@ -44,7 +45,7 @@ class Momentum(tf.keras.optimizers.Optimizer):
         self.accumulations = [self.add_variable_from_reference(v, "momentum") for v in variables]
 
     def get_config(self):
-        return {**super().get_config(), "momentum": self.momentum, "nesterov": self.use_nesterov}
+        return {**super().get_config(), "momentum": self.momentum, "use_nesterov": self.use_nesterov}
 
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
@@ -57,10 +58,9 @@ class Momentum(tf.keras.optimizers.Optimizer):
 ''',
     "rmsprop": '''
 class RMSProp(tf.keras.optimizers.Optimizer):
-    """TF1's RMSPropOptimizer as a Keras optimizer: the mean-square slot starts at 1.0 and epsilon
-    is added inside the root (Keras's RMSprop starts it at 0 and adds epsilon outside the root);
-    centered, the mean gradient (from 0) is subtracted inside the root too:
-    rsqrt(ms - mg**2 + epsilon)."""
+    """TF1's RMSPropOptimizer as a Keras optimizer: the mean-square slot starts at 1.0 (Keras's
+    RMSprop starts it at 0), epsilon inside the root as in Keras; centered, the mean gradient
+    (from 0) is subtracted inside the root too: rsqrt(ms - mg**2 + epsilon)."""
 
     def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, centered=False,
                  name="RMSProp", **kwargs):
@@ -78,7 +78,7 @@ class RMSProp(tf.keras.optimizers.Optimizer):
             self.mean_gradients = [self.add_variable_from_reference(v, "mg") for v in variables]
 
     def get_config(self):
-        return {**super().get_config(), "rho": self.decay, "momentum": self.momentum,
+        return {**super().get_config(), "decay": self.decay, "momentum": self.momentum,
                 "epsilon": self.epsilon, "centered": self.centered}
 
     def update_step(self, gradient, variable, learning_rate):
@@ -138,24 +138,33 @@ def decay_schedule(graph, train_op, decays: dict) -> tuple[str, set[str]] | None
     return None
 
 
-def script_constants(tree, module_dict: dict, before_line: int) -> dict[str, str]:
+def script_constants(tree, module_dict: dict, before_line: int, call=None) -> dict[str, str]:
     """{setting: the script's own name for it}: where the script's one TF1 optimizer constructor takes a setting
     as a module-level name bound once, to a number, above `before_line` (`learning_rate = 0.01` ...
     `GradientDescentOptimizer(learning_rate)`), the rewrite's optimizer takes the same name. `before_line` is the
     script's first line that built graph ops: the rewrite's model and optimizer go where its graph began, so a
     name bound below it would be read before it is bound. keras_optimizer uses a name only where its value is the
-    setting the graph holds."""
+    setting the graph holds. `call`: that constructor's call where the script makes it in a class it builds several
+    times (`opt(LR, **kwargs)`)."""
     import ast
 
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _constructor(n.func) in _POSITIONAL]
-    if len(calls) != 1:
-        return {}
-    call = calls[0]
-    given = dict(zip(_POSITIONAL[_constructor(call.func)], call.args))
-    given.update({_KEYWORDS.get(k.arg, k.arg): k.value for k in call.keywords if k.arg})
+    if call is None:
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _constructor(n.func) in _POSITIONAL]
+        if len(calls) != 1:
+            return {}
+        call = calls[0]
+    given = given_settings(call)
     numbers = {name for name, n in bound_once(tree, module_dict, before_line).items() if _is_number(n.value)}
     return {setting: node.id for setting, node in given.items()
             if isinstance(node, ast.Name) and node.id in numbers and node.id not in _WRITTEN}
+
+
+def given_settings(call) -> dict:
+    """{TF1 setting: the expression a TF1 optimizer constructor's call gives it} (`AdamOptimizer(LR)`: learning_rate
+    -> LR); a constructor the script passes around (`opt(LR)`): its first argument, the learning rate of every one."""
+    given = dict(zip(_POSITIONAL.get(_constructor(call.func), ("learning_rate",)), call.args))
+    given.update({_KEYWORDS.get(k.arg, k.arg): k.value for k in call.keywords if k.arg})
+    return given
 
 
 def _constructor(func) -> str:
