@@ -1334,9 +1334,10 @@ def test_written_centered_rmsprop_is_tf1s_update():
 
 
 def test_each_written_optimizer_class_rebuilds_from_its_config():
-    """`get_config` names the constructor's own parameters (`use_nesterov`, `decay`), so `from_config` (what
-    `keras.models.load_model` calls for a saved optimizer) rebuilds each class with its settings; before, Momentum's
-    `nesterov` and RMSProp's `rho` were refused as unknown arguments."""
+    """`get_config` speaks Keras (`nesterov`, `rho`: what pair reads of a TF2 optimizer) and `from_config`, what
+    `keras.models.load_model` calls for a saved optimizer, maps it back to the constructor's own parameters
+    (`use_nesterov`, `decay`): each class rebuilt with its settings. Before, `from_config` refused Momentum's
+    `nesterov` and RMSProp's `rho` as unknown arguments."""
     from tfcompare.scripts.convert.optimizers import _OPTIMIZER_CLASSES
 
     scope = {"tf": _Keras3TF()}
@@ -1345,6 +1346,7 @@ def test_each_written_optimizer_class_rebuilds_from_its_config():
     made = [scope["Momentum"](learning_rate=0.1, momentum=0.8, use_nesterov=True),
             scope["RMSProp"](learning_rate=0.1, decay=0.8, momentum=0.5, epsilon=1e-6, centered=True),
             scope["Adagrad"](learning_rate=0.1, initial_accumulator_value=0.3)]
+    assert made[0].get_config()["nesterov"] is True and made[1].get_config()["rho"] == 0.8
     for optimizer in made:
         again = type(optimizer).from_config(optimizer.get_config())
         settings = {k: v for k, v in vars(optimizer).items() if isinstance(v, (bool, float)) and not k.startswith("_")}

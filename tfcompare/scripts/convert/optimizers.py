@@ -45,7 +45,13 @@ class Momentum(tf.keras.optimizers.Optimizer):
         self.accumulations = [self.add_variable_from_reference(v, "momentum") for v in variables]
 
     def get_config(self):
-        return {**super().get_config(), "momentum": self.momentum, "use_nesterov": self.use_nesterov}
+        return {**super().get_config(), "momentum": self.momentum, "nesterov": self.use_nesterov}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config, use_nesterov=config.get("nesterov", False))
+        config.pop("nesterov", None)
+        return super().from_config(config, custom_objects)
 
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
@@ -78,8 +84,14 @@ class RMSProp(tf.keras.optimizers.Optimizer):
             self.mean_gradients = [self.add_variable_from_reference(v, "mg") for v in variables]
 
     def get_config(self):
-        return {**super().get_config(), "decay": self.decay, "momentum": self.momentum,
+        return {**super().get_config(), "rho": self.decay, "momentum": self.momentum,
                 "epsilon": self.epsilon, "centered": self.centered}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config, decay=config.get("rho", 0.9))
+        config.pop("rho", None)
+        return super().from_config(config, custom_objects)
 
     def update_step(self, gradient, variable, learning_rate):
         lr = tf.cast(learning_rate, variable.dtype)
