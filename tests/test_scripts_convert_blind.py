@@ -111,6 +111,17 @@ EXPECTED = {
                            "tf.Variable(tf.random.normal([n_hidden, 1], stddev=0.5), name='w2')",
                            "        hidden = self.activation(tf.matmul(x, self.w1) + self.b1)\n",
                            "        Net(tf.nn.tanh, 'tanh_wide', n_hidden=100)]\n"],
+    # gradient statistics fetched with the train op (`tf.global_norm` of compute_gradients' raw gradients, the
+    # largest, the share clipped) and the global step: the step computes them from its tape's gradients in TF1's
+    # variable order, before the clip, and returns them; the global step is the optimizer's iteration count (before:
+    # the run a TODO, the global step too without a schedule, and the rewrite took no step)
+    "grad_transform": ["    gradients = tape.gradient(loss_value, variables)\n",
+                       "    flat_grads = tf.concat([flat1, flat2, flat3, flat4, flat5, flat6], 0)\n",
+                       "    max_abs_grad = tf.reduce_max(tf.abs(flat_grads))\n"
+                       "    # as TF1 clipped them before apply_gradients\n"
+                       "    gradients = [tf.clip_by_value(g, -0.02, 0.02) for g in gradients]\n",
+                       "    return loss_value, frac_clipped, grad_norm, max_abs_grad\n",
+                       "        optimizer.iterations.numpy(),\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }

@@ -39,3 +39,35 @@ def test_a_name_that_may_not_hold_the_setting_is_not_used(source, why):
 
 def test_a_constant_assigned_after_the_first_step_is_not_used():
     assert _own(SCRIPT, {"learning_rate": 0.01, "beta": 0.8}, first_step_line=2) == {}
+
+
+def test_a_class_built_several_times_gives_its_optimizer_the_scripts_learning_rate():
+    """`opt(LR, **kwargs)` in the class, `opt` a TF1 optimizer class the script passes in: LR is the first argument
+    of every one, the learning rate; the rewrite's `Net(Momentum(learning_rate=LR, ...))`, not `0.01`."""
+    source = "LR = 0.01\nclass Net:\n    def __init__(self, opt, **kwargs):\n        self.t = opt(LR, **kwargs)\n"
+    call = ast.parse(source).body[1].body[0].body[0].value
+    assert script_constants(ast.parse(source), {"LR": 0.01}, 10, call) == {"learning_rate": "LR"}
+    assert script_constants(ast.parse(source), {"LR": 0.01}, 1, call) == {}  # bound below the graph: not read
+
+
+def test_a_fetched_global_step_is_the_optimizers_iteration_count_with_or_without_a_schedule():
+    """`minimize(loss, global_step=global_step)` and `sess.run([train_op, global_step, loss])`: the step TF1's
+    train op adds to is what the Keras optimizer counts (both from 0, one per step); a counter the train op does not
+    step is not. Before, without a decay schedule the fetch was a TODO and the rewrite took no step."""
+    import tensorflow as tf
+
+    from tfcompare.scripts.convert.optimizers import optimizer_values, stepped_variables
+
+    v1 = tf.compat.v1
+    with tf.Graph().as_default() as graph:
+        w = v1.get_variable("w", [3], initializer=v1.ones_initializer())
+        global_step = v1.Variable(0, trainable=False, name="global_step")
+        other = v1.Variable(0, trainable=False, name="other")
+        loss = tf.reduce_sum(tf.square(w))
+        train_op = v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
+        stepped = stepped_variables(graph, train_op)
+        module = {"global_step": global_step, "other": other, "loss": loss}
+        assert stepped == {"global_step"}
+        assert optimizer_values(module, None, tf, "optimizer", (graph, train_op)) == {
+            "global_step": "optimizer.iterations.numpy()"}
+        assert optimizer_values(module, None, tf, "optimizer") == {}

@@ -12,7 +12,8 @@ from tfcompare.core.optimizer_replay import tf1_optimizer
 from tfcompare.scripts.convert.ops import number
 from tfcompare.scripts.convert.script_numbers import bound_once
 
-__all__ = ["decay_schedule", "given_settings", "keras_optimizer", "optimizer_values", "script_constants"]
+__all__ = ["decay_schedule", "given_settings", "keras_optimizer", "optimizer_values", "script_constants",
+           "stepped_variables"]
 
 # TF1 optimizer constructors' positional parameters, as tfcompare's settings name them
 _POSITIONAL = {
@@ -141,13 +142,19 @@ def decay_schedule(graph, train_op, decays: dict) -> tuple[str, set[str]] | None
     the train op steps one (`minimize(global_step=...)`): TF1's decay is then a Keras schedule on the optimizer's
     iteration count, and the global step that count."""
     train_ancestors = {op.name for op in ancestors([train_op])}
-    stepped = {op.inputs[0].op.name for op in graph.get_operations()
-               if op.type in ("AssignAdd", "AssignAddVariableOp") and op.inputs
-               and (op.name in train_ancestors or train_op in op.control_inputs)}
+    stepped = stepped_variables(graph, train_op)
     for name, decay in decays.items():
         if name.split(":")[0] in train_ancestors and None not in decay.values():
             return (name, stepped) if stepped else None
     return None
+
+
+def stepped_variables(graph, train_op) -> set[str]:
+    """The variables the train op adds to (`minimize(global_step=...)`, an `assign_add` in its group): op names."""
+    train_ancestors = {op.name for op in ancestors([train_op])}
+    return {op.inputs[0].op.name for op in graph.get_operations()
+            if op.type in ("AssignAdd", "AssignAddVariableOp") and op.inputs
+            and (op.name in train_ancestors or train_op in op.control_inputs)}
 
 
 def script_constants(tree, module_dict: dict, before_line: int, call=None) -> dict[str, str]:
@@ -234,16 +241,15 @@ def keras_optimizer(graph, sess, decays: dict, schedule, notes: list, todos: lis
                                            f"{value('initial_accumulator')})")
 
 
-def optimizer_values(module_dict: dict, schedule, tf, optimizer: str = "optimizer") -> dict[str, str]:
-    """What a fetch of the global step or of the decayed learning rate becomes under a schedule: the Keras
-    optimizer's (named `optimizer` in the rewrite) iteration count and current learning rate."""
-    if schedule is None:
-        return {}
-    decayed, stepped = schedule
+def optimizer_values(module_dict: dict, schedule, tf, optimizer: str = "optimizer", trained=None) -> dict[str, str]:
+    """What a fetch of the global step (the schedule's, or the one `trained`, (graph, train op), adds to) or of the
+    decayed learning rate becomes: the Keras optimizer's (named `optimizer` in the rewrite) iteration count, which
+    counts its steps from 0 as TF1's global step did, and its current learning rate."""
+    decayed, stepped = schedule if schedule is not None else (None, stepped_variables(*trained) if trained else ())
     out = {}
     for key, value in module_dict.items():
         if isinstance(value, tf.Variable) and value.op.name in stepped:
             out[key] = f"{optimizer}.iterations.numpy()"
-        elif isinstance(value, tf.Tensor) and value.name == decayed:
+        elif decayed is not None and isinstance(value, tf.Tensor) and value.name == decayed:
             out[key] = f"{optimizer}.learning_rate.numpy()"
     return out

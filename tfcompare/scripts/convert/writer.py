@@ -49,7 +49,8 @@ from tfcompare.scripts.convert.provenance import per_block, script_comments
 from tfcompare.scripts.convert.joint_steps import Part, joint_steps, runs_together
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.todo_marks import todo_marks
-from tfcompare.scripts.convert.train_step import (clip_lines, densifies, fetched_norm, input_signature, step_code,
+from tfcompare.scripts.convert.gradient_fetches import gradient_lines, step_fetches
+from tfcompare.scripts.convert.train_step import (clip_lines, densifies, input_signature, step_code,
                                                   step_todo_lines)
 from tfcompare.scripts.convert.training_flag import switch_argument, training_flags
 from tfcompare.scripts.child.train_ops import independent, variables_of, writes_apart
@@ -233,13 +234,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                  bound.count(k) == 1 and k.isidentifier() and not k.startswith("_")]
     tr.script_numbers = ScriptNumbers(tree, module_dict, first_step_line, variables)
     targets = [loss]
-    # the clip's global norm the script fetches: the (one) step returns it, under the script's name where it is free
-    norm = fetched_norm(found, module_dict, fetched_names(tree)) if not others else ""
-    norm = "" if norm in {"gradients", "tape", "loss_value", "variables", *arguments.values()} else norm
-    for name in sorted(fetched_names(tree)):
-        value = module_dict.get(name)
-        if isinstance(value, tf.Tensor) and value is not loss and value.op.type != "Placeholder" and name != norm:
-            targets.append(value)
+    # what the (one) step returns from its gradients: the clip's global norm, and what the script computed from them
+    norm, measured = step_fetches(found, module_dict, fetched_names(tree), not others and style == "module", arguments)
+    targets += [v for n in sorted(fetched_names(tree) - {norm, *measured}) if isinstance(
+        v := module_dict.get(n), tf.Tensor) and v is not loss and v.op.type != "Placeholder"]
     targets += [e["loss"] for e in others if all(e["loss"] is not t for t in targets)]
     targets += [t for t in estimator.pop("targets", []) if all(t is not u for u in targets)]
 
@@ -257,7 +255,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     step_taken = set(module_dict) | {"model", "Model", "tf", "np", "keras"}
     step_name = identifier(f"{first[0]}_step", step_taken) if first else "train_step"
     optimizer_name = identifier(f"{first[0]}_optimizer", step_taken | {step_name}) if first else "optimizer"
-    values.update(optimizer_values(module_dict, schedule, tf, optimizer_name))
+    values.update(optimizer_values(module_dict, schedule, tf, optimizer_name, (graph, train_op)))
     values.update({t.global_name: f"{t.global_name}.numpy()" for t in fed_states})  # `sess.run(init_state)`
     layers: list = []
     if style == "keras":
@@ -314,6 +312,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     assigned = {a.variable.op.name for items in tr.assignments.values() for a in items if a.op.name in tr.assigned}
     step_todos = step_todo_lines(unwritten, train_op, tr, script, lines, assigned)
     clip = clip_lines(found, tr, norm)  # TF1's clipping between its gradients and apply_gradients
+    measure, measured, order = gradient_lines(measured, module_dict, found, tr, variables)
     for key, value in module_dict.items():  # `G_loss = G_recon_loss`: both names fetch the one method
         own = names.get(value.name) if isinstance(value, tf.Tensor) else None
         if own in plan_methods and key not in plan_methods and key.isidentifier():
@@ -362,7 +361,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                                   and v.op.type in ITERATOR_OUTPUTS},
                         independent=_independent(module_dict, [found["train_op"], *(e["train_op"] for e in others)]),
                         joint=joint, cut_methods=cut_planned, cuts={n for cut in runs_cut for n in cut},
-                        lists=set(listed), groups=grouped, step_extras=(*step_extras, *([norm] if norm else [])),
+                        lists=set(listed), groups=grouped,
+                        step_extras=(*step_extras, *measured, *([norm] if norm else [])),
                         flags={flag.name: (flag.param, flag.values) for flag in flags}, **estimator)
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
@@ -401,11 +401,12 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             *(["", "", *step_code(metric_method or loss_method, step_params, updated, step_todos,
                         input_signature([by_argument[a] for a in step_params])
                         if all(a in by_argument for a in step_params) else "",
-                        name=step_name, optimizer=optimizer_name, trains=later.first_trains(found, variables),
-                        call_args=[a if a not in flag_args else
-                                   switch_argument(a, True, set(loss_args[i:]) <= flag_args)
-                                   for i, a in enumerate(loss_args)], densify=densifies(found),
-                                   returns=step_extras, clip=clip, norm=norm)] if first_step else []),
+                        name=step_name, optimizer=optimizer_name, call_args=[
+                            a if a not in flag_args else switch_argument(a, True, set(loss_args[i:]) <= flag_args)
+                            for i, a in enumerate(loss_args)],
+                        densify=densifies(found), trains=later.first_trains(found, variables) or order or None,
+                        returns=step_extras, clip=[*measure, *clip], norm=norm,
+                        measured=measured)] if first_step else []),
             *later.code, *joint_lines,
             "", ""]
     out += per_block(model_part, script_comments(text))  # provenance per block, the script's own comments
