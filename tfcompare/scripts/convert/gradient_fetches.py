@@ -11,11 +11,9 @@ import re
 
 from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert.naming import INDENT
-from tfcompare.scripts.convert.train_step import fetched_norm
+from tfcompare.scripts.convert.train_step import STEP_LOCALS, fetched_norm
 
 __all__ = ["step_fetches", "gradient_lines"]
-
-_STEP_LOCALS = {"gradients", "tape", "loss_value", "variables"}
 
 
 def step_fetches(found: dict, module_dict: dict, fetched: set, alone: bool, arguments: dict) -> tuple[str, list]:
@@ -23,7 +21,7 @@ def step_fetches(found: dict, module_dict: dict, fetched: set, alone: bool, argu
     from the raw gradients), where the graph has one optimizer (`alone`) and their names are free in the step."""
     if not alone:
         return "", []
-    taken = _STEP_LOCALS | set(arguments.values())
+    taken = STEP_LOCALS | set(arguments.values())
     norm = fetched_norm(found, module_dict, fetched)
     norm = "" if norm in taken else norm
     raw = {g.name for g in found.get("raw_grads", [])}

@@ -12,7 +12,7 @@ from pathlib import Path
 from tfcompare.core.generated_code import in_docstring
 from tfcompare.core.source_files import read_script
 from tfcompare.scripts.convert import source as carried
-from tfcompare.scripts.convert.instances import class_code, find_instanced, member_spans, optimizer_call
+from tfcompare.scripts.convert.instances import class_code, find_instanced, init_of, member_spans, optimizer_call
 from tfcompare.scripts.convert.late import with_inline_fetches
 from tfcompare.scripts.convert.optimizers import script_constants
 from tfcompare.scripts.convert.own_modules import without_replaced_imports
@@ -43,8 +43,7 @@ def write_instanced(script: str, module_dict: dict, sess, found: dict, groups: d
     graph_line = min((f.lineno for op in graph.get_operations() for f in (op.traceback or []) if f.filename == script),
                      default=first_step_line)
     before = min(graph_line, first_step_line)
-    init = next((n for n in inst.node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
-    call = optimizer_call(init)  # `opt(LR, **kwargs)`: LR the rewrite's learning rate too, where it is the same
+    call = optimizer_call(init_of(inst.node))  # `opt(LR, **kwargs)`: LR is the rewrite's learning rate too
     constants = (script_constants(tree, module_dict, before, call) if isinstance(call, ast.Call) else {}) or \
         script_constants(tree, module_dict, before)
     made = class_code(inst, script, lines, sess, decays, groups, constants, module_dict, notes, todos)

@@ -29,7 +29,7 @@ from tfcompare.scripts.convert.optimizers import decay_schedule, given_settings,
 from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.train_step import clip_lines, input_signature
 
-__all__ = ["Instanced", "find_instanced", "member_spans", "class_code", "optimizer_call"]
+__all__ = ["Instanced", "find_instanced", "member_spans", "class_code", "init_of", "optimizer_call"]
 
 _TF1_OPTIMIZERS = {"GradientDescentOptimizer", "AdamOptimizer", "MomentumOptimizer", "RMSPropOptimizer",
                    "AdagradOptimizer"}
@@ -116,7 +116,7 @@ def find_instanced(tree: ast.Module, module_dict: dict, found: dict) -> Instance
             how = None
             if other is not None:  # the constructor's arguments may say where (an activation, a width)
                 calls = _calls(tree, node.name)
-                init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+                init = init_of(node)
                 if init is not None and all(label in calls for label, *_ in instances):
                     how = varying(init, [calls[label] for label, *_ in instances], [e for _, _, e, _ in instances],
                                   module_dict, _optimizer_params(init))
@@ -161,6 +161,11 @@ def _prefix(names: list[str]) -> str:
             break
         common.append(level[0])
     return "".join(p + "/" for p in common)
+
+
+def init_of(node: ast.ClassDef) -> ast.FunctionDef | None:
+    """The class's `__init__`, or None."""
+    return next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
 
 
 def optimizer_call(init: ast.FunctionDef | None):
@@ -212,7 +217,7 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
     tr.in_function = True  # each line the class's own (`__init__`'s), not the line that built the instance
     how = inst.varying or Varying({}, {})
-    init = next((n for n in inst.node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    init = init_of(inst.node)
     if init is None:
         return None
     # an activation argument: held by the instance (`self.activation`, or the attribute TF1's __init__ bound it to)
@@ -233,7 +238,8 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
     forward = call_lines(out, tr, "module", feed_tensors, arguments, local) if out is not None else []
     placeholder_global = {a: a for a in inst.placeholders}
     # a method per tensor the script reads outside the class (`net.loss`, `ae.prediction`), not per attribute
-    read = {a for _, a in member_spans(ast.parse("\n".join(lines)), inst, set())[1].values()}
+    tree = ast.parse("\n".join(lines))
+    read = {a for _, a in member_spans(tree, inst, set())[1].values()}
     fetched = [members[a] for a in inst.tensors if members[a] is not loss and a in read]
     methods, method_code, plan_methods, untranslated, summaries, updated = fetch_methods(
         [loss, *fetched], loss, names, {}, tr, "module", set(_MODULE_OWN), taken | set(variables.values()),
@@ -252,7 +258,7 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
 
     # numbers given to one TF1 optimizer class (`GradientDescentOptimizer(lr)`): the class keeps its parameters
     settings = _settings(init, own)
-    built = _calls(ast.parse("\n".join(lines)), inst.cls) if settings else {}
+    built = _calls(tree, inst.cls) if settings else {}
     said = ([], [])
     made = [optimizer_of(e, {s: p for p, s in settings.items()}, {**module_dict, **argument_values(
         init, built[k], module_dict)}, said) for k, _, e in inst.instances if k in built]
@@ -312,7 +318,7 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
              f"{INDENT * 2}gradients = tape.gradient(loss_value, self.trainable_variables)",
              f"{INDENT * 2}self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))",
              f"{INDENT * 2}return loss_value"]
-    rebuilt = _rebuilt(inst, ast.parse("\n".join(lines)), init, own, calls)
+    rebuilt = _rebuilt(inst, tree, init, own, calls)
     if rebuilt is None:
         return None
     # the forward pass itself (`model(x)`): the instance called, `ae.prediction` -> `ae(x)`

@@ -12,10 +12,10 @@ import ast
 
 from tfcompare.scripts.convert.forward import fed_inputs
 from tfcompare.scripts.convert.list_fetches import list_method
+from tfcompare.scripts.convert.train_step import STEP_LOCALS
 
 __all__ = ["step_metrics"]
 
-_STEP_LOCALS = {"tape", "gradients", "loss_value", "model", "optimizer", "tf", "variables"}
 
 
 def _trained_fetches(tree, train_names: set) -> list[list[str]]:
@@ -50,7 +50,7 @@ def step_metrics(tree, module_dict: dict, train_names: set, loss, loss_names: se
             return [], "", ()  # the loss after a metric: the step's order would not be the run's
     values = [module_dict.get(n) for n in names]
     read = {t.name for t in fed_inputs(loss, feed_tensors)}
-    if any(not isinstance(v, tf.Tensor) or n not in plan_methods or n in skip or n in _STEP_LOCALS or
+    if any(not isinstance(v, tf.Tensor) or n not in plan_methods or n in skip or n in STEP_LOCALS or
            n in loss_args or not n.isidentifier() or not plan_methods[n][0].startswith("model") or
            any(t.name not in read for t in fed_inputs(v, feed_tensors)) for n, v in zip(names, values)):
         return [], "", ()

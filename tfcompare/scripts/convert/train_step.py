@@ -12,7 +12,10 @@ from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.written_line import number
 from tfcompare.scripts.pair.sparse import SQUARING
 
-__all__ = ["step_todo_lines", "step_code", "input_signature", "densifies", "clip_lines", "fetched_norm"]
+__all__ = ["step_todo_lines", "step_code", "input_signature", "densifies", "clip_lines", "fetched_norm", "STEP_LOCALS"]
+
+# the names the written step and the code around it bind: a value the step returns cannot take one of them
+STEP_LOCALS = frozenset({"tape", "gradients", "loss_value", "model", "optimizer", "tf", "variables"})
 
 
 def input_signature(placeholders: list, flags: dict | None = None) -> str:
