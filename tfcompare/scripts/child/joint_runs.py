@@ -64,7 +64,7 @@ def reference(probe, sess, entries_of: list) -> str:
         ops = [entries_of[k] for k in unit]
         results = replay_unit(probe, sess, ops, probe._fed[unit[0]])
         counter = probe._run(sess, probe._counter) if probe._counter is not None else None
-        for k, entry, (loss, grads, after, slot_values) in zip(unit, ops, results):
+        for k, entry, (loss, grads, after, slot_values, _) in zip(unit, ops, results):
             names = [v.op.name for _, v in entry["grads_and_vars"]]
             gap = max([relative(rec.arrays[f"grad/{k}/{n}"], dense(g)) for n, g in zip(names, grads)] or [0.0])
             if raced is None and len(unit) > 1 and gap > ROUNDING:

@@ -203,8 +203,8 @@ def measure(probe, sess) -> None:
                     settings, signs = nudge[id(ops[k])]
                     nudged.update(_nudged(sess, probe, settings, fed, signs))
                 results = replay_unit(probe, sess, [ops[k] for k in unit], fed, nudged)
-                for k, (loss, grad_values, after, slot_values) in zip(unit, results):
-                    gaps.append(_gaps(rec, k, ops[k], keys, probe.slots, loss, grad_values, after, slot_values))
+                for k, result in zip(unit, results):
+                    gaps.append(_gaps(rec, k, ops[k], keys, probe.slots, *result))
             if gaps and gaps[0]["loss"] > _VALID[variant]:
                 rec.notes.append(f"noise floor: the {variant} replay moved TF1's first loss by {gaps[0]['loss']:.2g} "
                                  "(relative), more than rounding: left out of the floor")
@@ -226,8 +226,9 @@ def measure(probe, sess) -> None:
                                for v in used)
 
 
-def _gaps(rec, k, op, keys, found_slots, loss, grad_values, after, slot_values) -> dict:
-    """A replayed step's gaps to the recorded one, relative, per loss, gradient, weight and slot."""
+def _gaps(rec, k, op, keys, found_slots, loss, grad_values, after, slot_values, state_values=()) -> dict:
+    """A replayed step's gaps to the recorded one, relative, per loss, gradient, weight, slot and non-trainable
+    state (a moving average of batch moments moves with the weights' own noise)."""
     weights = {key: (rec.arrays[f"after/{k}/{key}"], a) for key, a in zip(keys, after)}
     held = {f"{name}/{key}": (rec.arrays[slots.key(name, k, key)], value)
             for (name, key, _), value in zip(found_slots, slot_values)}
@@ -236,8 +237,19 @@ def _gaps(rec, k, op, keys, found_slots, loss, grad_values, after, slot_values) 
                           for (_, v), g in zip(op["grads_and_vars"], grad_values)},
             "weights": {key: relative(*pair) for key, pair in weights.items()},
             "slots": {name: relative(*pair) for name, pair in held.items()},
+            "state": {entry["key"]: relative(rec.arrays[f"state/{k}/{entry['key']}"], value)
+                      for entry, value in zip(rec.state, state_values)
+                      if f"state/{k}/{entry['key']}" in rec.arrays and entry["name"] in _replayed(op)},
             "squares": {"weights": {key: [_square(*pair)] for key, pair in weights.items()},
                         "slots": {name: [_square(*pair)] for name, pair in held.items()}}}
+
+
+def _replayed(entry) -> set:
+    """The variables the replay of `entry`'s train op writes: only their state has a floor (a moving average
+    the script's group runs beside the train op is not replayed, and its gap to the recorded run is no noise)."""
+    from tfcompare.scripts.child.train_ops import written  # TensorFlow's: see measure
+
+    return {op.name for op in written(entry["train_op"])}
 
 
 def _square(a, b) -> float:
@@ -251,15 +263,23 @@ def replay_unit(probe, sess, entries: list, fed: dict, settings: dict | None = N
     fed to the update, the floor's nudge): per train op, (loss, gradients, weights after, slots after). One train
     op runs as the script ran it; several that read each other's variables (`units`) run without the race: every
     loss and gradient read first, then every update applied in one run with those gradients fed, and each op's
-    weights and slots after it hold what later ops write as the run found them."""
+    weights and slots after it hold what later ops write as the run found them. Last, the non-trainable state
+    after the run (`probe._state`)."""
     from tfcompare.scripts.child.train_ops import held_variables, written  # TensorFlow's: see measure
 
     run = lambda fetches, feed=None: probe._run(sess, fetches, feed)  # noqa: E731
     values = run([[e["loss"], e["raw_grads"]] for e in entries], fed)
     slot_vars = [s for *_, s in probe.slots]
+    state = list(getattr(probe, "_state", None) or [])
     if len(entries) == 1:
+        # state the loss itself updates (`ema.apply` of batch moments under `tf.cond(is_training, ...)`) moved once
+        # with the read above, as in the script's one run; the train op's run moves it again: put back
+        forced = [v for v in state if v.op in written(entries[0]["loss"].op)] if state else []
+        once = run(forced) if forced else []
         run(entries[0]["train_op"], {**fed, **(settings or {})})
-        return [(*values[0], *run([probe.all_variables, slot_vars]))]
+        for v, value in zip(forced, once):
+            v.load(value, sess)
+        return [(*values[0], *run([probe.all_variables, slot_vars, state]))]
     later = [written(e["train_op"]) for e in entries]
     kept = held_variables(sess.graph, set().union(*later[1:]))
     before = dict(zip([v.op for v in kept], run(kept))) if kept else {}
@@ -268,11 +288,12 @@ def replay_unit(probe, sess, entries: list, fed: dict, settings: dict | None = N
         feed.update(zip(entry["raw_grads"], grads))
     run([e["train_op"] for e in entries], feed)
     after, slot_values = run([probe.all_variables, slot_vars])
+    state_values = []  # the losses' reads above may have moved it too: no floor for it from this run
     out = []
     for j, (loss, grads) in enumerate(values):
         keep = set().union(*later[j + 1:])
         out.append((loss, grads, [before[v.op] if v.op in keep else a for v, a in zip(probe.all_variables, after)],
-                    [before[s.op] if s.op in keep else a for s, a in zip(slot_vars, slot_values)]))
+                    [before[s.op] if s.op in keep else a for s, a in zip(slot_vars, slot_values)], state_values))
     return out
 
 
@@ -316,6 +337,7 @@ def _larger(a: dict, b: dict) -> dict:
             "gradients": {k: max(v, b["gradients"][k]) for k, v in a["gradients"].items()},
             "weights": {k: max(v, b["weights"][k]) for k, v in a["weights"].items()},
             "slots": {k: max(v, b["slots"][k]) for k, v in a["slots"].items()},
+            "state": {k: max(v, b.get("state", {}).get(k, v)) for k, v in a.get("state", {}).items()},
             "squares": {what: {k: v + b["squares"][what][k] for k, v in a["squares"][what].items()}
                         for what in ("weights", "slots")}}
 

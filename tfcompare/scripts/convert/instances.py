@@ -18,7 +18,7 @@ import dataclasses
 import re
 
 from tfcompare.core.graphs import ancestors
-from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
+from tfcompare.scripts.convert.forward import call_lines, model_output
 from tfcompare.scripts.convert.instance_params import Varying, argument_values, signature, varying
 from tfcompare.scripts.convert.methods import fetch_methods
 from tfcompare.scripts.convert.model_init import variable_line

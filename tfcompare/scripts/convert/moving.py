@@ -143,12 +143,14 @@ def moving_average_updates(graph, train_op, loss, script: str, lines: list[str])
 def assignments(graph, train_op, loss, found: dict, idle: dict, script: str, lines: list[str]) -> list[Assignment]:
     """Each assignment TF1's train op ran (its UPDATE_OPS, a control dependency) to a non-trainable variable, other
     than the optimizer's and the batch norm updates in `found`; in a tf.cond, with its predicate. Not those the
-    loss waits on (they run at every evaluation too), nor those in nested conds or while loops."""
+    loss waits on unconditionally (they run at every evaluation too), nor those in nested conds or while loops.
+    One the loss waits on inside a tf.cond of a flag (a hand-written batch norm's `ema.apply` of its moments under
+    `tf.cond(is_training, ...)`) runs where the flag says training, as the written step's does."""
     fused = {u.variable.op.name for us in found.values() for u in us}
     forced = ancestors([loss])
     out = []
     for op in sorted(ancestors([train_op]), key=lambda o: o._id):
-        if op.type not in _METHOD or op in forced or _optimizers_own(op) or _debiasing(op):
+        if op.type not in _METHOD or _optimizers_own(op) or _debiasing(op):
             continue
         target, when, negated = op.inputs[0], None, False
         if target.op.type in ("RefSwitch", "Switch"):
@@ -157,6 +159,8 @@ def assignments(graph, train_op, loss, found: dict, idle: dict, script: str, lin
                     op._control_flow_context.outer_context is not None:
                 continue  # nested, or a loop's
         elif op._control_flow_context is not None:
+            continue
+        if op in forced and (when is None or when.op.type != "Placeholder"):
             continue
         variable = _variable_op(target)
         if variable is None or variable.name not in idle or variable.name in fused:

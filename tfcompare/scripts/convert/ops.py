@@ -22,27 +22,14 @@ from tfcompare.core.generated_code import literal
 from tfcompare.scripts.convert.naming import identifier
 from tfcompare.scripts.convert.tf1_lines import provenance_line, source_line
 
+from tfcompare.scripts.convert.op_spellings import (BINARY as _BINARY, LEVEL as _LEVEL, NAMED as _NAMED,
+                                                   OWN_LINE as _OWN_LINE, REDUCE as _REDUCE, UNARY as _UNARY)
+
 __all__ = ["Line", "Translator", "number", "dtype_text"]
 
 _PASS = {"Identity", "ReadVariableOp", "Snapshot", "Switch"}  # a tf.cond's Switch: its data, in either branch
 _VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
-_OWN_LINE = {"Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "MaxPool", "AvgPool",
-             "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "Conv2D", "Reshape", "Mean",
-             "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}
 _ATTRIBUTE = re.compile(r"[A-Za-z_]\w*\.[A-Za-z_]\w*")  # `bn1.y`: a field of a bound result, an atom
-_BINARY = {"Add": "+", "AddV2": "+", "Sub": "-", "Mul": "*", "RealDiv": "/", "Div": "/", "FloorDiv": "//"}
-_LEVEL = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2}  # Python's precedence of the operators written; 0: an atom
-_UNARY = {"Relu": "tf.nn.relu", "Relu6": "tf.nn.relu6", "Elu": "tf.nn.elu", "Selu": "tf.nn.selu",
-          "Sigmoid": "tf.sigmoid", "Tanh": "tf.tanh", "Softmax": "tf.nn.softmax", "LogSoftmax": "tf.nn.log_softmax",
-          "Exp": "tf.exp", "Log": "tf.math.log", "Log1p": "tf.math.log1p", "Sqrt": "tf.sqrt", "Rsqrt": "tf.math.rsqrt",
-          "Square": "tf.square", "Abs": "tf.abs", "L2Loss": "tf.nn.l2_loss", "StopGradient": "tf.stop_gradient",
-          "Floor": "tf.floor", "Softplus": "tf.nn.softplus", "Reciprocal": "tf.math.reciprocal"}
-_REDUCE = {"Mean": "tf.reduce_mean", "Sum": "tf.reduce_sum", "Max": "tf.reduce_max", "Min": "tf.reduce_min",
-           "Prod": "tf.reduce_prod"}
-_NAMED = {"Relu": "h", "Relu6": "h", "Elu": "h", "Selu": "h", "Sigmoid": "h", "Tanh": "h", "Softmax": "probs",
-          "LogSoftmax": "log_probs", "MaxPool": "pool", "AvgPool": "pool", "Conv2D": "conv", "Reshape": "flat",
-          "Mean": "mean", "SoftmaxCrossEntropyWithLogits": "xent", "SparseSoftmaxCrossEntropyWithLogits": "xent",
-          "FusedBatchNorm": "bn", "FusedBatchNormV2": "bn", "FusedBatchNormV3": "bn"}
 
 
 def dtype_text(dtype) -> str:
@@ -73,6 +60,8 @@ class Translator:
         # where a function reads it; the ones read
         self.idle: dict[str, str] = {}
         self.idle_read: set[str] = set()
+        self.averages: dict[str, str] = {}  # an ExponentialMovingAverage's shadow -> what it averages: op names
+        self.average_object = "ema"  # the script's name for that ExponentialMovingAverage
         # loss tensor name -> [moving.Assignment]: what else its train op assigned, written after the loss; the
         # assignments written (op names) and the methods that write some
         self.assignments: dict[str, list] = {}
@@ -173,9 +162,12 @@ class Translator:
             return result
         if op.type in _VARIABLE_OPS:
             attr = self.variables.get(op.name) or self.idle.get(op.name)
-            if op.name in self.idle and op.name not in self.variables:
+            if op.name in self.averages:  # an ExponentialMovingAverage's shadow: `ema.average(self.w1)`
+                attr = f"average(self.{self.variables[self.averages[op.name]]})"
+            elif op.name in self.idle and op.name not in self.variables:
                 self.idle_read.add(op.name)
-            result = (f"self.{attr}" if attr else self._todo(op, "a variable the optimizer does not train"), False)
+            result = (f"{self.average_object if op.name in self.averages else 'self'}.{attr}" if attr else
+                      self._todo(op, "a variable the optimizer does not train"), False)
             self._memo[t.name] = result
             return result
         if op.name in self.arguments or t.name in self.arguments:  # fed: a placeholder, `x / 255.`, an iterator's

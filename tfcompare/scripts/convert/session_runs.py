@@ -160,16 +160,17 @@ class SessionRuns(EagerTail):
         if any(p is None for p in fetched):
             return None
         params = [f"value_{i}" for i in range(len(extras))]
+        stepped = f"values_{1 + len(returned)}" if returned else "loss_value"  # `_in_order` reads N from the name
         values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
-                           ("loss_value[0]" if returned else "loss_value") if n in losses else
-                           f"loss_value[{1 + returned.index(n)}]" if n in returned else
+                           (f"{stepped}[0]" if returned else stepped) if n in losses else
+                           f"{stepped}[{1 + returned.index(n)}]" if n in returned else
                            self._with_loss(n, params[extras.index(n)]) if n in self.plan.summaries else
                            params[extras.index(n)] for n in names)
         # arguments are evaluated in order: what TF1 computed for the step is read before it, a TF1 ref variable
         # the step increments (the global step) after it, as its fetch returned it
         before = [i for i, n in enumerate(extras) if n not in self.plan.after]
         after = [i for i, n in enumerate(extras) if n in self.plan.after]
-        order = [params[i] for i in before] + ["loss_value"] + [params[i] for i in after]
+        order = [params[i] for i in before] + [stepped] + [params[i] for i in after]
         calls = [*(ast.unparse(fetched[i]) for i in before),
                  f"[value.numpy() for value in {step}]" if returned else f"{step}.numpy()",
                  *(ast.unparse(fetched[i]) for i in after)]
@@ -364,8 +365,9 @@ def _in_order(stmt) -> list | None:
             and all(isinstance(t, ast.Name) for t in targets.elts)):
         return None
     taken: dict[str, list] = {}
-    picked: dict[int, ast.Name] = {}  # a joint step's losses (`losses_N[i]`, see `_joint`) each name takes
-    joint = next((p for p in params if p.startswith("losses_") and p[7:].isdigit()), None)
+    picked: dict[int, ast.Name] = {}  # a step's values (`losses_N[i]` of `_joint`, `values_N[i]`) each name takes
+    joint = next((p for p in params if p.split("_")[0] in ("losses", "values") and p.split("_")[-1].isdigit()
+                  and p.count("_") == 1), None)
     for t, v in zip(targets.elts, lam.body.elts):
         if isinstance(v, ast.Name) and v.id in params:
             taken.setdefault(v.id, []).append(t)
@@ -381,13 +383,16 @@ def _in_order(stmt) -> list | None:
     out = []
     for param, value in zip(params, call.args):
         kept = {i: t for i, t in picked.items() if t.id != "_"}
-        if param == joint and kept:  # `Dl = train_step(x, z)[0].numpy()`, or each loss unpacked
+        if param == joint and kept:  # `Dl = train_step(x, z)[0].numpy()`, or each value unpacked
+            read = _numpy_list(value)  # `values_N` is `[value.numpy() for value in step(...)]`, `losses_N` the call
+            call = ast.unparse(value if read is None else read)
             if len(kept) == 1:
                 (i, target), = kept.items()
-                out.append(ast.Assign([target], ast.parse(f"{ast.unparse(value)}[{i}].numpy()", mode="eval").body))
+                out.append(ast.Assign([target], ast.parse(f"{call}[{i}].numpy()", mode="eval").body))
             else:
-                names = ", ".join(kept[i].id if i in kept else "_" for i in range(int(joint[7:])))
-                out.append(ast.parse(f"{names} = (loss.numpy() for loss in {ast.unparse(value)})").body[0])
+                names = ", ".join(kept[i].id if i in kept else "_" for i in range(int(joint.split("_")[1])))
+                each = "loss" if joint.startswith("losses") else "value"
+                out.append(ast.parse(f"{names} = ({each}.numpy() for {each} in {call})").body[0])
             continue
         target = taken.get(param, [None])[0]
         if target is None or target.id == "_":  # its value is not kept: the call runs for what it does
@@ -399,3 +404,11 @@ def _in_order(stmt) -> list | None:
     out += [ast.Assign([t], ast.Constant(None)) for t, v in zip(targets.elts, lam.body.elts)
             if t.id != "_" and isinstance(v, ast.Constant)]
     return [ast.copy_location(s, stmt) for s in out]
+
+
+def _numpy_list(value):
+    """The step call of `[value.numpy() for value in step(...)]`, or None for another expression."""
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1 and isinstance(value.elt, ast.Call) and \
+            isinstance(value.elt.func, ast.Attribute) and value.elt.func.attr == "numpy":
+        return value.generators[0].iter
+    return None

@@ -35,15 +35,16 @@ def input_signature(placeholders: list, flags: dict | None = None) -> str:
 def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: list[str],
               signature: str = "", name: str = "train_step", optimizer: str = "optimizer",
               trains: list[str] | None = None, call_args: list[str] | None = None, densify: bool = False,
-              returns: tuple[str, ...] = (), clip: list[str] = (), norm: str = "", measured: tuple[str, ...] = ()
-              ) -> list[str]:
+              returns: tuple[str, ...] = (), clip: list[str] = (), norm: str = "", measured: tuple[str, ...] = (),
+              after: list[str] = ()) -> list[str]:
     """The lines of `train_step` (or `name`), taking the fed placeholders `loss_args` and returning the loss; with
     several optimizers (a GAN) each step trains its TF1 var_list, `trains` (the model's attributes), not them all;
     `call_args`: the loss method's arguments where they are not the step's (`training=True`); `densify`: an
     embedding's sparse gradient made dense before an optimizer that squares it (`densifies`); `returns`: what the
     loss's method (then `step_metrics`'s) computes beside the loss, returned after it; `clip`: `clip_lines`;
     `norm`: the clip's global norm, returned last (`fetched_norm`); `measured`: what `clip`'s first lines compute
-    from the gradients (`gradient_fetches`), returned before it."""
+    from the gradients (`gradient_fetches`), returned before it; `after`: lines after apply_gradients (a moving
+    average's update), `{variables}` the list it applied to."""
     variables = "model.trainable_variables"
     listed = []
     if trains is not None:
@@ -62,6 +63,7 @@ def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: 
                "for g in gradients]"] if densify else []),
             *clip,
             f"{INDENT}{optimizer}.apply_gradients(zip(gradients, {variables}))",
+            *(line.replace("{variables}", variables) for line in after),
             *step_todos,
             f"{INDENT}return {', '.join(('loss_value', *returns, *measured, *([norm] if norm else [])))}"]
 

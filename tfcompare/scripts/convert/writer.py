@@ -10,10 +10,8 @@ script's globals are), `optimizers`, `model_init` (the Model's `__init__`), `met
 from __future__ import annotations
 
 import dataclasses
-import io
 import re
 import textwrap
-import tokenize
 from pathlib import Path
 
 from tfcompare.core.graphs import ancestors
@@ -37,6 +35,8 @@ from tfcompare.scripts.convert.moving import assignments, idle_variables, moving
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator
 from tfcompare.scripts.convert.estimator_runs import add_loss, estimator_plan
+from tfcompare.scripts.convert.averages import apply_line, find as find_averages, restore_pairs, setup_lines
+from tfcompare.scripts.convert.fed_itself import fed_itself_notes
 from tfcompare.scripts.convert.rnn_state import stacked_states, state_feeds, zero_state_lines
 from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
@@ -198,7 +198,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     arguments = {fed_key(t): identifier(names.get(t.name, fed_key(t)), arg_taken) for t in feed_tensors}
     placeholder_global = {arguments[fed_key(t)]: names.get(t.name) for t in feed_tensors}
     by_argument = {arguments[fed_key(t)]: t for t in feed_tensors}  # a placeholder, or a tensor fed in its place
-    fed_itself = _fed_itself(feed_tensors, arguments, script, lines) if not estimator else {}
+    fed_itself = fed_itself_notes(feed_tensors, arguments, script, lines) if not estimator else {}
     notes += [f"{arg}: {text}" for arg, text in fed_itself.items()]
 
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
@@ -256,6 +256,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     step_name = identifier(f"{first[0]}_step", step_taken) if first else "train_step"
     optimizer_name = identifier(f"{first[0]}_optimizer", step_taken | {step_name}) if first else "optimizer"
     values.update(optimizer_values(module_dict, schedule, tf, optimizer_name, (graph, train_op)))
+    # the weights' ExponentialMovingAverage the train op keeps: TF2's own, its averages read by `ema.average(v)`
+    averages = find_averages(tree, module_dict, train_op, trained, optimizer_name, tf) if not others else None
+    if averages is not None:
+        tr.averages, tr.average_object = dict(averages.shadows), averages.name
     values.update({t.global_name: f"{t.global_name}.numpy()" for t in fed_states})  # `sess.run(init_state)`
     layers: list = []
     if style == "keras":
@@ -343,9 +347,12 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                       or any(u.variable is v for bn in updated for u in tr.updates.get(bn, ()))}
     init_lines += [variable_line(attr, moving[name][1], sess, tr, trainable=False)
                    for name, attr in written_moving.items()]
-    restore_lines = restore_method({**{v.op.name: variables[v.op.name] for v in trained}, **written_moving})
+    restore_lines = restore_method({**{v.op.name: variables[v.op.name] for v in trained}, **written_moving},
+                                   restore_pairs(averages, variables) if averages else {})
 
-    plan = carried.Plan(graph=graph_names, train=train_names | set(later.steps), methods=plan_methods, values=values,
+    plan = carried.Plan(graph=graph_names, train=train_names | set(later.steps) | (averages.groups if averages
+                                                                                    else set()),
+                        methods=plan_methods, values=values,
                         steps=later.steps, loss_names={k for k, v in module_dict.items() if v is loss},
                         after={k for k, v in values.items() if v.startswith(f"{optimizer_name}.iterations")},
                         step_name=step_name, optimizer_name=optimizer_name,
@@ -397,6 +404,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
             *forward_code, *function_code, *method_code, *restore_lines, "",
             "model = Model()",
             f"{optimizer_name} = {opt_expr}  # {opt_where}: {(opt_line[1][:60] if opt_line else '')}".rstrip(),
+            *(setup_lines(averages, variables, trained, f"TF1 line {averages.line}") if averages else []),
             *later.optimizers, *zero_state_lines(fed_states),
             *(["", "", *step_code(metric_method or loss_method, step_params, updated, step_todos,
                         input_signature([by_argument[a] for a in step_params])
@@ -406,7 +414,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                             for i, a in enumerate(loss_args)],
                         densify=densifies(found), trains=later.first_trains(found, variables) or order or None,
                         returns=step_extras, clip=[*measure, *clip], norm=norm,
-                        measured=measured)] if first_step else []),
+                        measured=measured, after=[apply_line(averages, variables, trained)] if averages else []
+                        )] if first_step else []),
             *later.code, *joint_lines,
             "", ""]
     out += per_block(model_part, script_comments(text))  # provenance per block, the script's own comments
@@ -420,31 +429,3 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                               "" if step_extras else loss_method)
     body = without_replaced_imports(body, Path(script).parent)  # `from model import Model`: written below
     return Written(body, todo_marks(body), notes)  # the console's list is the file's marks, one for one
-
-
-def _fed_itself(feed_tensors: list, arguments: dict, script: str, lines: list[str]) -> dict[str, str]:
-    """argument -> why it is not what its TF1 line computes, for a tensor the script feeds itself
-    (`tf_x = tf.placeholder(tf.float32, [None, 784]) / 255.` fed `{tf_x: b_x}`): TF1 replaced the tensor by the
-    fed value, so the ops that computed it (the division) never ran, and the rewrite, rightly, has none. Said, so a
-    reviewer does not read their absence as a dropped line."""
-    out = {}
-    for t in feed_tensors:
-        if t.op.type in ("Placeholder", "PlaceholderWithDefault"):
-            continue
-        where = source_line(t.op, script, lines)
-        line = f" (TF1 line {where[0]}: {_without_comment(where[1])})" if where else ""
-        out[arguments[fed_key(t)]] = (f"TF1 fed this tensor itself{line}, so the ops that computed it never ran: "
-                                      "the TF2 code takes the fed value as it is, as TF1 did")
-    return out
-
-
-def _without_comment(text: str) -> str:
-    """A source line without its trailing `# comment` (tokenized, as provenance reads the script's comments: a `#`
-    in a string is not one; a line that opens a bracket it does not close is read up to where tokenize stops)."""
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.COMMENT:
-                return text[:token.start[1]].rstrip()
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
-    return text

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tfcompare.scripts.child.noise import relative
+from tfcompare.scripts.child.noise import beyond, relative
 from tfcompare.scripts.child.record import SideRecord
 from tfcompare.scripts.pair.findings import Finding
 
@@ -63,7 +63,9 @@ def _steps(rec: SideRecord, key: str) -> list[np.ndarray]:
 
 def state_findings(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
     """A decisive finding per paired state that differs after a step (the first such step), naming the likely
-    cause."""
+    cause. Beyond REL_TOL and beyond TF1's own noise floor for that state and step, where the replays measured one
+    (a moving mean of activations that follow a weight Adam moves by the sign of a rounding-sized gradient moves as
+    far in TF1's own replays)."""
     out = []
     for a, b in pair_state(tf1, tf2)[0]:
         one, two = _steps(tf1, a["key"]), _steps(tf2, b["key"])
@@ -71,8 +73,12 @@ def state_findings(tf1: SideRecord, tf2: SideRecord) -> list[Finding]:
             err = relative(one[step], two[step])
             if err <= REL_TOL or np.allclose(one[step], two[step], rtol=REL_TOL, atol=1e-6):
                 continue
+            floor = tf1.floor[step - 1].get("state", {}).get(a["key"]) if step - 1 < len(tf1.floor) else None
+            if floor is not None and not beyond(err, floor):
+                continue
             cause = _cause(a, b, one[:2], two[:2]) if step == 1 else "step 1 agreed (a difference that builds up)"
-            out.append(Finding("state", f"{_label(a, b)} after step {step}: rel err {err:.2g} (over {REL_TOL:g}); "
+            over = f"over {REL_TOL:g}" + (f", floor {floor:.2g}" if floor is not None else "")
+            out.append(Finding("state", f"{_label(a, b)} after step {step}: rel err {err:.2g} ({over}); "
                                         f"{cause}", True))
             break
     return out
