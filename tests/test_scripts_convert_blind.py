@@ -121,7 +121,23 @@ EXPECTED = {
                        "    # as TF1 clipped them before apply_gradients\n"
                        "    gradients = [tf.clip_by_value(g, -0.02, 0.02) for g in gradients]\n",
                        "    return loss_value, frac_clipped, grad_norm, max_abs_grad\n",
-                       "        optimizer.iterations.numpy(),\n"],
+                       "    loss_val, fclip, gnorm, gmax = (\n"
+                       "        value.numpy() for value in train_step(train_x[idx], train_y[idx])\n    )\n"
+                       "    step = optimizer.iterations.numpy()\n"],
+    # an ExponentialMovingAverage of the weights in the train op's group (CIFAR-10's `ema.apply(tf.trainable_
+    # variables())` under the update's control dependency, `num_updates=global_step`), the test accuracy also with
+    # the averages (`ema.average(v)`): TF2's own ExponentialMovingAverage, the same shadow names, which pair compares
+    # as state (before: 8 TODOs, the rewrite took no step)
+    "ema_weights": ["ema = tf.train.ExponentialMovingAverage(MOVING_AVERAGE_DECAY, num_updates=optimizer.iterations)\n"
+                    "ema.apply(model.trainable_variables)  # the averages start at the initial weights, as TF1's did\n",
+                    "    optimizer.apply_gradients(zip(gradients, model.trainable_variables))\n"
+                    "    ema.apply(model.trainable_variables)  # after the update, as TF1's control dependency ran it\n",
+                    "        h1 = tf.nn.relu(tf.matmul(x, ema.average(self.params_w1)) + ema.average(self.params_b1))\n"],
+    # a hand-written batch norm: `ema.apply([batch_mean, batch_var])` under `tf.cond(is_training, ...)`, read back with
+    # `ema.average` at inference: the moving moments assigned where the flag says training (before: 6 TODOs and a
+    # DIFFER, true, on the unwritten updates; then a false DIFFER on a moment Adam moves by a rounding-sized gradient)
+    "bn_moments_ema": ["            if is_training:  # TF1 ran these in a tf.cond\n",
+                       "self.bn1_bn1_moments_Squeeze_ExponentialMovingAverage.assign_sub(t14)\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }
@@ -153,6 +169,12 @@ def test_a_blind_script_of_this_kind_is_proven_with_no_todo_and_runs_on_its_own(
     if name == "bn_is_training":  # compared in inference mode too, with the flag switched on both sides
         [note] = [n for n in result.pair.notes if n.startswith("inference mode compared")]
         assert "TF1: is_training fed False; TF2: " in note and "its 1 bool argument(s) True made False" in note
+    if name in ("ema_weights", "bn_moments_ema"):  # every moving average compared as state, after every step
+        assert len(result.pair.state) == 6 and all(s["tf1"] == s["tf2"] for s in result.pair.state), result.pair.state
+        assert all(s["tf1"].endswith("/ExponentialMovingAverage") for s in result.pair.state)
+    if name == "bn_moments_ema":
+        [note] = [n for n in result.pair.notes if n.startswith("inference mode compared")]
+        assert "TF1: is_training fed False" in note
     if name == "activation_compare":
         assert "pair compares 4 steps, not 3: one per instance of the class the script builds 4 times, where its " \
                "loop trains them in turn" in result.notes
@@ -197,8 +219,33 @@ def test_a_clipped_step_keeps_tf1s_clip_returns_its_norm_and_a_numpy_helper_name
     assert result.status == WRITTEN_AGREES, "\n".join(result.lines())
     assert "    gradients, global_norm = tf.clip_by_global_norm(gradients, 5.0)\n    optimizer.apply_gradients(" in text
     assert "    return loss_value, global_norm\n" in text
-    assert "(None, loss_value[0], loss_value[1], value_0, value_1))(" in text  # the run's five values, TF1's order
+    # the run's five values, one statement each in the order TF1 computed them (before: an immediately-called lambda)
+    assert "    lr = optimizer.learning_rate.numpy()\n" \
+           "    l, gn = (value.numpy() for value in train_step(batch_x, batch_y))\n" \
+           "    step = optimizer.iterations.numpy()\n" in text and "lambda" not in text
     assert "def generate_batch(batch_size, seq_len):" in text and \
         "    batch_x, batch_y = generate_batch(BATCH_SIZE, SEQ_LEN)\n" in text
     assert result.todos == [] and "TODO" not in text, result.todos
     assert result.alone["error"] == "" and result.alone["steps"] == 3, result.alone
+
+
+def test_a_moving_moment_with_another_decay_differs_beyond_tf1s_own_noise_floor_for_that_state(converted):
+    """The state floor (TF1's replays, the loss's own update of the moments made once) must not hide a true
+    difference: bn_moments_ema's rewrite with 0.99 in place of TF1's decay of 0.9 for the input layer's moments
+    DIFFERs on exactly those two, at step 1, with a floor far below the error; the rewrite as written agrees
+    (above), though a moment of the next layer, fed by a weight Adam moves by the sign of a rounding-sized
+    gradient, differs by 0.7 relative from step 2 on, as much as TF1's own replays do."""
+    from tfcompare.scripts.pair import DIFFER, pair_scripts
+
+    out, _ = converted
+    text = (out / "bn_moments_ema_tf2.py").read_text()
+    planted = text.replace("t12 * (1.0 - 0.9)", "t12 * (1.0 - 0.99)").replace("t13 * (1.0 - 0.9)", "t13 * (1.0 - 0.99)")
+    assert planted.count("(1.0 - 0.99)") == 2
+    (out / "bn_planted_tf2.py").write_text(planted)
+    result = pair_scripts(out / "bn_moments_ema.py", out / "bn_planted_tf2.py")
+    assert result.status == DIFFER
+    state = [f.text for f in result.findings if f.kind == "state"]
+    assert len(state) == 2 and all("bn_input/bn_input/moments/Squeeze" in t and "after step 1: rel err 0.9 " in t
+                                   for t in state), state
+    floors = [float(t.split("floor ")[1].split(")")[0]) for t in state]
+    assert all(f < 1e-5 for f in floors), floors

@@ -17,7 +17,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.written_line import number
 
-__all__ = ["Averages", "find", "setup_lines", "apply_line", "restore_pairs"]
+__all__ = ["Averages", "find", "setup_lines", "apply_line"]
 
 _MODULE = "moving_averages.py"
 
@@ -36,11 +36,13 @@ def _made_here(op) -> bool:
     return any(f.filename.endswith(_MODULE) for f in (op.traceback or []))
 
 
-def find(tree, module_dict: dict, train_op, trained: list, optimizer_name: str, tf) -> Averages | None:
+def find(tree, module_dict: dict, train_op, trained: list, optimizer_name: str, tf,
+         before_line: int = 0) -> Averages | None:
     """The one ExponentialMovingAverage of trained variables the script binds at module level and runs with
     `train_op` (a group of both, or its update under the train op's control dependency), or None: none, several,
     or one whose constructor is not written as `(decay[, num_updates][, zero_debias=...][, name=...])` with
-    `num_updates` the global step the train op increments."""
+    `num_updates` the global step the train op increments. `before_line`: the first training step's line (a
+    later graph may bind the name again)."""
     from tfcompare.scripts.convert.optimizers import stepped_variables
 
     found = [(k, v) for k, v in module_dict.items()
@@ -62,7 +64,7 @@ def find(tree, module_dict: dict, train_op, trained: list, optimizer_name: str, 
                 groups.add(key)
     if not groups:
         return None
-    call = _constructor(tree, name)
+    call = _constructor(tree, name, before_line)
     if call is None:
         return None
     stepped = stepped_variables(graph, train_op)
@@ -75,10 +77,12 @@ def find(tree, module_dict: dict, train_op, trained: list, optimizer_name: str, 
                     call.lineno)
 
 
-def _constructor(tree, name: str):
-    """The script's `name = tf.train.ExponentialMovingAverage(...)` call, where it is bound once."""
+def _constructor(tree, name: str, before_line: int = 0):
+    """The script's `name = tf.train.ExponentialMovingAverage(...)` call, where it is bound once above
+    `before_line` (0: anywhere)."""
     calls = [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
-             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name and isinstance(n.value, ast.Call)]
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name and isinstance(n.value, ast.Call)
+             and (not before_line or n.lineno < before_line)]
     if len(calls) != 1:
         return None
     func = calls[0].func
@@ -131,12 +135,6 @@ def _listed(averages: Averages, variables: dict, trained: list, every: str) -> s
     if {v.op.name for v in averages.applied} == {v.op.name for v in trained}:
         return every
     return "[" + ", ".join(f"model.{variables[v.op.name]}" for v in averages.applied) + "]"
-
-
-def restore_pairs(averages: Averages, variables: dict) -> dict[str, str]:
-    """{a shadow's TF1 checkpoint name: its TF2 expression in the Model's methods}: a TF1 checkpoint's averages load
-    into `ema.average(self.w1)` (created before the method is called: after the optimizer, at module level)."""
-    return {shadow: f"{averages.name}.average(self.{variables[v]})" for shadow, v in averages.shadows.items()}
 
 
 def apply_line(averages: Averages, variables: dict, trained: list) -> str:

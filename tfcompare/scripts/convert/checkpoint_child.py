@@ -60,6 +60,8 @@ def _left_why(name: str) -> str:
         return "optimizer slot (not loaded: TF1's slots do not map one to one onto Keras's)"
     if "global_step" in name:
         return "TF1's step counter (the rewrite's is optimizer.iterations)"
+    if last == "ExponentialMovingAverage":
+        return "a moving average's shadow (the rewrite keeps it in its ExponentialMovingAverage, outside the model)"
     return "not a variable of the rewrite's model"
 
 

@@ -56,7 +56,9 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns):
             for item in s.items:
                 if item.optional_vars is not None:
                     self.sessions |= self._stores(item.optional_vars)
-            return self.body(s.body, before_step)
+            # a block that holds the first step (`with tf.Graph().as_default():` around the graph and the loop):
+            # what it builds above the step's line is the model, as at module level
+            return [x for c in s.body for x in self.statement(c, before_step or c.end_lineno < self.first_step_line)]
         if isinstance(s, ast.ClassDef) and s.name in self.plan.classes:
             self.model_parts += 1  # written by the rewrite itself (instances), where the script defined it
             return []

@@ -17,14 +17,12 @@ __all__ = ["METHOD", "restore_method"]
 METHOD = "restore_tf1_checkpoint"
 
 
-def restore_method(tf1_to_attr: dict[str, str], tf1_to_expr: dict[str, str] | None = None) -> list[str]:
+def restore_method(tf1_to_attr: dict[str, str]) -> list[str]:
     """The method's lines, in the Model's class body; `tf1_to_attr` maps a TF1 variable's graph name (its key in
-    a Saver checkpoint) to the model's attribute path (`weights_1`, `dense1.kernel`), `tf1_to_expr` to another
-    expression (a moving average's shadow: `ema.average(self.w1)`)."""
+    a Saver checkpoint) to the model's attribute path (`weights_1`, `dense1.kernel`)."""
     if not tf1_to_attr:
         return []
-    pairs = [f"{INDENT * 3}{name!r}: {expr}," for name, expr in
-             {**{n: f"self.{attr}" for n, attr in tf1_to_attr.items()}, **(tf1_to_expr or {})}.items()]
+    pairs = [f"{INDENT * 3}{name!r}: self.{attr}," for name, attr in tf1_to_attr.items()]
     return [f"{INDENT}def {METHOD}(self, path):",
             f'{INDENT * 2}"""Load what the TF1 script\'s tf.train.Saver wrote (a checkpoint prefix, or its '
             'folder)\n'

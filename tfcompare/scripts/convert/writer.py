@@ -35,7 +35,7 @@ from tfcompare.scripts.convert.moving import assignments, idle_variables, moving
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator
 from tfcompare.scripts.convert.estimator_runs import add_loss, estimator_plan
-from tfcompare.scripts.convert.averages import apply_line, find as find_averages, restore_pairs, setup_lines
+from tfcompare.scripts.convert.averages import apply_line, find as find_averages, setup_lines
 from tfcompare.scripts.convert.fed_itself import fed_itself_notes
 from tfcompare.scripts.convert.rnn_state import stacked_states, state_feeds, zero_state_lines
 from tfcompare.scripts.convert.tf1_lines import source_line
@@ -257,7 +257,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     optimizer_name = identifier(f"{first[0]}_optimizer", step_taken | {step_name}) if first else "optimizer"
     values.update(optimizer_values(module_dict, schedule, tf, optimizer_name, (graph, train_op)))
     # the weights' ExponentialMovingAverage the train op keeps: TF2's own, its averages read by `ema.average(v)`
-    averages = find_averages(tree, module_dict, train_op, trained, optimizer_name, tf) if not others else None
+    averages = find_averages(tree, module_dict, train_op, trained, optimizer_name, tf, first_step_line) \
+        if not others else None
     if averages is not None:
         tr.averages, tr.average_object = dict(averages.shadows), averages.name
     values.update({t.global_name: f"{t.global_name}.numpy()" for t in fed_states})  # `sess.run(init_state)`
@@ -347,8 +348,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                       or any(u.variable is v for bn in updated for u in tr.updates.get(bn, ()))}
     init_lines += [variable_line(attr, moving[name][1], sess, tr, trainable=False)
                    for name, attr in written_moving.items()]
-    restore_lines = restore_method({**{v.op.name: variables[v.op.name] for v in trained}, **written_moving},
-                                   restore_pairs(averages, variables) if averages else {})
+    restore_lines = restore_method({**{v.op.name: variables[v.op.name] for v in trained}, **written_moving})
 
     plan = carried.Plan(graph=graph_names, train=train_names | set(later.steps) | (averages.groups if averages
                                                                                     else set()),
