@@ -36,6 +36,12 @@ def _made_here(op) -> bool:
     return any(f.filename.endswith(_MODULE) for f in (op.traceback or []))
 
 
+def _other_write(op, own: set) -> bool:
+    """An assignment that is neither the optimizer's (`own`: the train op's ancestry) nor the average's."""
+    return op.type.startswith(("Assign", "ScatterUpdate", "ResourceScatter")) and not _made_here(op) and \
+        op not in own
+
+
 def find(tree, module_dict: dict, train_op, trained: list, optimizer_name: str, tf,
          before_line: int = 0) -> Averages | None:
     """The one ExponentialMovingAverage of trained variables the script binds at module level and runs with
@@ -56,11 +62,13 @@ def find(tree, module_dict: dict, train_op, trained: list, optimizer_name: str, 
         return None  # an average of a tensor (batch moments) or of a variable the optimizer does not train
     graph = train_op.graph
     updates = [op for op in graph.get_operations() if _made_here(op) and op.type == "NoOp"]
-    groups = set()
+    groups, own = set(), set(ancestors([train_op]))
     for key, value in module_dict.items():
         if isinstance(value, tf.Operation) and value is not train_op and key.isidentifier():
             inside = set(ancestors([value]))
             if train_op in inside and any(u in inside for u in updates):
+                if any(_other_write(op, own) for op in inside):
+                    return None  # the group also assigns something else: a TODO, never dropped
                 groups.add(key)
     if not groups:
         return None
