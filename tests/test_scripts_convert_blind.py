@@ -136,6 +136,17 @@ EXPECTED = {
     # a hand-written batch norm: `ema.apply([batch_mean, batch_var])` under `tf.cond(is_training, ...)`, read back with
     # `ema.average` at inference: the moving moments assigned where the flag says training (before: 6 TODOs and a
     # DIFFER, true, on the unwritten updates; then a false DIFFER on a moment Adam moves by a rounding-sized gradient)
+    # stop 64's second batch: `tf.train.piecewise_constant` on `get_or_create_global_step()`, its rate fetched and
+    # printed (before: Keras's constant 0.1, a true DIFFER: "only TF1 has a schedule"); AdadeltaOptimizer (before:
+    # SGD and a TODO, a true DIFFER); weights with a `regularizer=` and `tf.losses.get_regularization_loss()`
+    # (proven at the first try)
+    "piecewise_lr": ["    learning_rate=tf.keras.optimizers.schedules.PiecewiseConstantDecay(\n"
+                     "        boundaries=[100, 200], values=[0.1, 0.05, 0.01]\n    ),\n",
+                     "    lr_val = optimizer.learning_rate.numpy()\n"
+                     "    loss_val = train_step(feed['x'], feed['y']).numpy()\n"
+                     "    step = optimizer.iterations.numpy()\n"],
+    "adadelta_cnn": ["optimizer = tf.keras.optimizers.Adadelta(learning_rate=1.0, rho=0.95, epsilon=1e-06)\n"],
+    "l2_regularizer": ["        total_loss = mse + reg_loss\n"],
     "bn_moments_ema": ["            if is_training:  # TF1 ran these in a tf.cond\n",
                        "self.bn1_bn1_moments_Squeeze_ExponentialMovingAverage.assign_sub(t14)\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
@@ -172,6 +183,8 @@ def test_a_blind_script_of_this_kind_is_proven_with_no_todo_and_runs_on_its_own(
     if name in ("ema_weights", "bn_moments_ema"):  # every moving average compared as state, after every step
         assert len(result.pair.state) == 6 and all(s["tf1"] == s["tf2"] for s in result.pair.state), result.pair.state
         assert all(s["tf1"].endswith("/ExponentialMovingAverage") for s in result.pair.state)
+    if name == "adadelta_cnn":  # TF1's accum and accum_update against Keras's, after every step
+        assert [(x["slot"], x["variables"]) for x in result.pair.slots] == [("accum", 8), ("accum_update", 8)]
     if name == "bn_moments_ema":
         [note] = [n for n in result.pair.notes if n.startswith("inference mode compared")]
         assert "TF1: is_training fed False" in note

@@ -33,6 +33,7 @@ _TF1_OPS = {
     "ApplyRMSProp": ("rmsprop", {"learning_rate": 3, "decay": 4, "momentum": 5, "epsilon": 6}),
     "ApplyCenteredRMSProp": ("rmsprop", {"learning_rate": 4, "decay": 5, "momentum": 6, "epsilon": 7}),
     "ApplyAdagrad": ("adagrad", {"learning_rate": 2}),
+    "ApplyAdadelta": ("adadelta", {"learning_rate": 3, "rho": 4, "epsilon": 5}),
 }
 # Keras config key -> the TF1 name of the same setting
 _KERAS_KEYS = {"learning_rate": "learning_rate", "momentum": "momentum", "nesterov": "nesterov", "beta_1": "beta1",
@@ -43,7 +44,8 @@ _KERAS_ONLY = ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "amsg
 
 @dataclasses.dataclass
 class OptimizerSide:
-    """One side's optimizer: its kind (sgd, momentum, adam, rmsprop, adagrad), settings in TF1's names."""
+    """One side's optimizer: its kind (sgd, momentum, adam, rmsprop, adagrad, adadelta), settings in TF1's
+    names."""
 
     source: str
     kind: str
@@ -126,7 +128,7 @@ def tf1_optimizer(graph, session, train_op=None) -> OptimizerSide | None:
     if kind == "adagrad":
         settings["initial_accumulator"] = _slot_initial(graph, session, op.inputs[1].op)
     sources = {"sgd": "GradientDescentOptimizer", "momentum": "MomentumOptimizer", "adam": "AdamOptimizer",
-               "rmsprop": "RMSPropOptimizer", "adagrad": "AdagradOptimizer"}
+               "rmsprop": "RMSPropOptimizer", "adagrad": "AdagradOptimizer", "adadelta": "AdadeltaOptimizer"}
     return OptimizerSide(f"tf.compat.v1.train.{sources[kind]}", kind, settings)
 
 
@@ -159,6 +161,8 @@ def tf2_optimizer(optimizer) -> OptimizerSide | None:
         if key in config and not (kind == "sgd" and key in ("momentum", "nesterov")):
             value = config[key]
             settings[ours] = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+    if kind == "adadelta" and "decay" in settings:  # Keras's rho is TF1's rho here, not RMSProp's decay
+        settings["rho"] = settings.pop("decay")
     extras = {k: config[k] for k in _KERAS_ONLY if config.get(k) not in (None, False, 0)}
     legacy = ".legacy" if ".legacy." in cls.__module__ else ""  # tf.keras 2.x's optimizer_v2 classes
     if legacy and config.get("decay"):  # optimizer_v2's time-based decay of the learning rate
@@ -177,6 +181,8 @@ def _tf1_exact(side: OptimizerSide, variables):
         return exact.Adam(s["learning_rate"], variables, s["beta1"], s["beta2"], s["epsilon"])
     if side.kind == "rmsprop":
         return exact.RMSProp(s["learning_rate"], variables, s["decay"], s["momentum"], s["epsilon"], s["centered"])
+    if side.kind == "adadelta":
+        return exact.Adadelta(s["learning_rate"], variables, s["rho"], s["epsilon"])
     return exact.Adagrad(s["learning_rate"], variables, s.get("initial_accumulator", 0.1))
 
 
@@ -230,7 +236,7 @@ def replay(tf1: OptimizerSide, tf2: OptimizerSide, tf2_object, weights: Mapping[
             side = dataclasses.replace(tf2, settings={**tf2.settings, **overrides})
             return _run(lambda vs: _tf1_exact(side, vs), weights, grads, steps, own)
         config = dict(tf2_object.get_config())
-        back = {v: k for k, v in _KERAS_KEYS.items()}
+        back = {**{v: k for k, v in _KERAS_KEYS.items()}, "rho": "rho"}
         config.update({back[k]: v for k, v in overrides.items()})
         # a Keras schedule computes its own rate from the optimizer's iterations; only a number can be set
         fed = own if "learning_rate" in overrides else None

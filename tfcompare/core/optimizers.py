@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-__all__ = ["SGD", "Momentum", "Adam", "RMSProp", "Adagrad"]
+__all__ = ["SGD", "Momentum", "Adam", "RMSProp", "Adagrad", "Adadelta"]
 
 
 def _c(value, variable):
@@ -110,3 +110,23 @@ class Adagrad(tf.Module):
         for g, v, acc in zip(grads, variables, self.acc):
             acc.assign_add(tf.square(g))
             v.assign_sub(_c(self.learning_rate, v) * g / tf.sqrt(acc))
+
+
+class Adadelta(tf.Module):
+    """`tf.compat.v1.train.AdadeltaOptimizer` (Keras 3's Adadelta computes the same, slots from 0): `acc = rho * acc
+    + (1 - rho) * g²`; `d = sqrt(acc_update + eps) / sqrt(acc + eps) * g`; `acc_update = rho * acc_update + (1 - rho)
+    * d²`; `w -= lr * d`."""
+
+    def __init__(self, learning_rate: float, variables, rho: float = 0.95, epsilon: float = 1e-8):
+        super().__init__(name="adadelta")
+        self.learning_rate, self.rho, self.epsilon = learning_rate, rho, epsilon
+        self.accum = [tf.Variable(tf.zeros_like(v), trainable=False, name="accum") for v in variables]
+        self.accum_update = [tf.Variable(tf.zeros_like(v), trainable=False, name="accum_update") for v in variables]
+
+    def apply(self, grads, variables):
+        for g, v, acc, update in zip(grads, variables, self.accum, self.accum_update):
+            rho, eps = _c(self.rho, v), _c(self.epsilon, v)
+            acc.assign(rho * acc + (1 - rho) * tf.square(g))
+            d = tf.sqrt(update + eps) / tf.sqrt(acc + eps) * g
+            update.assign(rho * update + (1 - rho) * tf.square(d))
+            v.assign_sub(_c(self.learning_rate, v) * d)

@@ -143,7 +143,8 @@ class Group:
 
 def install(groups: dict, decays: dict) -> None:
     """Record each dropout / sigmoid cross-entropy in `groups` (output tensor name -> Group) and each
-    exponential_decay in `decays` (output tensor name -> its settings), for this whole process."""
+    exponential_decay and piecewise_constant in `decays` (output tensor name -> its settings), for this whole
+    process."""
     import tensorflow as tf
 
     from tfcompare.scripts.child.user_script import compat_v1_modules
@@ -160,6 +161,7 @@ def install(groups: dict, decays: dict) -> None:
         _wrap(v1.losses, "sigmoid_cross_entropy", functools.partial(_losses, groups, "sigmoid_xent"))
         _wrap(v1.losses, "mean_squared_error", functools.partial(_losses, groups, "mse"))
         _wrap(v1.train, "exponential_decay", functools.partial(_decay, decays))
+        _wrap(v1.train, "piecewise_constant", functools.partial(_piecewise, decays))
         _wrap(v1.nn, "static_rnn", functools.partial(_static_rnn, groups))
         _wrap(v1.nn, "dynamic_rnn", functools.partial(_dynamic_rnn, groups))
         _wrap(v1.metrics, "accuracy", functools.partial(_streaming, groups))
@@ -286,6 +288,17 @@ def _decay(decays, out, original, learning_rate, global_step, decay_steps, decay
 
     decays[getattr(out, "name", str(out))] = {"learning_rate": value(learning_rate), "decay_steps": value(decay_steps),
                                               "decay_rate": value(decay_rate), "staircase": bool(staircase)}
+
+
+def _piecewise(decays, out, original, x, boundaries, values, name=None):
+    """tf.train.piecewise_constant(x, boundaries, values) of numbers: x <= boundaries[0] takes values[0], as
+    Keras's PiecewiseConstantDecay does on its step count."""
+    import numpy as np
+
+    if any(hasattr(v, "op") for v in [*boundaries, *values]):
+        return
+    decays[getattr(out, "name", str(out))] = {"kind": "piecewise", "boundaries": [int(b) for b in boundaries],
+                                              "values": [float(np.float32(v)) for v in values]}
 
 
 def _plain_lstm(cell) -> bool:

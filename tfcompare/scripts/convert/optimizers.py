@@ -22,6 +22,7 @@ _POSITIONAL = {
     "MomentumOptimizer": ("learning_rate", "momentum"),
     "RMSPropOptimizer": ("learning_rate", "decay", "momentum", "epsilon"),
     "AdagradOptimizer": ("learning_rate", "initial_accumulator"),
+    "AdadeltaOptimizer": ("learning_rate", "rho", "epsilon"),
 }
 _KEYWORDS = {"initial_accumulator_value": "initial_accumulator"}
 _WRITTEN = {"model", "optimizer", "train_step", "Model", "tf", "np", "keras"}
@@ -217,7 +218,14 @@ def keras_optimizer(graph, sess, decays: dict, schedule, notes: list, todos: lis
         return number(np.float32(s[key]))
 
     lr = value("learning_rate")
-    if schedule is not None:
+    if schedule is not None and decays[schedule[0]].get("kind") == "piecewise":
+        decay = decays[schedule[0]]
+        lr = (f"tf.keras.optimizers.schedules.PiecewiseConstantDecay(boundaries={decay['boundaries']}, "
+              f"values=[{', '.join(number(np.float32(v)) for v in decay['values'])}])")
+        notes.append("TF1's piecewise_constant on the global step became a Keras PiecewiseConstantDecay schedule on "
+                     "the optimizer's iteration count (both start at 0 and count the steps; a step at a boundary "
+                     "takes the value before it on both)")
+    elif schedule is not None:
         decay = decays[schedule[0]]
         lr = (f"tf.keras.optimizers.schedules.ExponentialDecay({number(np.float32(decay['learning_rate']))}, "
               f"decay_steps={number(np.float32(decay['decay_steps']))}, "
@@ -237,6 +245,9 @@ def keras_optimizer(graph, sess, decays: dict, schedule, notes: list, todos: lis
         return _OPTIMIZER_CLASSES["rmsprop"], (f"RMSProp(learning_rate={lr}, decay={value('decay')}, "
                                                f"momentum={value('momentum')}, "
                                                f"epsilon={value('epsilon')}{centered})")
+    if side.kind == "adadelta":  # Keras's Adadelta is TF1's formula, its slots from 0 as TF1's
+        return "", (f"tf.keras.optimizers.Adadelta(learning_rate={lr}, rho={value('rho')}, "
+                    f"epsilon={value('epsilon')})")
     return _OPTIMIZER_CLASSES["adagrad"], (f"Adagrad(learning_rate={lr}, initial_accumulator_value="
                                            f"{value('initial_accumulator')})")
 
