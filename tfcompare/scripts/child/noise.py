@@ -199,9 +199,12 @@ def measure(probe, sess) -> None:
                 feed = probe._fed[unit[0]]
                 fed = _permuted(feed, rng) if variant == "permuted" else feed
                 nudged = {}
+                held = probe._run(sess, probe._state) if probe._state else []  # a variable's read moves nothing
                 for k in unit:
                     settings, signs = nudge[id(ops[k])]
                     nudged.update(_nudged(sess, probe, settings, fed, signs))
+                for v, value in zip(probe._state or [], held):  # a setting under control_dependencies(UPDATE_OPS)
+                    v.load(value, sess)  # ran the updates when read: the state as the step found it
                 results = replay_unit(probe, sess, [ops[k] for k in unit], fed, nudged)
                 for k, result in zip(unit, results):
                     gaps.append(_gaps(rec, k, ops[k], keys, probe.slots, *result))
@@ -272,9 +275,12 @@ def replay_unit(probe, sess, entries: list, fed: dict, settings: dict | None = N
     slot_vars = [s for *_, s in probe.slots]
     state = list(getattr(probe, "_state", None) or [])
     if len(entries) == 1:
-        # state the loss itself updates (`ema.apply` of batch moments under `tf.cond(is_training, ...)`) moved once
-        # with the read above, as in the script's one run; the train op's run moves it again: put back
-        forced = [v for v in state if v.op in written(entries[0]["loss"].op)] if state else []
+        # state the read above updates (`ema.apply` of batch moments under `tf.cond(is_training, ...)` in the loss;
+        # UPDATE_OPS the gradients wait on, built under the train op's `control_dependencies`) moved once there, as
+        # in the script's one run; the train op's run moves it again: put back
+        read = [t.op for t in [entries[0]["loss"], *entries[0]["raw_grads"]] if t is not None and hasattr(t, "op")]
+        moved = set().union(*(written(op) for op in read)) if state else set()
+        forced = [v for v in state if v.op in moved]
         once = run(forced) if forced else []
         run(entries[0]["train_op"], {**fed, **(settings or {})})
         for v, value in zip(forced, once):
