@@ -147,6 +147,16 @@ EXPECTED = {
                      "    step = optimizer.iterations.numpy()\n"],
     "adadelta_cnn": ["optimizer = tf.keras.optimizers.Adadelta(learning_rate=1.0, rho=0.95, epsilon=1e-06)\n"],
     "l2_regularizer": ["        total_loss = mse + reg_loss\n"],
+    # a TFRecord file written with tf.python_io and tf.train.Example, read back by TFRecordDataset.map(parse_fn) with
+    # tf.parse_single_example, no feed: the writing and parse_fn kept in TF2's names; the evaluation's 20 runs in a
+    # comprehension each pull a batch (before: 9 TODOs, no step; then one batch evaluated twenty times)
+    "tfrecord_pipeline": ["writer = tf.io.TFRecordWriter(RECORD_PATH)\n",
+                          "    writer.write(example.SerializeToString())\n",
+                          "    parsed = tf.io.parse_single_example(\n",
+                          "            'x': tf.io.FixedLenFeature([N_FEATURES], tf.float32),\n",
+                          "dataset = dataset.map(parse_fn).shuffle(1000, seed=123).batch(BATCH_SIZE).repeat()\n"
+                          "iterator = iter(dataset)\n",
+                          "accs = [model.accuracy(*iterator.get_next()).numpy() for _ in range(20)]\n"],
     "bn_moments_ema": ["            if is_training:  # TF1 ran these in a tf.cond\n",
                        "self.bn1_bn1_moments_Squeeze_ExponentialMovingAverage.assign_sub(t14)\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",

@@ -9,7 +9,9 @@ from __future__ import annotations
 import ast
 
 from tfcompare.scripts.convert.estimator_runs import EstimatorRuns
+from tfcompare.scripts.convert.plain_tf import PlainCalls
 from tfcompare.scripts.convert.plan import GENERATED, TODO_MARK
+from tfcompare.scripts.convert.pulls import pull_per_item
 from tfcompare.scripts.convert.run_functions import RunFunctions
 from tfcompare.scripts.convert.saving import SaversAndWriters
 from tfcompare.scripts.convert.seeds import seed_function
@@ -27,7 +29,7 @@ _INITIALIZERS = {"global_variables_initializer", "initialize_all_variables", "lo
                  "initialize_local_variables", "variables_initializer", "initialize_variables"}
 
 
-class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns):
+class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, PlainCalls):
     """Rewrites one statement at a time (`statement`), in the script's order; its state (`RewriteState`) carries
     what each name now is from one statement to the next."""
 
@@ -40,8 +42,12 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns):
     def statement(self, s, before_step: bool) -> list:
         out = self._statement(s, before_step)
         if self.pulls:  # each Session.run of a tensor a tf.data iterator handed out pulled one batch: now by hand
+            per_item, left = pull_per_item(out, {it: self._pulled_names(it) for it in self.pulls})
+            if left:
+                self.marks.append("a Session.run inside a comprehension pulled a batch per item; this one is pulled "
+                                  f"once, above it, from TF1 line {s.lineno}")
             out = [ast.copy_location(ast.Assign([self.pull_targets[it]], ast.parse(f"{it}.get_next()", mode="eval")
-                                                .body), s) for it in self.pulls] + out
+                                                .body), s) for it in self.pulls if it not in per_item] + out
             self.pulls = []
         if self.marks:  # TODOs about a part of this statement (a fetch left None): marked above it, in the file
             out = [ast.Expr(ast.Constant(f"{TODO_MARK}{m}")) for m in self.marks] + out
@@ -67,6 +73,9 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns):
             return [ast.copy_location(ast.parse(self.plan.rebuilt[s.targets[0].id]).body[0], s)]
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
             if self._uses_tf(s) or self._free_loads(s) & self.tainted:
+                mapped = self._mapped_function(s) if isinstance(s, ast.FunctionDef) else None
+                if mapped is not None:  # `parse_fn` of `dataset.map(parse_fn)`: TF2 traces it as TF1 did
+                    return mapped
                 runs = self._run_function(s)  # one that runs the model and computes on what it fetched
                 if runs is not None:
                     return [runs]
@@ -182,6 +191,9 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns):
         estimator = self._estimator(s)
         if estimator is not None:
             return estimator
+        plain = self._plain(s)  # a TFRecord written, a tf.gfile call: no graph, TF2's names
+        if plain is not None:
+            return plain
         target = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
                 target.value.id in self.feed_vars and isinstance(target.slice, ast.Name) and \
