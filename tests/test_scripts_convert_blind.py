@@ -142,8 +142,9 @@ EXPECTED = {
     # (proven at the first try)
     "piecewise_lr": ["    learning_rate=tf.keras.optimizers.schedules.PiecewiseConstantDecay(\n"
                      "        boundaries=[100, 200], values=[0.1, 0.05, 0.01]\n    ),\n",
+                     "    idx = np.random.choice(len(X_train), BATCH_SIZE, replace=False)\n"
                      "    lr_val = optimizer.learning_rate.numpy()\n"
-                     "    loss_val = train_step(feed['x'], feed['y']).numpy()\n"
+                     "    loss_val = train_step(X_train[idx], Y_train[idx]).numpy()\n"
                      "    step = optimizer.iterations.numpy()\n"],
     "adadelta_cnn": ["optimizer = tf.keras.optimizers.Adadelta(learning_rate=1.0, rho=0.95, epsilon=1e-06)\n"],
     "l2_regularizer": ["        total_loss = mse + reg_loss\n"],

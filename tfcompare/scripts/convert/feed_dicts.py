@@ -49,8 +49,9 @@ def _pairs(block: list, names: set[str], out: dict) -> None:
     for i, s in enumerate(block):
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and \
                 s.targets[0].id in names and isinstance(s.value, ast.Dict) and i + 1 < len(block):
-            name, uses = s.targets[0].id, [block[i + 1]]
-            for later in block[i + 2:]:  # the statements after it that read it too, one after another
+            name, first = s.targets[0].id, _first_reader(block, i, s)
+            uses = [block[first]]
+            for later in block[first + 1:]:  # the statements after it that read it too, one after another
                 if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(later)):
                     break
                 uses.append(later)
@@ -61,6 +62,20 @@ def _pairs(block: list, names: set[str], out: dict) -> None:
                 _pairs(inner, names, out)
         for handler in getattr(s, "handlers", []):
             _pairs(handler.body, names, out)
+
+
+def _first_reader(block: list, i: int, assign: ast.Assign) -> int:
+    """The index of the first statement after `block[i]` that reads the dict, past plain statements that neither
+    read it nor rebind its name or a name its values read (`lr_val = optimizer.learning_rate.numpy()`, read before
+    the step as TF1 computed it): the values, evaluated there instead, are the same."""
+    name = assign.targets[0].id
+    read = {n.id for v in assign.value.values for n in ast.walk(v) if isinstance(n, ast.Name)} | {name}
+    j = i + 1
+    while j + 1 < len(block) and isinstance(block[j], (ast.Assign, ast.Expr)) and not any(
+            isinstance(n, ast.Name) and (n.id == name or (isinstance(n.ctx, ast.Store) and n.id in read))
+            for n in ast.walk(block[j])):
+        j += 1
+    return j
 
 
 def _inlines(assign: ast.Assign, use, name: str) -> bool:

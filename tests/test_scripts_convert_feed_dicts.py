@@ -1,0 +1,30 @@
+"""`feed_dicts.inline_feed_dicts`: a feed dict the next reading statements alone read is inlined into them, past
+plain statements that change none of its values (stop 64: a value read before the step, `lr_val = ...`, had kept
+`feed['x']` in the rewrite), and only then."""
+
+from __future__ import annotations
+
+import ast
+
+from tfcompare.scripts.convert.feed_dicts import inline_feed_dicts
+
+
+def _inlined(source: str) -> str:
+    body = ast.parse(source).body
+    inline_feed_dicts([body], {"feed"})
+    return ast.unparse(ast.Module(body, []))
+
+
+def test_a_feed_dict_is_inlined_past_a_statement_that_changes_none_of_its_values():
+    out = _inlined("feed = {'x': X[idx], 'y': Y[idx]}\nlr_val = optimizer.learning_rate.numpy()\n"
+                   "loss = train_step(feed['x'], feed['y']).numpy()\n")
+    assert out == "lr_val = optimizer.learning_rate.numpy()\nloss = train_step(X[idx], Y[idx]).numpy()"
+
+
+def test_a_statement_between_that_rebinds_a_value_or_a_dict_read_elsewhere_keeps_the_dict():
+    rebinds = ("feed = {'x': X[idx], 'y': Y[idx]}\nidx = idx + 1\n"
+               "loss = train_step(feed['x'], feed['y']).numpy()\n")
+    assert _inlined(rebinds) == ast.unparse(ast.parse(rebinds))  # X[idx] would read the new idx: kept
+    later = ("feed = {'x': X[idx], 'y': Y[idx]}\nlr_val = 0.1\nloss = train_step(feed['x'], feed['y']).numpy()\n"
+             "print(len(feed))\n")
+    assert _inlined(later) == ast.unparse(ast.parse(later))  # read as a dict below: kept
