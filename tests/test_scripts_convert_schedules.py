@@ -52,3 +52,31 @@ def test_tf1s_adadelta_keras_adadelta_and_tfcompares_exact_one_take_the_same_fiv
     assert not np.allclose(tf1, start, atol=1e-4)  # it moved
     np.testing.assert_allclose(w2.numpy(), tf1, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(w3.numpy(), tf1, rtol=1e-5, atol=1e-7)
+
+
+def test_per_variable_gradient_factors_are_read_in_tf1s_order_and_anything_else_is_none():
+    """`[(g * lr_multiplier(v), v) for g, v in grads_and_vars]` (a learning rate per layer, written by a helper who
+    had not seen tfcompare): the step scales its gradients by TF1's constants; a clip or a factor computed at run
+    time is not this."""
+    from tfcompare.scripts.convert.train_step import clip_lines, gradient_factors
+
+    with tf.compat.v1.Graph().as_default():
+        v1 = tf.compat.v1
+        x = v1.placeholder(tf.float32, [None, 2])
+        w, b = v1.Variable(tf.ones([2, 1]), name="w"), v1.Variable(tf.zeros([1]), name="out/bias")
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b))
+        pairs = v1.train.GradientDescentOptimizer(0.1).compute_gradients(loss)
+        raw = [g for g, _ in pairs]
+        scaled = [(g * (0.2 if "bias" in v.name else 1.0), v) for g, v in pairs]
+        assert gradient_factors({"raw_grads": raw, "grads_and_vars": scaled}) == [1.0, np.float32(0.2)]
+
+        class _Tr:
+            todos: list = []
+        lines = clip_lines({"raw_grads": raw, "grads_and_vars": scaled}, _Tr())
+        assert lines[-1].strip() == "gradients = [g * factor for g, factor in zip(gradients, [1.0, 0.2])]"
+        assert _Tr.todos == []
+        clipped = [(tf.clip_by_value(g, -1.0, 1.0), v) for g, v in pairs]
+        assert gradient_factors({"raw_grads": raw, "grads_and_vars": clipped}) is None
+        by_tensor = [(g * tf.reduce_mean(g), v) for g, v in pairs]  # a factor computed at run time
+        assert gradient_factors({"raw_grads": raw, "grads_and_vars": by_tensor}) is None
+        assert gradient_factors({"raw_grads": raw, "grads_and_vars": pairs}) is None  # nothing scaled

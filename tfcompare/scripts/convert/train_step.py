@@ -12,7 +12,8 @@ from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.written_line import number
 from tfcompare.scripts.pair.sparse import SQUARING
 
-__all__ = ["step_todo_lines", "step_code", "input_signature", "densifies", "clip_lines", "fetched_norm", "STEP_LOCALS"]
+__all__ = ["step_todo_lines", "step_code", "input_signature", "densifies", "clip_lines", "fetched_norm", "STEP_LOCALS",
+           "gradient_factors"]
 
 # the names the written step and the code around it bind: a value the step returns cannot take one of them
 STEP_LOCALS = frozenset({"tape", "gradients", "loss_value", "model", "optimizer", "tf", "variables"})
@@ -92,6 +93,11 @@ def clip_lines(entry: dict, tr, norm: str = "") -> list[str]:
     kind, c = found["kind"], found["value"]
     if kind == gt.NONE:
         return []
+    factors = gradient_factors(entry) if kind == gt.OTHER else None
+    if factors is not None:  # the step's gradients are in TF1's variable order (writer: `variables = [...]`)
+        listed = ", ".join(number(np.float32(f)) for f in factors)
+        return [f"{INDENT}# each gradient scaled as TF1 scaled it before apply_gradients, in TF1's variable order",
+                f"{INDENT}gradients = [g * factor for g, factor in zip(gradients, [{listed}])]"]
     if kind == gt.OTHER or c is None:
         tr.todos.append(f"TF1's train op transformed its gradients before applying them: {gt.text(found)}")
         return [f"{INDENT}# TODO(tfcompare): TF1 transformed the gradients here ({found['source'][:60]}); "
@@ -101,6 +107,39 @@ def clip_lines(entry: dict, tr, norm: str = "") -> list[str]:
                gt.NORM: f"gradients = [tf.clip_by_norm(g, {c}) for g in gradients]",
                gt.VALUE: f"gradients = [tf.clip_by_value(g, {minus}, {c}) for g in gradients]"}[kind]
     return [f"{INDENT}{clipped}  # as TF1 clipped them before apply_gradients"]
+
+
+def gradient_factors(entry: dict) -> list[float] | None:
+    """Per variable, in TF1's order, the constant each gradient was multiplied by between `compute_gradients` and
+    `apply_gradients` (`[(g * 2.0, v) if 'bias' in v.name else (g, v) for g, v in grads_and_vars]`: a learning
+    rate per layer), 1.0 where it was applied as computed; None for any other transform, or where a variable has no
+    dense gradient."""
+    import tensorflow as tf
+
+    raw, pairs = entry.get("raw_grads", []), entry.get("grads_and_vars", [])
+    if not pairs or len(raw) != len(pairs):
+        return None
+    out = []
+    for r, (a, _) in zip(raw, pairs):
+        if not isinstance(r, tf.Tensor) or not isinstance(a, tf.Tensor):
+            return None
+        if a is r:
+            out.append(1.0)
+            continue
+        if a.op.type != "Mul":
+            return None
+        x, y = a.op.inputs
+        scale = next((tf.get_static_value(c) for g, c in ((x, y), (y, x)) if _unread(g) is _unread(r)), None)
+        if scale is None or np.ndim(scale) or not np.isfinite(scale):
+            return None
+        out.append(float(scale))
+    return out if any(f != 1.0 for f in out) else None
+
+
+def _unread(t):
+    while t.op.type == "Identity" and t.op.inputs:
+        t = t.op.inputs[0]
+    return t
 
 
 def densifies(entry: dict) -> bool:

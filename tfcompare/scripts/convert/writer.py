@@ -50,8 +50,8 @@ from tfcompare.scripts.convert.joint_steps import Part, joint_steps, runs_togeth
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.todo_marks import todo_marks
 from tfcompare.scripts.convert.gradient_fetches import gradient_lines, step_fetches
-from tfcompare.scripts.convert.train_step import (clip_lines, densifies, input_signature, step_code,
-                                                  step_todo_lines)
+from tfcompare.scripts.convert.train_step import (clip_lines, densifies, gradient_factors, input_signature,
+                                                  step_code, step_todo_lines)
 from tfcompare.scripts.convert.training_flag import switch_argument, training_flags
 from tfcompare.scripts.child.train_ops import independent, variables_of, writes_apart
 
@@ -318,6 +318,9 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     step_todos = step_todo_lines(unwritten, train_op, tr, script, lines, assigned)
     clip = clip_lines(found, tr, norm)  # TF1's clipping between its gradients and apply_gradients
     measure, measured, order = gradient_lines(measured, module_dict, found, tr, variables)
+    if not order and gradient_factors(found) is not None:  # per-variable factors: the gradients in TF1's order
+        order = [variables.get(v.op.name) for _, v in found["grads_and_vars"]]
+        order = [] if None in order else order
     for key, value in module_dict.items():  # `G_loss = G_recon_loss`: both names fetch the one method
         own = names.get(value.name) if isinstance(value, tf.Tensor) else None
         if own in plan_methods and key not in plan_methods and key.isidentifier():
