@@ -25,6 +25,9 @@ def test_a_statement_between_that_rebinds_a_value_or_a_dict_read_elsewhere_keeps
     rebinds = ("feed = {'x': X[idx], 'y': Y[idx]}\nidx = idx + 1\n"
                "loss = train_step(feed['x'], feed['y']).numpy()\n")
     assert _inlined(rebinds) == ast.unparse(ast.parse(rebinds))  # X[idx] would read the new idx: kept
+    shuffles = ("feed = {'x': X[idx], 'y': Y[idx]}\nnp.random.shuffle(X)\n"
+                "loss = train_step(feed['x'], feed['y']).numpy()\n")
+    assert _inlined(shuffles) == ast.unparse(ast.parse(shuffles))  # X changed in place, not rebound: kept
     later = ("feed = {'x': X[idx], 'y': Y[idx]}\nlr_val = 0.1\nloss = train_step(feed['x'], feed['y']).numpy()\n"
              "print(len(feed))\n")
     assert _inlined(later) == ast.unparse(ast.parse(later))  # read as a dict below: kept

@@ -65,15 +65,15 @@ def _pairs(block: list, names: set[str], out: dict) -> None:
 
 
 def _first_reader(block: list, i: int, assign: ast.Assign) -> int:
-    """The index of the first statement after `block[i]` that reads the dict, past plain statements that neither
-    read it nor rebind its name or a name its values read (`lr_val = optimizer.learning_rate.numpy()`, read before
-    the step as TF1 computed it): the values, evaluated there instead, are the same."""
+    """The index of the first statement after `block[i]` that reads the dict, past plain statements that name
+    neither it nor any name its values read (`lr_val = optimizer.learning_rate.numpy()`, read before the step as
+    TF1 computed it): the values, evaluated there instead, are the same (a statement that only reads such a name
+    may still change it in place, `np.random.shuffle(X)`: it stops the search)."""
     name = assign.targets[0].id
     read = {n.id for v in assign.value.values for n in ast.walk(v) if isinstance(n, ast.Name)} | {name}
     j = i + 1
     while j + 1 < len(block) and isinstance(block[j], (ast.Assign, ast.Expr)) and not any(
-            isinstance(n, ast.Name) and (n.id == name or (isinstance(n.ctx, ast.Store) and n.id in read))
-            for n in ast.walk(block[j])):
+            isinstance(n, ast.Name) and n.id in read for n in ast.walk(block[j])):
         j += 1
     return j
 
