@@ -31,3 +31,17 @@ def test_a_statement_between_that_rebinds_a_value_or_a_dict_read_elsewhere_keeps
     later = ("feed = {'x': X[idx], 'y': Y[idx]}\nlr_val = 0.1\nloss = train_step(feed['x'], feed['y']).numpy()\n"
              "print(len(feed))\n")
     assert _inlined(later) == ast.unparse(ast.parse(later))  # read as a dict below: kept
+
+
+def test_a_placeholder_with_default_left_unfed_passes_its_default_and_only_a_scalar_constant_one():
+    import tensorflow as tf
+
+    from tfcompare.scripts.convert.fed_itself import unfed_defaults
+
+    with tf.compat.v1.Graph().as_default():
+        v1 = tf.compat.v1
+        scope = {"is_training": v1.placeholder_with_default(False, shape=()),
+                 "keep_prob": v1.placeholder_with_default(1.0, shape=()),
+                 "state": v1.placeholder_with_default(tf.zeros([2, 3]), shape=[None, 3]),  # not a scalar
+                 "x": v1.placeholder(tf.float32, [None, 3])}
+        assert unfed_defaults(scope, tf) == {"is_training": "False", "keep_prob": "1.0"}

@@ -1,5 +1,6 @@
 """Tensors the script feeds itself (`tf_x = tf.placeholder(...) / 255.` fed `{tf_x: b_x}`): the ops that computed
-them never ran in TF1, and the rewrite says so where a reviewer would look for them."""
+them never ran in TF1, and the rewrite says so where a reviewer would look for them. And the other way round: a
+`tf.placeholder_with_default` a run leaves unfed takes its default, which the rewrite passes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import tokenize
 from tfcompare.scripts.convert.naming import fed_key
 from tfcompare.scripts.convert.tf1_lines import source_line
 
-__all__ = ["fed_itself_notes"]
+__all__ = ["fed_itself_notes", "unfed_defaults"]
 
 
 def fed_itself_notes(feed_tensors: list, arguments: dict, script: str, lines: list[str]) -> dict[str, str]:
@@ -38,3 +39,17 @@ def _without_comment(text: str) -> str:
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
     return text
+
+
+def unfed_defaults(module_dict: dict, tf) -> dict[str, str]:
+    """{global name: the default as code} of each `tf.placeholder_with_default(False, shape=())` (a scalar bool or
+    number constant): a Session.run that does not feed it computed with that value (`is_training` left to its
+    default in an evaluation), and the rewrite's call passes it."""
+    out = {}
+    for key, value in module_dict.items():
+        if not (isinstance(value, tf.Tensor) and value.op.type == "PlaceholderWithDefault" and key.isidentifier()):
+            continue
+        default = tf.get_static_value(value.op.inputs[0])
+        if default is not None and getattr(default, "ndim", 1) == 0 and default.dtype.kind in "bif":
+            out[key] = repr(default.item())
+    return out

@@ -32,7 +32,7 @@ class SessionRuns(EagerTail):
             return {p: ast.Subscript(ast.Name(feed.id, ast.Load()), ast.Constant(p), ast.Load())
                     if p in every or p not in self.plan.defaults else
                     ast.Call(ast.Attribute(ast.Name(feed.id, ast.Load()), "get", ast.Load()),
-                             [ast.Constant(p), ast.Name(self.plan.defaults[p], ast.Load())], [])
+                             [ast.Constant(p), ast.parse(self.plan.defaults[p], mode="eval").body], [])
                     for p in self.feed_vars[feed.id]}
         if not isinstance(feed, ast.Dict) or not all(isinstance(k, ast.Name) for k in feed.keys):
             return None
@@ -96,7 +96,7 @@ class SessionRuns(EagerTail):
         if feed is None:
             return None
         # what a run may leave out, as TF1 then computed it: the TF2 global that holds it
-        feed = {**{k: ast.Name(v, ast.Load()) for k, v in self.plan.defaults.items()}, **feed}
+        feed = {**{k: ast.parse(v, mode="eval").body for k, v in self.plan.defaults.items()}, **feed}
         single = not isinstance(fetches, (ast.List, ast.Tuple))
         items = [fetches] if single else list(fetches.elts)
         if not all(isinstance(i, ast.Name) for i in items):

@@ -36,7 +36,7 @@ from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator
 from tfcompare.scripts.convert.estimator_runs import add_loss, estimator_plan
 from tfcompare.scripts.convert.averages import apply_line, find as find_averages, setup_lines
-from tfcompare.scripts.convert.fed_itself import fed_itself_notes
+from tfcompare.scripts.convert.fed_itself import fed_itself_notes, unfed_defaults
 from tfcompare.scripts.convert.rnn_state import stacked_states, state_feeds, zero_state_lines
 from tfcompare.scripts.convert.tf1_lines import source_line
 from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
@@ -364,7 +364,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         summary_lines=summary_lines, late=set(late or ()),
                         placeholders={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
                                       and v.op.type in ("Placeholder", "PlaceholderWithDefault")} |
-                        {t.global_name for t in fed_states}, defaults={t.global_name: t.global_name for t in fed_states},
+                        {t.global_name for t in fed_states}, defaults={**unfed_defaults(module_dict, tf),
+                                                          **{t.global_name: t.global_name for t in fed_states}},
                         datasets={k for k, v in module_dict.items() if isinstance(v, tf.data.Dataset)},
                         iterators={k for k, v in module_dict.items() if isinstance(v, tf.compat.v1.data.Iterator)},
                         pipeline={k for k, v in module_dict.items() if isinstance(v, tf.Tensor)
