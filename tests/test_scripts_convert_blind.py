@@ -131,8 +131,10 @@ EXPECTED = {
     "ema_weights": ["ema = tf.train.ExponentialMovingAverage(MOVING_AVERAGE_DECAY, num_updates=optimizer.iterations)\n"
                     "ema.apply(model.trainable_variables)  # the averages start at the initial weights, as TF1's did\n",
                     "    optimizer.apply_gradients(zip(gradients, model.trainable_variables))\n"
-                    "    ema.apply(model.trainable_variables)  # after the update, as TF1's control dependency ran it\n",
-                    "        h1 = tf.nn.relu(tf.matmul(x, ema.average(self.params_w1)) + ema.average(self.params_b1))\n"],
+                    "    ema.apply(model.trainable_variables)  # after the update, as TF1's control dependency "
+                    "ran it\n",
+                    "        h1 = tf.nn.relu(tf.matmul(x, ema.average(self.params_w1)) + "
+                    "ema.average(self.params_b1))\n"],
     # a hand-written batch norm: `ema.apply([batch_mean, batch_var])` under `tf.cond(is_training, ...)`, read back with
     # `ema.average` at inference: the moving moments assigned where the flag says training (before: 6 TODOs and a
     # DIFFER, true, on the unwritten updates; then a false DIFFER on a moment Adam moves by a rounding-sized gradient)
