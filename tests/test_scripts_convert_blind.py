@@ -6,6 +6,7 @@ Estimators. Each is proven by pair, has no TODO and runs on its own."""
 from __future__ import annotations
 
 import concurrent.futures
+import importlib.util
 import shutil
 from pathlib import Path
 
@@ -160,10 +161,6 @@ EXPECTED = {
                           "dataset = dataset.map(parse_fn).shuffle(1000, seed=123).batch(BATCH_SIZE).repeat()\n"
                           "iterator = iter(dataset)\n",
                           "accs = [model.accuracy(*iterator.get_next()).numpy() for _ in range(20)]\n"],
-    # tf.keras.layers on placeholders in a Session, Dropout(training=is_training) on a placeholder_with_default flag
-    # the evaluation leaves unfed (before: 2 TODOs, the evaluation's run not written)
-    "keras_layers_in_session": ["    loss_val = train_step(X_train[idx], y_train[idx], True).numpy()\n",
-                                "test_acc = model.accuracy(X_test, y_test, False).numpy()\n"],
     "bn_moments_ema": ["            if is_training:  # TF1 ran these in a tf.cond\n",
                        "self.bn1_bn1_moments_Squeeze_ExponentialMovingAverage.assign_sub(t14)\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
@@ -279,3 +276,20 @@ def test_a_moving_moment_with_another_decay_differs_beyond_tf1s_own_noise_floor_
                                    for t in state), state
     floors = [float(t.split("floor ")[1].split(")")[0]) for t in state]
     assert all(f < 1e-5 for f in floors), floors
+
+
+@pytest.mark.legacy
+@pytest.mark.skipif(importlib.util.find_spec("tf_keras") is None, reason="needs the legacy extra (tf-keras)")
+def test_keras_layers_on_placeholders_in_a_session_pass_the_flags_default_where_a_run_leaves_it_unfed(tmp_path):
+    """keras_layers_in_session.py (blind, stop 64): `tf.keras.layers.Dense` and `Dropout(0.3)(net,
+    training=is_training)` on placeholders, `is_training = tf.placeholder_with_default(False, shape=())` fed True to
+    train and left unfed to evaluate. TF1's side needs tf-keras (Keras 3's Dropout refuses a tensor flag in a
+    graph). The evaluation's run passes the default (before: 2 TODOs, the run not written)."""
+    shutil.copy(BLIND / "keras_layers_in_session.py", tmp_path)
+    result = convert_script(tmp_path / "keras_layers_in_session.py", tmp_path / "new.py", ConvertOptions(levers=()))
+    text = (tmp_path / "new.py").read_text()
+    assert result.status == WRITTEN_AGREES, "\n".join(result.lines())
+    assert result.todos == [] and "TODO" not in text, result.todos
+    assert "    loss_val = train_step(X_train[idx], y_train[idx], True).numpy()\n" in text
+    assert "test_acc = model.accuracy(X_test, y_test, False).numpy()\n" in text
+    assert len(result.pair.checks) == 3 and all(c.ok for c in result.pair.checks)
