@@ -233,6 +233,7 @@ def _gaps(rec, k, op, keys, found_slots, loss, grad_values, after, slot_values, 
     """A replayed step's gaps to the recorded one, relative, per loss, gradient, weight, slot and non-trainable
     state (a moving average of batch moments moves with the weights' own noise)."""
     weights = {key: (rec.arrays[f"after/{k}/{key}"], a) for key, a in zip(keys, after)}
+    replayed = _replayed(op) if state_values else set()
     held = {f"{name}/{key}": (rec.arrays[slots.key(name, k, key)], value)
             for (name, key, _), value in zip(found_slots, slot_values)}
     return {"loss": relative(rec.losses[k], float(np.asarray(loss).sum())),
@@ -242,7 +243,7 @@ def _gaps(rec, k, op, keys, found_slots, loss, grad_values, after, slot_values, 
             "slots": {name: relative(*pair) for name, pair in held.items()},
             "state": {entry["key"]: relative(rec.arrays[f"state/{k}/{entry['key']}"], value)
                       for entry, value in zip(rec.state, state_values)
-                      if f"state/{k}/{entry['key']}" in rec.arrays and entry["name"] in _replayed(op)},
+                      if f"state/{k}/{entry['key']}" in rec.arrays and entry["name"] in replayed},
             "squares": {"weights": {key: [_square(*pair)] for key, pair in weights.items()},
                         "slots": {name: [_square(*pair)] for name, pair in held.items()}}}
 

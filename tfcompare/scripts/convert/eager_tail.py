@@ -36,16 +36,6 @@ class EagerTail(RewriteState):
     """The eager rewrites of `statements.Rewriter`; `eager`: names bound to such values, `eager_summaries`: to
     such summaries."""
 
-    def _path(self, func) -> str | None:
-        """`tf.image.decode_png` -> "image.decode_png" for a name bound to TensorFlow; None otherwise."""
-        parts = []
-        while isinstance(func, ast.Attribute):
-            parts.append(func.attr)
-            func = func.value
-        if not (isinstance(func, ast.Name) and func.id in self.plan.tf_names) or not parts:
-            return None
-        return ".".join(reversed(parts))
-
     def _eager(self, s) -> list | None:
         """The statement as TF2 runs it, or None when it is not one of these (`statements._simple` goes on)."""
         if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):

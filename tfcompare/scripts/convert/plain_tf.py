@@ -52,25 +52,16 @@ def tf2_path(path: str) -> str | None:
 class PlainCalls(RewriteState):
     """The rewriter's part for TF code that builds no graph (`_plain`, `_mapped_function`)."""
 
-    def _tf_chain(self, node) -> str | None:
-        parts = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not (isinstance(node, ast.Name) and node.id in self.plan.tf_names) or not parts:
-            return None
-        return ".".join(reversed(parts))
-
     def _renamed(self, node, plain_only: bool):
         """`node` with each TensorFlow reference in TF2's name, or None where one has none (or, `plain_only`, is a
         call that is not a file or proto call)."""
         _, keywords, reorders = _change_spec()
         calls = {id(n.func): n for n in ast.walk(node) if isinstance(n, ast.Call)}
-        outer = [n for n in ast.walk(node) if isinstance(n, ast.Attribute) and self._tf_chain(n) is not None]
+        outer = [n for n in ast.walk(node) if isinstance(n, ast.Attribute) and self._path(n) is not None]
         inner = {id(a) for n in outer for a in ast.walk(n.value)}
         changes = []
         for n in (n for n in outer if id(n) not in inner):  # the whole chain `tf.train.Example`, not `tf.train`
-            path = self._tf_chain(n)
+            path = self._path(n)
             new = tf2_path(path)
             call = calls.get(id(n))
             if new is None or (plain_only and call is not None and not path.startswith(_PLAIN)) or \

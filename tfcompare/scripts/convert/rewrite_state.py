@@ -80,6 +80,16 @@ class RewriteState:
     def _stores(self, node) -> set:
         return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
+    def _path(self, func) -> str | None:
+        """`tf.image.decode_png` -> "image.decode_png" for a name bound to TensorFlow; None otherwise."""
+        parts = []
+        while isinstance(func, ast.Attribute):
+            parts.append(func.attr)
+            func = func.value
+        if not (isinstance(func, ast.Name) and func.id in self.plan.tf_names) or not parts:
+            return None
+        return ".".join(reversed(parts))
+
     def _uses_tf(self, node) -> bool:
         return bool(self._loads(node) & self.plan.tf_names)
 
