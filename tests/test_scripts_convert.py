@@ -30,7 +30,7 @@ from tfcompare.scripts.convert import source as carried
 from tfcompare.scripts.convert.calls import Group
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.calls import _dynamic_rnn
-from tfcompare.scripts.convert.written_cells import GRU_HELPER, LSTM_HELPER
+from tfcompare.scripts.convert.written_cells import GRU_HELPER, LSTM_CELL_HELPER, LSTM_HELPER
 from tfcompare.scripts.convert.ops import Translator
 
 DATA = Path(__file__).parent / "data" / "convert"
@@ -780,8 +780,8 @@ def _translate_and_compare(build, feeds: dict, groups=None):
     for name, attr in attrs.items():
         setattr(model, attr, tf.Variable(values[name]))
     scope = {"tf": tf, "self": model, **{a: tf.constant(feeds[a]) for a in args.values()}}
-    exec(LSTM_HELPER, scope)
-    exec(GRU_HELPER, scope)
+    for helper in (LSTM_HELPER, LSTM_CELL_HELPER, GRU_HELPER):
+        exec(helper, scope)
     exec(compile(code, "<written>", "exec"), scope)
     return [line.code for line in lines], expected, scope["result"].numpy()
 
@@ -1265,6 +1265,47 @@ def test_an_rnn_with_sequence_length_is_one_call_and_matches_tf1s_loop(kind, for
         assert "tf.stack(outputs1, axis=1)" in "\n".join(lines) and "outputs1[0]" not in "\n".join(lines), lines
     assert np.all(tf1[1, 4:24] == 0) and np.all(tf1[2, 12:24] == 0)  # TF1's zeros past each length
     np.testing.assert_allclose(tf1, tf2, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("settings, lengths", [
+    ({"use_peepholes": True}, False),
+    ({"use_peepholes": True, "cell_clip": 0.3, "num_proj": 3, "proj_clip": 0.2}, True),
+    ({"cell_clip": 0.5}, False),
+    ({"num_proj": 2}, True),
+])
+def test_an_lstm_cell_with_peepholes_clips_or_a_projection_is_one_call_and_matches_tf1s_loop(settings, lengths):
+    """LSTMCell(use_peepholes=True, cell_clip=, num_proj=, proj_clip=) through dynamic_rnn (its TensorArray was a TODO
+    that stopped the rewrite): one `lstm_cell` call, its peephole weights and projection by keyword, gives TF1's
+    outputs and final (c, h), also past each example's sequence_length. Clips small enough to bind: checked."""
+    from tfcompare.scripts.legacy.rnn import LSTMCell
+
+    rng = np.random.RandomState(7)
+    feeds = {"x": (rng.rand(4, 5, 3) * 3).astype(np.float32), "seqlen": np.array([5, 2, 4, 1], np.int32)}
+
+    def build(v1, groups):
+        x = v1.placeholder(tf.float32, [None, 5, 3])
+        seqlen = v1.placeholder(tf.int32, [None]) if lengths else None
+        cell = LSTMCell(4, initializer=v1.random_uniform_initializer(-1.0, 1.0, seed=1), **settings)
+        outputs, state = v1.nn.dynamic_rnn(cell, x, sequence_length=seqlen, dtype=tf.float32)
+        _dynamic_rnn(groups, (outputs, state), None, cell, x, sequence_length=seqlen, dtype=tf.float32)
+        width = settings.get("num_proj", 4)
+        flat = tf.concat([tf.reshape(outputs, [-1, 5 * width]), state.c, state.h], axis=1)
+        return flat, ({x: "x", seqlen: "seqlen"} if lengths else {x: "x"})
+
+    lines, tf1, tf2 = _translate_and_compare(build, feeds if lengths else {"x": feeds["x"]}, groups={})
+    call = " ".join(lines)
+    assert lines[0].startswith("outputs1, state1 = lstm_cell(tf.unstack(x, axis=1), self.rnn_lstm_cell_kernel, "
+                               "self.rnn_lstm_cell_bias"), lines
+    assert ("peepholes=(self.rnn_lstm_cell_w_f_diag, self.rnn_lstm_cell_w_i_diag, self.rnn_lstm_cell_w_o_diag)"
+            in call) == bool(settings.get("use_peepholes")), call
+    assert ("projection=self.rnn_lstm_cell_projection_kernel" in call) == ("num_proj" in settings), call
+    for clip in ("cell_clip", "proj_clip"):
+        assert (f"{clip}={settings.get(clip)}" in call) == (clip in settings), call
+    if "cell_clip" in settings:  # the clip binds: some cell state sits at it
+        width = settings.get("num_proj", 4)
+        c = tf1[:, 5 * width:5 * width + 4]
+        assert np.isclose(np.abs(c).max(), settings["cell_clip"], rtol=1e-6), c
+    np.testing.assert_allclose(tf1, tf2, rtol=1e-5, atol=1e-6)
 
 
 def test_dynamic_rnn_gru_is_one_call_and_matches_the_while_loop():

@@ -163,6 +163,12 @@ EXPECTED = {
                           "accs = [model.accuracy(*iterator.get_next()).numpy() for _ in range(20)]\n"],
     "bn_moments_ema": ["            if is_training:  # TF1 ran these in a tf.cond\n",
                        "self.bn1_bn1_moments_Squeeze_ExponentialMovingAverage.assign_sub(t14)\n"],
+    # stop 65: an LSTMCell with peepholes, cell_clip and a projection through dynamic_rnn (before: written op by op, a
+    # TensorArray TODO and no step)
+    "peephole_lstm": ["        outputs1, state1 = lstm_cell(\n",
+                      "            projection=self.rnn_lstm_cell_projection_kernel,\n",
+                      "            cell_clip=10.0,\n",
+                      "def lstm_cell(inputs, kernel, bias, peepholes=None, projection=None, forget_bias=1.0,\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }

@@ -18,7 +18,7 @@ from tfcompare.core.generated_code import literal
 
 __all__ = ["Group", "install", "keras_loss", "STREAMING"]
 
-_HELPERS = {"lstm": "basic_lstm", "gru": "gru"}  # the function written into the script for each cell
+_HELPERS = {"lstm": "basic_lstm", "lstm_cell": "lstm_cell", "gru": "gru"}  # the function written into the script for each cell
 # TF1's streaming metrics (value, update_op over local total and count) -> the Keras metric keeping the same state
 STREAMING = {"accuracy": "tf.keras.metrics.Accuracy()", "rmse": "tf.keras.metrics.RootMeanSquaredError()",
              "mean_squared": "tf.keras.metrics.MeanSquaredError()",
@@ -125,13 +125,25 @@ class Group:
         weights = ", ".join(f"self.{tr.variables[v.op.name]}" for v in p["weights"])
         if p.get("dynamic"):  # one [batch, time, features] tensor, batch-major
             sequence = f"tf.unstack({tr.value(steps[0])}, axis=1)"
-        tr.helpers.add(self.kind)
-        extra = f", forget_bias={literal(p['forget_bias'])}" if self.kind == "lstm" else ""
+        helper, extra = self.kind, ""
+        if p.get("cell"):  # an LSTMCell's peepholes, projection and clips, by keyword
+            helper = "lstm_cell"
+            cell = p["cell"]
+            if "peepholes" in cell:
+                extra += f", peepholes=({', '.join(f'self.{tr.variables[v.op.name]}' for v in cell['peepholes'])})"
+            if "projection" in cell:
+                extra += f", projection=self.{tr.variables[cell['projection'].op.name]}"
+        tr.helpers.add(helper)
+        if self.kind == "lstm":
+            extra += f", forget_bias={literal(p['forget_bias'])}"
+        for clip in ("cell_clip", "proj_clip"):
+            if clip in p.get("cell", {}):
+                extra += f", {clip}={literal(p['cell'][clip])}"
         if p.get("lengths"):  # the rnn's sequence_length: past each example's length, output 0, state kept
             extra += f", sequence_length={tr.value(self.inputs[len(steps)])}"
         if fed_state is not None:
             extra += f", initial_state={tr.value(fed_state)}"
-        outputs, state = tr.bind_pair(self.op, f"{_HELPERS[self.kind]}({sequence}, {weights}{extra})",
+        outputs, state = tr.bind_pair(self.op, f"{_HELPERS[helper]}({sequence}, {weights}{extra})",
                                       ("outputs", "state"))
         where, i = p["index"][t.name]
         if where == 2:
@@ -319,10 +331,33 @@ def _plain_gru(cell) -> bool:
     return type(cell).__name__ == "GRUCell" and getattr(cell, "_activation", None) in (tf.tanh, tf.math.tanh)
 
 
+def _lstm_cell(cell) -> dict | None:
+    """An LSTMCell with peepholes, cell_clip or a projection (tanh, state as a tuple): the settings of the helper
+    `lstm_cell` writes (its variables, its clips), else None."""
+    import tensorflow as tf
+
+    if type(cell).__name__ != "LSTMCell" or not getattr(cell, "_state_is_tuple", False) or \
+            getattr(cell, "_activation", None) not in (tf.tanh, tf.math.tanh):
+        return None
+    extra = {}
+    if cell._use_peepholes:
+        extra["peepholes"] = [cell._w_f_diag, cell._w_i_diag, cell._w_o_diag]
+    if cell._num_proj is not None:
+        extra["projection"] = cell._proj_kernel
+        if cell._proj_clip is not None:
+            extra["proj_clip"] = float(cell._proj_clip)
+    if cell._cell_clip is not None:
+        extra["cell_clip"] = float(cell._cell_clip)
+    return extra
+
+
 def _cell(cell) -> tuple[str, list, dict] | None:
     """(kind, the cell's variables in the helper's argument order, helper settings), or None for a cell not written."""
     if _plain_lstm(cell):
         return "lstm", [cell._kernel, cell._bias], {"forget_bias": float(cell._forget_bias)}
+    extra = _lstm_cell(cell)
+    if extra:  # an LSTM still: its state (c, h), its kernel's gate order; written by `lstm_cell`
+        return "lstm", [cell._kernel, cell._bias], {"forget_bias": float(cell._forget_bias), "cell": extra}
     if _plain_gru(cell):
         return "gru", [cell._gate_kernel, cell._gate_bias, cell._candidate_kernel, cell._candidate_bias], {}
     return None

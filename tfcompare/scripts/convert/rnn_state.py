@@ -60,7 +60,8 @@ def state_feeds(tree, module_dict: dict, groups: dict, tf) -> list[StateFeed]:
     for group in _unique(groups.values()):
         initial = group.params.get("initial") or []
         if not initial or group.kind not in ("lstm", "gru") or any(t.shape.rank != 2 or not t.shape.is_fully_defined()
-                                                                   for t in initial):
+                                                                   for t in initial) or \
+                len({tuple(t.shape.as_list()) for t in initial}) != 1:  # a projected LSTM's h: not stacked with c
             continue
         bound = sorted(k for k, v in module_dict.items() if k in keys and k.isidentifier() and
                        [t.name for t in state_tensors(v, tf) or ()] == [t.name for t in initial])

@@ -1,11 +1,11 @@
-"""Code written into the TF2 script as it is (the script imports no tfcompare): TF1's BasicLSTMCell and GRUCell
-unrolled (`calls` writes their calls), and TF1's input_data.read_data_sets (gone from TF 2): the IDX files of its
+"""Code written into the TF2 script as it is (the script imports no tfcompare): TF1's BasicLSTMCell, LSTMCell
+(peepholes, clipping, a projection) and GRUCell unrolled (`calls` writes their calls), and TF1's input_data.read_data_sets (gone from TF 2): the IDX files of its
 `train_dir`, else tf.keras.datasets.mnist.
 """
 
 from __future__ import annotations
 
-__all__ = ["LSTM_HELPER", "GRU_HELPER", "HELPER_SOURCE", "LOADER", "LOADER_NOTE"]
+__all__ = ["LSTM_HELPER", "LSTM_CELL_HELPER", "GRU_HELPER", "HELPER_SOURCE", "LOADER", "LOADER_NOTE"]
 
 LSTM_HELPER = '''
 def basic_lstm(inputs, kernel, bias, forget_bias=1.0, sequence_length=None, initial_state=None):
@@ -26,6 +26,52 @@ def basic_lstm(inputs, kernel, bias, forget_bias=1.0, sequence_length=None, init
         i, j, f, o = tf.split(gates, 4, axis=1)
         new_c = c * tf.sigmoid(f + forget_bias) + tf.sigmoid(i) * tf.tanh(j)
         new_h = tf.tanh(new_c) * tf.sigmoid(o)
+        if sequence_length is None:
+            c, h = new_c, new_h
+            outputs.append(h)
+            continue
+        alive = tf.expand_dims(t < sequence_length, 1)
+        c, h = tf.where(alive, new_c, c), tf.where(alive, new_h, h)
+        outputs.append(tf.where(alive, new_h, tf.zeros_like(new_h)))
+    return outputs, (c, h)
+'''
+
+LSTM_CELL_HELPER = '''
+def lstm_cell(inputs, kernel, bias, peepholes=None, projection=None, forget_bias=1.0,
+              cell_clip=None, proj_clip=None, sequence_length=None, initial_state=None):
+    """TF1's LSTMCell unrolled over `inputs` (one tensor per time step, as TF1's static_rnn and
+    dynamic_rnn ran it) from a zero state, or from `initial_state` (c and h stacked):
+    BasicLSTMCell's formula with the peephole weights (w_f, w_i, w_o) reading the cell state, the
+    cell state clipped to +-cell_clip, and the output projected (and clipped to +-proj_clip):
+        i, j, f, o = split([x, h] @ kernel + bias, 4)
+        c = c * sigmoid(f + forget_bias + w_f * c) + sigmoid(i + w_i * c) * tanh(j)
+        h = tanh(c) * sigmoid(o + w_o * c)    (c the new state), then h @ projection
+    With `sequence_length` (dynamic_rnn's), each example's output is 0 past its length and its state
+    stays where its length ended. Returns (outputs, (c, h))."""
+    units = kernel.shape[1] // 4
+    if initial_state is None:
+        batch = tf.shape(inputs[0])[0]
+        c = tf.zeros([batch, units], kernel.dtype)
+        h = tf.zeros([batch, units if projection is None else projection.shape[1]], kernel.dtype)
+    else:
+        c, h = tf.unstack(initial_state)
+    outputs = []
+    for t, x in enumerate(inputs):
+        gates = tf.nn.bias_add(tf.matmul(tf.concat([x, h], 1), kernel), bias)
+        i, j, f, o = tf.split(gates, 4, axis=1)
+        if peepholes is None:
+            new_c = tf.sigmoid(f + forget_bias) * c + tf.sigmoid(i) * tf.tanh(j)
+        else:
+            w_f, w_i, w_o = peepholes
+            new_c = tf.sigmoid(f + forget_bias + w_f * c) * c + tf.sigmoid(i + w_i * c) * tf.tanh(j)
+        if cell_clip is not None:
+            new_c = tf.clip_by_value(new_c, -cell_clip, cell_clip)
+        gate = o if peepholes is None else o + w_o * new_c
+        new_h = tf.sigmoid(gate) * tf.tanh(new_c)
+        if projection is not None:
+            new_h = tf.matmul(new_h, projection)
+            if proj_clip is not None:
+                new_h = tf.clip_by_value(new_h, -proj_clip, proj_clip)
         if sequence_length is None:
             c, h = new_c, new_h
             outputs.append(h)
@@ -65,7 +111,7 @@ def gru(inputs, gate_kernel, gate_bias, candidate_kernel, candidate_bias, sequen
         outputs.append(tf.where(alive, new_h, tf.zeros_like(new_h)))
     return outputs, h
 '''
-HELPER_SOURCE = {"lstm": LSTM_HELPER, "gru": GRU_HELPER}
+HELPER_SOURCE = {"lstm": LSTM_HELPER, "lstm_cell": LSTM_CELL_HELPER, "gru": GRU_HELPER}
 
 # written into the TF2 script (which imports no tfcompare): TF 1.15's mnist read_data_sets on
 # tf.keras.datasets.mnist, with TF1's validation split, and each epoch's order shuffled by tf.data
