@@ -169,6 +169,14 @@ EXPECTED = {
                       "            projection=self.rnn_lstm_cell_projection_kernel,\n",
                       "            cell_clip=10.0,\n",
                       "def lstm_cell(inputs, kernel, bias, peepholes=None, projection=None, forget_bias=1.0,\n"],
+    # stop 65: slice_input_producer + shuffle_batch under a Coordinator, no feed (before: the dequeue untranslated,
+    # 6 TODOs, no step; then a DIFFER on the inputs: TF1's queue shuffled where pair had turned tf.data's off)
+    "queue_shuffle_batch": ["dataset = tf.data.Dataset.from_tensor_slices((features, labels))\n"
+                            "dataset = dataset.shuffle(dataset.cardinality(), seed=42).repeat()\n"
+                            "dataset = dataset.shuffle(min_after_dequeue, seed=42).batch(BATCH_SIZE, "
+                            "drop_remainder=True)\nbatches = iter(dataset)\ntry:\n    step = 0\n"
+                            "    while step < NUM_STEPS:\n        x_batch, y_batch = batches.get_next()\n",
+                            "accs = [model.batch_accuracy(*batches.get_next()).numpy() for _ in range(5)]\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }
@@ -203,6 +211,10 @@ def test_a_blind_script_of_this_kind_is_proven_with_no_todo_and_runs_on_its_own(
     if name in ("ema_weights", "bn_moments_ema"):  # every moving average compared as state, after every step
         assert len(result.pair.state) == 6 and all(s["tf1"] == s["tf2"] for s in result.pair.state), result.pair.state
         assert all(s["tf1"].endswith("/ExponentialMovingAverage") for s in result.pair.state)
+    if name == "queue_shuffle_batch":  # both sides' batches in the data's order: the same examples
+        assert "TF1 queues unshuffled and single-threaded (slice_input_producer, string_input_producer, " \
+               "shuffle_batch as batch), so both scripts take the same examples in the same order" in result.pair.notes
+        assert not any(f.kind == "inputs" for f in result.pair.findings), result.pair.findings
     if name == "adadelta_cnn":  # TF1's accum and accum_update against Keras's, after every step
         assert [(x["slot"], x["variables"]) for x in result.pair.slots] == [("accum", 8), ("accum_update", 8)]
     if name == "bn_moments_ema":

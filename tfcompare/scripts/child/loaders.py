@@ -157,6 +157,8 @@ def install(notes: list[str]):
         return self
 
     patch(tf.data.Dataset, "shuffle", shuffle)
+    for name, value in _unshuffled_queues(tf.compat.v1.train, notes).items():
+        patch(tf.compat.v1.train, name, value)
 
     def undo():
         for owner, name, value in reversed(saved):
@@ -165,6 +167,45 @@ def install(notes: list[str]):
             sys.modules.pop(name, None)
 
     return undo
+
+
+def _unshuffled_queues(train, notes: list[str]) -> dict:
+    """TF1's queue pipelines in order, as tf.data's shuffle is turned off: the producers' `shuffle=False`,
+    `shuffle_batch` as `batch`, one enqueuing thread each (several fill a batch in any order). The convert rewrite's
+    tf.data pipeline then takes the same examples in the same order."""
+    producers = {name: getattr(train, name) for name in ("slice_input_producer", "string_input_producer",
+                                                         "range_input_producer")}
+    batch = train.batch
+    said = "TF1 queues unshuffled and single-threaded (slice_input_producer, string_input_producer, " \
+           "shuffle_batch as batch), so both scripts take the same examples in the same order"
+
+    def producer(name):
+        made = producers[name]
+
+        def unshuffled(*args, **kwargs):
+            if len(args) > 2:  # (tensor, num_epochs, shuffle, ...) in each producer's signature
+                shuffled, args = args[2], (*args[:2], False, *args[3:])
+            else:
+                shuffled, kwargs["shuffle"] = kwargs.get("shuffle", True), False
+            if shuffled:
+                _note(notes, said)
+            return made(*args, **kwargs)
+        return unshuffled
+
+    def in_order(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+                 dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+        if num_threads != 1:
+            _note(notes, said)
+        return batch(tensors, batch_size, 1, capacity, enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch,
+                     shared_name, name)
+
+    def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,
+                      shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+        _note(notes, said)
+        return in_order(tensors, batch_size, 1, capacity, enqueue_many, shapes, False, allow_smaller_final_batch,
+                        shared_name, name)
+
+    return {**{name: producer(name) for name in producers}, "batch": in_order, "shuffle_batch": shuffle_batch}
 
 
 def _keras_roots(tf) -> list:

@@ -8,6 +8,7 @@ import io
 import tokenize
 
 from tfcompare.scripts.convert.naming import fed_key
+from tfcompare.scripts.convert.plan import ITERATOR_OUTPUTS
 from tfcompare.scripts.convert.tf1_lines import source_line
 
 __all__ = ["fed_itself_notes", "unfed_defaults"]
@@ -20,7 +21,7 @@ def fed_itself_notes(feed_tensors: list, arguments: dict, script: str, lines: li
     reviewer does not read their absence as a dropped line."""
     out = {}
     for t in feed_tensors:
-        if t.op.type in ("Placeholder", "PlaceholderWithDefault"):
+        if t.op.type in ("Placeholder", "PlaceholderWithDefault", *ITERATOR_OUTPUTS):  # a pipeline's batch: pulled
             continue
         where = source_line(t.op, script, lines)
         line = f" (TF1 line {where[0]}: {_without_comment(where[1])})" if where else ""

@@ -15,7 +15,8 @@ __all__ = ["Plan", "Carried", "TODO_MARK", "NOTE_MARK", "GENERATED", "ITERATOR_O
 TODO_MARK = "__tfcompare_todo__"
 NOTE_MARK = "__tfcompare_note__"  # a comment the TF2 script gets above a statement whose meaning changed
 GENERATED = ("train_step", "model", "optimizer", "Model")
-ITERATOR_OUTPUTS = ("IteratorGetNext", "IteratorGetNextSync")  # a tf.data iterator's batch: the step's arguments
+# a tf.data iterator's batch, or a queue's (written as tf.data, queues): the step's arguments
+ITERATOR_OUTPUTS = ("IteratorGetNext", "IteratorGetNextSync", "QueueDequeueManyV2", "QueueDequeueUpToV2")
 
 
 @dataclasses.dataclass

@@ -48,6 +48,9 @@ class RewriteState:
         self.pulled_by: dict = {}  # each of those target names -> its iterator's name
         self.deferred: dict = {}  # a dataset made of fed placeholders -> its statements, run at its initializer
         self.pulls: list = []  # iterators the statement being rewritten pulls a batch from, once each (`_pull`)
+        self.producers: dict = {}  # a queue producer's tensors' names -> its arguments (queues)
+        self.coordinators: set = set()  # names bound to a tf.train.Coordinator or its queue-runner threads
+        self.queue_sources = None  # the names queue producers slice (queues._queue_sources)
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def _todo(self, node, what: str) -> ast.stmt:

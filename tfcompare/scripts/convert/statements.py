@@ -12,6 +12,7 @@ from tfcompare.scripts.convert.estimator_runs import EstimatorRuns
 from tfcompare.scripts.convert.plain_tf import PlainCalls
 from tfcompare.scripts.convert.plan import GENERATED, TODO_MARK
 from tfcompare.scripts.convert.pulls import pull_per_item
+from tfcompare.scripts.convert.queues import QueueInputs
 from tfcompare.scripts.convert.run_functions import RunFunctions
 from tfcompare.scripts.convert.saving import SaversAndWriters
 from tfcompare.scripts.convert.seeds import seed_function
@@ -29,7 +30,7 @@ _INITIALIZERS = {"global_variables_initializer", "initialize_all_variables", "lo
                  "initialize_local_variables", "variables_initializer", "initialize_variables"}
 
 
-class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, PlainCalls):
+class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, PlainCalls, QueueInputs):
     """Rewrites one statement at a time (`statement`), in the script's order; its state (`RewriteState`) carries
     what each name now is from one statement to the next."""
 
@@ -101,6 +102,8 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, Plain
                     return []
                 return [self._todo(s, "a choice between TF1 graph alternatives (the TF2 script has the branch this "
                                       "run took)")]
+            if isinstance(s, (ast.While, ast.If)):
+                s.test = self._unstopped(s.test)  # `while not coord.should_stop() and ...`: no queue to stop
             test = getattr(s, "test", None) or getattr(s, "iter", None)
             if test is not None and (self._loads(test) & (self.tainted | self.shadowed) or self._uses_tf(test)):
                 return [self._todo(s, "a loop or condition on TF1 graph values")]
@@ -116,6 +119,9 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, Plain
                 else:
                     continue
                 emptied.append(not new)
+                if field == "finalbody" and not new and s.handlers:  # `finally: coord.request_stop()`: nothing left
+                    s.finalbody = []
+                    continue
                 setattr(s, field, new or [ast.Pass()])
             if before_step and all(emptied) and self.model_parts > parts and not isinstance(s, ast.Try):
                 return []  # e.g. a loop that stacks layers: the generated model has them
@@ -179,12 +185,19 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, Plain
             if isinstance(fetch, ast.Call) and isinstance(fetch.func, ast.Attribute) and \
                     "initializer" in fetch.func.attr:
                 return True
+            if self._is_tf_call(fetch, "group") and fetch.args and not fetch.keywords and \
+                    all(isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr in _INITIALIZERS
+                        and self._uses_tf(a.func) for a in fetch.args):
+                return True  # sess.run(tf.group(tf.global_variables_initializer(), tf.local_variables_initializer()))
             if isinstance(fetch, ast.Name) and fetch.id in self.plan.graph and fetch.id not in self.plan.train and \
                     fetch.id not in self.plan.methods:
                 return True  # sess.run(init)
         return False
 
     def _simple(self, s, before_step: bool) -> list:
+        queued = self._queue(s, before_step)  # slice_input_producer / shuffle_batch, the Coordinator
+        if queued is not None:
+            return queued
         pipeline = self._pipeline(s, before_step)
         if pipeline is not None:
             return pipeline
