@@ -1308,6 +1308,37 @@ def test_an_lstm_cell_with_peepholes_clips_or_a_projection_is_one_call_and_match
     np.testing.assert_allclose(tf1, tf2, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("cells, lengths", [("lstm lstm", False), ("lstm gru", True), ("gru peephole lstm", False)])
+def test_a_stack_of_cells_is_one_call_per_cell_and_matches_tf1s_loop(cells, lengths):
+    """MultiRNNCell of plain cells through dynamic_rnn (`rnn/multi_rnn_cell/cell_0/...`; its TensorArray was a TODO
+    that stopped the rewrite): one helper call per cell, each over the outputs of the cell below, gives TF1's
+    outputs and every cell's final state, also past each example's sequence_length."""
+    from tfcompare.scripts.legacy.rnn import BasicLSTMCell, GRUCell, LSTMCell, MultiRNNCell
+
+    rng = np.random.RandomState(8)
+    made = {"lstm": lambda: BasicLSTMCell(4), "gru": lambda: GRUCell(3),
+            "peephole": lambda: LSTMCell(5, use_peepholes=True)}
+    kinds = [k for k in cells.split() if k in made]
+    feeds = {"x": rng.rand(3, 6, 2).astype(np.float32), "seqlen": np.array([6, 2, 4], np.int32)}
+
+    def build(v1, groups):
+        x = v1.placeholder(tf.float32, [None, 6, 2])
+        seqlen = v1.placeholder(tf.int32, [None]) if lengths else None
+        cell = MultiRNNCell([made[k]() for k in kinds])
+        outputs, state = v1.nn.dynamic_rnn(cell, x, sequence_length=seqlen, dtype=tf.float32)
+        _dynamic_rnn(groups, (outputs, state), None, cell, x, sequence_length=seqlen, dtype=tf.float32)
+        flat = [tf.reshape(outputs, [-1, 6 * outputs.shape[-1]])] + tf.nest.flatten(state)
+        return tf.concat(flat, axis=1), ({x: "x", seqlen: "seqlen"} if lengths else {x: "x"})
+
+    lines, tf1, tf2 = _translate_and_compare(build, feeds if lengths else {"x": feeds["x"]}, groups={})
+    calls = [line for line in lines if " = basic_lstm(" in line or " = gru(" in line or " = lstm_cell(" in line]
+    assert len(calls) == len(kinds), lines
+    assert calls[0].startswith("outputs1, state1 = ") and "tf.unstack(x, axis=1)" in calls[0], lines
+    assert calls[1].startswith("outputs2, state2 = ") and "(outputs1, self.rnn_multi_rnn_cell_cell_1_" in calls[1]
+    assert all(("sequence_length=seqlen" in c) == lengths for c in calls)
+    np.testing.assert_allclose(tf1, tf2, rtol=1e-5, atol=1e-6)
+
+
 def test_dynamic_rnn_gru_is_one_call_and_matches_the_while_loop():
     """GRUCell through dynamic_rnn: the written gru() over the unstacked time axis gives TF1's while loop's outputs
     and final state (rtol 1e-5: the same ops, but a matmul may add in another order: 1.4e-6 seen once)."""
@@ -1427,6 +1458,34 @@ def test_session_code_is_carried_and_graph_code_after_the_first_step_is_a_todo()
         "a Session.run whose fetches or feed_dict tfcompare cannot map from TF1 line 16: "
         "print(sess.run(total, feed_dict={x: data}))"]
     assert "\n    print(i, value)" in "\n".join(kept.tail)
+
+
+def test_a_comprehensions_own_variable_named_like_a_graph_global_reads_no_graph_value():
+    """char-rnn's `char2id = {c: i for i, c in enumerate(chars)}` above a loop that later binds `c` to a state tensor
+    (`for i, (c, h) in enumerate(model.initial_state)`): the comprehension's `c` is its own, so the line and every
+    data line after it are the script's (they were dropped as graph code, silently: the text's ids, the batches)."""
+    source = textwrap.dedent("""
+        import numpy as np
+        import tensorflow as tf
+        chars = sorted(set("abcab"))
+        char2id = {c: i for i, c in enumerate(chars)}
+        data = np.array([char2id[c] for c in "abcab"])
+        scale = (lambda c: c * 2)(3)
+        x = tf.placeholder(tf.float32, [None, 2])
+        loss = tf.reduce_sum(x)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        c = x
+        with tf.Session() as sess:
+            sess.run(train, feed_dict={x: data[:2][None] * scale})
+            print([c for c in data])
+    """)
+    plan = carried.Plan(graph={"x", "loss", "train", "c"}, train={"train"}, methods={"loss": ("model.loss", ["x"])},
+                        step_args=["x"], loss="loss", tf_names={"tf"}, placeholders={"x"})
+    kept = carried.rewrite(source, plan, first_step_line=13)
+    assert kept.todos == [], kept.todos
+    assert kept.head[:4] == ['chars = sorted(set("abcab"))', "char2id = {c: i for i, c in enumerate(chars)}",
+                             'data = np.array([char2id[c] for c in "abcab"])', "scale = (lambda c: c * 2)(3)"]
+    assert "print([c for c in data])" in "\n".join(kept.tail), kept.tail
 
 
 def test_the_scripts_graph_function_named_model_leaves_the_generated_model_usable():

@@ -18,7 +18,8 @@ from tfcompare.core.generated_code import literal
 
 __all__ = ["Group", "install", "keras_loss", "STREAMING"]
 
-_HELPERS = {"lstm": "basic_lstm", "lstm_cell": "lstm_cell", "gru": "gru"}  # the function written into the script for each cell
+# the function written into the script for each cell
+_HELPERS = {"lstm": "basic_lstm", "lstm_cell": "lstm_cell", "gru": "gru"}
 # TF1's streaming metrics (value, update_op over local total and count) -> the Keras metric keeping the same state
 STREAMING = {"accuracy": "tf.keras.metrics.Accuracy()", "rmse": "tf.keras.metrics.RootMeanSquaredError()",
              "mean_squared": "tf.keras.metrics.MeanSquaredError()",
@@ -65,7 +66,7 @@ def keras_loss(tr, mean) -> str | None:
 
 @dataclasses.dataclass
 class Group:
-    kind: str  # dropout | softmax_xent | sparse_xent | sigmoid_xent | mse | lstm | gru | a STREAMING metric
+    kind: str  # dropout | softmax_xent | sparse_xent | sigmoid_xent | mse | lstm | gru | stack | a STREAMING metric
     op: object  # the output op: its TF1 line is the group's
     inputs: list  # the tensors the TF2 call reads
     outputs_ops: set
@@ -73,11 +74,11 @@ class Group:
 
     @property
     def stem(self) -> str:
-        return {"dropout": "drop", "lstm": "lstm", "gru": "gru", "accuracy": "acc", "mse": "mse", "rmse": "rmse",
-                "mean_squared": "mse", "mean_absolute": "mae"}.get(self.kind, "xent")
+        return {"dropout": "drop", "lstm": "lstm", "gru": "gru", "stack": "rnn", "accuracy": "acc", "mse": "mse",
+                "rmse": "rmse", "mean_squared": "mse", "mean_absolute": "mae"}.get(self.kind, "xent")
 
     def translate(self, tr, t) -> str:
-        if self.kind in _HELPERS:
+        if self.kind in _HELPERS or self.kind == "stack":
             return self._rnn(tr, t)
         if self.kind in STREAMING:  # the update op: update, then the running value; the value op: read it
             metric = tr.metric(self.op, self.params["scope"], STREAMING[self.kind])
@@ -122,35 +123,49 @@ class Group:
                         f"axis={unpack.get_attr('axis')})")
         else:
             sequence = f"[{', '.join(tr.value(x) for x in steps)}]"
-        weights = ", ".join(f"self.{tr.variables[v.op.name]}" for v in p["weights"])
         if p.get("dynamic"):  # one [batch, time, features] tensor, batch-major
             sequence = f"tf.unstack({tr.value(steps[0])}, axis=1)"
-        helper, extra = self.kind, ""
-        if p.get("cell"):  # an LSTMCell's peepholes, projection and clips, by keyword
-            helper = "lstm_cell"
-            cell = p["cell"]
-            if "peepholes" in cell:
-                extra += f", peepholes=({', '.join(f'self.{tr.variables[v.op.name]}' for v in cell['peepholes'])})"
-            if "projection" in cell:
-                extra += f", projection=self.{tr.variables[cell['projection'].op.name]}"
-        tr.helpers.add(helper)
-        if self.kind == "lstm":
-            extra += f", forget_bias={literal(p['forget_bias'])}"
-        for clip in ("cell_clip", "proj_clip"):
-            if clip in p.get("cell", {}):
-                extra += f", {clip}={literal(p['cell'][clip])}"
+        tail = ""
         if p.get("lengths"):  # the rnn's sequence_length: past each example's length, output 0, state kept
-            extra += f", sequence_length={tr.value(self.inputs[len(steps)])}"
+            tail += f", sequence_length={tr.value(self.inputs[len(steps)])}"
         if fed_state is not None:
-            extra += f", initial_state={tr.value(fed_state)}"
-        outputs, state = tr.bind_pair(self.op, f"{_HELPERS[helper]}({sequence}, {weights}{extra})",
-                                      ("outputs", "state"))
-        where, i = p["index"][t.name]
+            tail += f", initial_state={tr.value(fed_state)}"
+        # a MultiRNNCell: one call per cell, each over the outputs of the one below (TF1's stack, step by step: the
+        # same numbers, the lower cell's whole sequence first)
+        layers = p["layers"] if self.kind == "stack" else [(self.kind, p["weights"], p)]
+        bound = []
+        for n, (kind, weights, settings) in enumerate(layers):
+            code = f"{_layer_call(tr, kind, weights, settings, sequence)}{tail})"
+            bound.append(tr.bind_pair(self.op, code, ("outputs", "state"), part=f"{n}" if n else ""))
+            sequence = bound[-1][0]
+        where, i, *layer = p["index"][t.name]
         if where == 2:
-            return f"tf.stack({outputs}, axis=1)"
-        if i is None:  # a GRU's state: one tensor
-            return state
-        return f"{outputs if where == 0 else state}[{i}]"
+            return f"tf.stack({bound[-1][0]}, axis=1)"
+        if where == 0:
+            return f"{bound[-1][0]}[{i}]"
+        state = bound[layer[0] if layer else 0][1]
+        return state if i is None else f"{state}[{i}]"  # a GRU's state: one tensor
+
+
+def _layer_call(tr, kind: str, weights: list, settings: dict, sequence: str) -> str:
+    """`basic_lstm(sequence, self.kernel, self.bias, forget_bias=1.0` (closed by the caller): one cell's helper,
+    written into the script once; an LSTMCell's peepholes, projection and clips by keyword."""
+    helper, extra = kind, ""
+    cell = settings.get("cell") or {}
+    if cell:
+        helper = "lstm_cell"
+        if "peepholes" in cell:
+            extra += f", peepholes=({', '.join(f'self.{tr.variables[v.op.name]}' for v in cell['peepholes'])})"
+        if "projection" in cell:
+            extra += f", projection=self.{tr.variables[cell['projection'].op.name]}"
+    tr.helpers.add(helper)
+    if kind == "lstm":
+        extra += f", forget_bias={literal(settings['forget_bias'])}"
+    for clip in ("cell_clip", "proj_clip"):
+        if clip in cell:
+            extra += f", {clip}={literal(cell[clip])}"
+    weights = ", ".join(f"self.{tr.variables[v.op.name]}" for v in weights)
+    return f"{_HELPERS[helper]}({sequence}, {weights}{extra}"
 
 
 def install(groups: dict, decays: dict) -> None:
@@ -358,13 +373,23 @@ def _cell(cell) -> tuple[str, list, dict] | None:
     extra = _lstm_cell(cell)
     if extra:  # an LSTM still: its state (c, h), its kernel's gate order; written by `lstm_cell`
         return "lstm", [cell._kernel, cell._bias], {"forget_bias": float(cell._forget_bias), "cell": extra}
+    if type(cell).__name__ == "MultiRNNCell" and getattr(cell, "_state_is_tuple", False):
+        layers = [_cell(c) for c in cell._cells]
+        if all(layer is not None and layer[0] in ("lstm", "gru") for layer in layers):
+            return "stack", [], {"layers": layers}
     if _plain_gru(cell):
         return "gru", [cell._gate_kernel, cell._gate_bias, cell._candidate_kernel, cell._candidate_bias], {}
     return None
 
 
-def _state_index(kind: str, state, index: dict) -> None:
-    if kind == "lstm":
+def _state_index(kind: str, state, index: dict, settings: dict) -> None:
+    """Where each final-state tensor is in what the helper returns: (1, i) for an LSTM's c (0) and h (1), (1, None)
+    for a GRU's h; a stack's (1, i, layer) for each cell's."""
+    if kind == "stack":
+        for n, ((layer, _, _), part) in enumerate(zip(settings["layers"], state)):
+            for t, i in ([(part[0], 0), (part[1], 1)] if layer == "lstm" else [(part, None)]):
+                index.setdefault(t.name, (1, i, n))
+    elif kind == "lstm":
         index.setdefault(state[0].name, (1, 0))
         index.setdefault(state[1].name, (1, 1))
     else:
@@ -381,7 +406,7 @@ def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, init
     kind, weights, settings = written
     outputs, state = out
     index = {outputs.name: (2, 0)}
-    _state_index(kind, state, index)
+    _state_index(kind, state, index, settings)
     given = [inputs] if sequence_length is None else [inputs, _tensor(sequence_length)]
     inside = set()
     for o in [outputs, *_flat(state)]:
@@ -402,7 +427,7 @@ def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=N
     kind, weights, settings = written
     outputs, state = out
     index = {o.name: (0, i - len(outputs) if i == len(outputs) - 1 else i) for i, o in enumerate(outputs)}
-    _state_index(kind, state, index)
+    _state_index(kind, state, index, settings)
     inputs = [_tensor(x) for x in inputs] + ([] if sequence_length is None else [_tensor(sequence_length)])
     inside = set()
     for o in [*outputs, *_flat(state)]:
@@ -430,7 +455,8 @@ def _zero(state) -> bool:
 
 
 def _flat(state) -> list:
-    """The tensors of a cell's state: (c, h) for an LSTM, h for a GRU; none where no initial state was given."""
+    """The tensors of a cell's state: (c, h) for an LSTM, h for a GRU, each cell's of a stack in turn; none where no
+    initial state was given."""
     if state is None:
         return []
-    return [_tensor(t) for t in state] if isinstance(state, tuple) else [_tensor(state)]
+    return [x for t in state for x in _flat(t)] if isinstance(state, tuple) else [_tensor(state)]

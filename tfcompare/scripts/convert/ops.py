@@ -403,9 +403,9 @@ class Translator:
             return f"({text})" if text.startswith("-") and level else text
         return self.operand(t, level, right)
 
-    def bind_pair(self, op, code: str, stems: tuple[str, str]) -> tuple[str, str]:
-        """`a1, b1 = code` (a call returning two things), written once."""
-        key = op.name + ":pair"
+    def bind_pair(self, op, code: str, stems: tuple[str, str], part: str = "") -> tuple[str, str]:
+        """`a1, b1 = code` (a call returning two things), written once (once per `part` of the op's)."""
+        key = op.name + ":pair" + part
         if key not in self._memo:
             names = tuple(self._fresh(stem) for stem in stems)
             self.lines.append(Line(f"{', '.join(names)} = {code}", self._comment(op)))

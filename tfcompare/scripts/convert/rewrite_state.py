@@ -14,6 +14,31 @@ __all__ = ["RewriteState"]
 _SESSIONS = {"Session", "InteractiveSession", "MonitoredTrainingSession", "MonitoredSession"}
 
 
+_SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
+
+
+def _free_names(node, bound: frozenset = frozenset()) -> set:
+    """The names loaded in `node` that no enclosing comprehension or lambda inside it binds."""
+    if isinstance(node, ast.Name):
+        return {node.id} if isinstance(node.ctx, ast.Load) and node.id not in bound else set()
+    if isinstance(node, ast.Lambda):
+        args = node.args
+        own = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
+        defaults = [d for d in [*args.defaults, *args.kw_defaults] if d is not None]
+        return set().union(*(_free_names(d, bound) for d in defaults), _free_names(node.body, bound | own))
+    if isinstance(node, _SCOPES):
+        out, inner = set(), set(bound)
+        for i, gen in enumerate(node.generators):
+            # the first iterable is read outside the comprehension; the later ones see its targets
+            out |= _free_names(gen.iter, frozenset(bound if i == 0 else inner))
+            inner |= {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+            for test in gen.ifs:
+                out |= _free_names(test, frozenset(inner))
+        parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        return out.union(*(_free_names(p, frozenset(inner)) for p in parts))
+    return set().union(*(_free_names(child, bound) for child in ast.iter_child_nodes(node)))
+
+
 class RewriteState:
     """The rewrite's state: the plan, the TF1 source lines, the TODOs so far and what each global name now is."""
 
@@ -61,7 +86,12 @@ class RewriteState:
         return ast.Expr(ast.Constant(f"{TODO_MARK}{message}"))
 
     def _loads(self, node) -> set:
-        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        """The names `node` reads from outside it: a comprehension's or a lambda's own variables are not read
+        (`{c: i for i, c in enumerate(chars)}` reads `chars`, not a global `c` the script binds to a tensor later)."""
+        try:
+            return _free_names(node)
+        except RecursionError:  # an expression nested deeper than Python's stack: every name it loads
+            return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
     def _free_loads(self, node) -> set:
         """The module names a function or class reads: its loads less the names it binds itself (parameters,
