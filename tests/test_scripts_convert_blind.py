@@ -177,6 +177,20 @@ EXPECTED = {
                             "drop_remainder=True)\nbatches = iter(dataset)\ntry:\n    step = 0\n"
                             "    while step < NUM_STEPS:\n        x_batch, y_batch = batches.get_next()\n",
                             "accs = [model.batch_accuracy(*batches.get_next()).numpy() for _ in range(5)]\n"],
+    # stop 65's second batch: a CSV read by string_input_producer + TextLineReader + decode_csv at module level, a
+    # TFRecord file read in the script's read_and_decode(filename_queue) (before: 3 and 6 TODOs, no step); a
+    # MultiRNNCell of two GRUCells through dynamic_rnn with sequence_length (proven at the first try once stacks were
+    # written)
+    "csv_reader_queue": ["def parse_line(value):\n",
+                         "dataset = dataset.flat_map(lambda filename: tf.data.TextLineDataset(filename).skip(1))\n"
+                         "dataset = dataset.map(parse_line)\n"],
+    "tfrecord_reader_queue": ["def read_and_decode(serialized_example):\n",
+                              "dataset = dataset.flat_map(tf.data.TFRecordDataset)\n"
+                              "dataset = dataset.map(read_and_decode)\n",
+                              "tf.math.in_top_k(targets=y_batch, predictions=logits, k=1)",
+                              "    writer.write(example.SerializeToString())\n"],
+    "stacked_gru_classifier": ["        outputs2, state2 = gru(\n            outputs1,\n",
+                               "logits = tf.matmul(state2, self.weights_out) + self.biases_out\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }

@@ -47,9 +47,13 @@ def _rewritten(producer: str, batcher: str, batch: str):
     return source, carried.rewrite(source, plan, first_step_line=17)
 
 
-def _tf1_batches(source: str) -> list:
-    """Every batch TF1's queues hand out until they close (the script's pipeline lines, run as TF1 code)."""
+def _tf1_batches(source: str, reader: bool = False) -> list:
+    """Every batch TF1's queues hand out until they close (the script's pipeline lines, run as TF1 code; a
+    reader's: every line above the model's)."""
     lines = [line for line in source.splitlines() if line.startswith(("X =", "Y =", "example,", "xb,"))]
+    if reader:
+        lines = source[:source.index("w = tf.Variable")].splitlines()
+        lines = [line for line in lines if not line.startswith("import")]
     v1 = tf.compat.v1
     with tf.Graph().as_default():
         scope = {"np": np, "tf": v1}
@@ -152,3 +156,85 @@ def test_pairs_children_take_tf1s_queues_unshuffled_and_single_threaded():
     assert notes == ["TF1 queues unshuffled and single-threaded (slice_input_producer, string_input_producer, "
                      "shuffle_batch as batch), so both scripts take the same examples in the same order"]
     assert tf.compat.v1.train.shuffle_batch.__module__.startswith("tensorflow")  # put back
+
+
+_READER_SCRIPT = """
+    import numpy as np
+    import tensorflow as tf
+    {setup}
+    queue = tf.train.string_input_producer([PATH, PATH], num_epochs=2, shuffle=False)
+    {read}
+    xb, yb = tf.train.batch([features, label], batch_size=3, allow_smaller_final_batch=True)
+    w = tf.Variable(tf.zeros([2, 1]))
+    loss = tf.reduce_mean(tf.matmul(xb, w)) + tf.cast(tf.reduce_sum(yb), tf.float32)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    sess = tf.Session()
+    sess.run(train)
+"""
+_CSV = ("reader = tf.TextLineReader(skip_header_lines=1)\n"
+        "_, value = reader.read(queue)\n"
+        "a, b, label = tf.decode_csv(value, record_defaults=[[0.], [0.], [0]])\n"
+        "features = tf.stack([a, b])")
+_TFRECORD_FUNCTION = """
+    def read_and_decode(filename_queue):
+        reader = tf.TFRecordReader()
+        _, serialized = reader.read(filename_queue)
+        parsed = tf.parse_single_example(serialized, features={
+            'x': tf.FixedLenFeature([2], tf.float32), 'y': tf.FixedLenFeature([], tf.int64)})
+        return parsed['x'], tf.cast(parsed['y'], tf.int32)
+"""
+
+
+@pytest.mark.parametrize("kind", ["csv", "tfrecord"])
+def test_a_reader_queue_is_a_pipeline_of_its_files_and_gives_tf1s_batches(tmp_path, kind):
+    """A CSV read by `TextLineReader(skip_header_lines=1)` and `tf.decode_csv` at module level, and a TFRecord file
+    read in the script's own `read_and_decode(filename_queue)`: `from_tensor_slices(files)`, each file's records
+    (its header skipped per file, as the reader did), the record's statements as the function the dataset maps;
+    two files, two epochs, the last smaller batch kept: TF1's queue's batches, read back from both."""
+    path = tmp_path / ("data.csv" if kind == "csv" else "data.tfrecords")
+    rows = [(i * 1.5, -i, i % 3) for i in range(5)]
+    if kind == "csv":
+        path.write_text("a,b,label\n" + "".join(f"{a},{b},{c}\n" for a, b, c in rows))
+        setup, read = "", _CSV.replace("\n", "\n    ")
+    else:
+        with tf.io.TFRecordWriter(str(path)) as writer:
+            for a, b, c in rows:
+                writer.write(tf.train.Example(features=tf.train.Features(feature={
+                    "x": tf.train.Feature(float_list=tf.train.FloatList(value=[a, b])),
+                    "y": tf.train.Feature(int64_list=tf.train.Int64List(value=[c]))})).SerializeToString())
+        setup, read = textwrap.indent(textwrap.dedent(_TFRECORD_FUNCTION), "    "), \
+            "features, label = read_and_decode(queue)"
+    source = textwrap.dedent(_READER_SCRIPT.format(setup=setup, read=read)).replace("PATH", repr(str(path)))
+    lines = source.splitlines()
+    plan = carried.Plan(graph={"queue", "reader", "value", "a", "b", "label", "features", "xb", "yb", "w", "loss",
+                               "train", "sess", "serialized", "parsed"}, train={"train"},
+                        methods={"loss": ("model.loss", ["xb", "yb"])}, step_args=["xb", "yb"], loss="loss",
+                        tf_names={"tf"}, pipeline={"xb", "yb"})
+    kept = carried.rewrite(source, plan, first_step_line=next(i for i, x in enumerate(lines, 1) if "run(train)" in x))
+    text = "\n".join([*kept.head, *kept.tail])
+    assert kept.todos == [], kept.todos
+    records = ("dataset.flat_map(lambda filename: tf.data.TextLineDataset(filename).skip(1))" if kind == "csv" else
+               "dataset.flat_map(tf.data.TFRecordDataset)")
+    function = "parse_line" if kind == "csv" else "read_and_decode"
+    assert f"dataset = {records}\ndataset = dataset.map({function})\ndataset = dataset.batch(3)\n" in text, text
+    assert "dataset = dataset.repeat(2)" in text and "Reader(" not in text and "reader.read" not in text, text
+    if kind == "csv":  # the module's statements on the record, in the function the dataset maps
+        assert "def parse_line(value):\n    a, b, label = tf.io.decode_csv(value, record_defaults=[[0.0], [0.0], [0]])" \
+               "\n    features = tf.stack([a, b])\n    return (features, label)" in text, text
+    else:  # the script's function takes the record; its reader gone
+        assert "def read_and_decode(serialized):\n    parsed = tf.io.parse_single_example(" in text, text
+    pipeline = text[text.index(f"def {function}("):text.index("batches = iter(dataset)") + len("batches = iter(dataset)")]
+    scope = {"np": np, "tf": tf}
+    exec(pipeline, scope)
+    tf2 = []
+    try:
+        while True:
+            tf2.append([t.numpy() for t in scope["batches"].get_next()])
+    except tf.errors.OutOfRangeError:
+        pass
+    tf1 = _tf1_batches(source, reader=True)
+    assert [len(b[1]) for b in tf1] == [3, 3, 3, 3, 3, 3, 2] == [len(b[1]) for b in tf2]  # 20 records
+    for (x1, y1), (x2, y2) in zip(tf1, tf2):
+        np.testing.assert_array_equal(x1, x2)
+        np.testing.assert_array_equal(y1, y2)
+    assert list(np.concatenate([b[1] for b in tf1])) == [r[2] for r in rows] * 4

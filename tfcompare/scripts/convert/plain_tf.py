@@ -50,7 +50,7 @@ def tf2_path(path: str) -> str | None:
 
 
 class PlainCalls(RewriteState):
-    """The rewriter's part for TF code that builds no graph (`_plain`, `_mapped_function`)."""
+    """The rewriter's part for TF code that builds no graph (`_plain`, `_plain_function`, `_mapped_function`)."""
 
     def _renamed(self, node, plain_only: bool):
         """`node` with each TensorFlow reference in TF2's name, or None where one has none (or, `plain_only`, is a
@@ -91,6 +91,17 @@ class PlainCalls(RewriteState):
         if kept is None:
             return None
         self.tainted -= self._stores(s) if not isinstance(s, ast.Expr) else set()
+        return [kept]
+
+    def _plain_function(self, s) -> list | None:
+        """A function whose TensorFlow calls are file and proto calls only (`def _float_feature(values): return
+        tf.train.Feature(float_list=tf.train.FloatList(value=values))`), reading no graph value: kept, renamed."""
+        if self._free_loads(s) & (self.tainted | self.sessions):
+            return None
+        kept = self._renamed(s, plain_only=True)
+        if kept is None:
+            return None
+        self.tainted.discard(s.name)
         return [kept]
 
     def _mapped_function(self, s) -> list | None:

@@ -76,6 +76,10 @@ class RewriteState:
         self.producers: dict = {}  # a queue producer's tensors' names -> its arguments (queues)
         self.coordinators: set = set()  # names bound to a tf.train.Coordinator or its queue-runner threads
         self.queue_sources = None  # the names queue producers slice (queues._queue_sources)
+        self.file_queues: dict = {}  # a string_input_producer's name -> its arguments (queues)
+        self.readers: dict = {}  # a TextLineReader's / TFRecordReader's name -> (its kind, skip_header_lines)
+        self.reader_functions: dict = {}  # the script's read_and_decode(filename_queue) -> (reader kind, skip)
+        self.read = None  # the record being read and what is computed from it, until its batcher (queues)
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def _todo(self, node, what: str) -> ast.stmt:

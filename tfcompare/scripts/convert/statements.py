@@ -75,6 +75,8 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, Plain
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
             if self._uses_tf(s) or self._free_loads(s) & self.tainted:
                 mapped = self._mapped_function(s) if isinstance(s, ast.FunctionDef) else None
+                if mapped is None and isinstance(s, ast.FunctionDef):  # read_and_decode(filename_queue)
+                    mapped = self._reader_function(s) or self._plain_function(s)  # or a proto helper
                 if mapped is not None:  # `parse_fn` of `dataset.map(parse_fn)`: TF2 traces it as TF1 did
                     return mapped
                 runs = self._run_function(s)  # one that runs the model and computes on what it fetched

@@ -72,6 +72,8 @@ def translate(tr, t) -> tuple[str, bool | int] | None:
         dtype = op.get_attr("T")
         extra += "" if dtype.name == "float32" else f", dtype={_dtype(dtype)}"
         return f"tf.one_hot({v(ins[0])}, {tr._const_text(ins[1])}{extra})", False
+    if kind == "InTopKV2":  # TF1's tf.nn.in_top_k(predictions, targets, k); TF2 takes targets first
+        return f"tf.math.in_top_k(targets={v(ins[1])}, predictions={v(ins[0])}, k={tr._const_text(ins[2])})", False
     if kind in ("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"):
         extra = "".join(f", {k}=True" for k, a in (("adjoint_a", "adj_x"), ("adjoint_b", "adj_y")) if op.get_attr(a))
         return f"tf.matmul({v(ins[0])}, {v(ins[1])}{extra})", False
