@@ -14,12 +14,10 @@ import functools
 
 import numpy as np
 
-from tfcompare.core.generated_code import literal
+from tfcompare.scripts.convert.cell_kinds import HELPERS, cell_kind, layer_call
 
 __all__ = ["Group", "install", "keras_loss", "STREAMING"]
 
-# the function written into the script for each cell
-_HELPERS = {"lstm": "basic_lstm", "lstm_cell": "lstm_cell", "gru": "gru"}
 # TF1's streaming metrics (value, update_op over local total and count) -> the Keras metric keeping the same state
 STREAMING = {"accuracy": "tf.keras.metrics.Accuracy()", "rmse": "tf.keras.metrics.RootMeanSquaredError()",
              "mean_squared": "tf.keras.metrics.MeanSquaredError()",
@@ -78,7 +76,7 @@ class Group:
                 "rmse": "rmse", "mean_squared": "mse", "mean_absolute": "mae"}.get(self.kind, "xent")
 
     def translate(self, tr, t) -> str:
-        if self.kind in _HELPERS or self.kind == "stack":
+        if self.kind in HELPERS or self.kind == "stack":
             return self._rnn(tr, t)
         if self.kind in STREAMING:  # the update op: update, then the running value; the value op: read it
             metric = tr.metric(self.op, self.params["scope"], STREAMING[self.kind])
@@ -135,7 +133,7 @@ class Group:
         layers = p["layers"] if self.kind == "stack" else [(self.kind, p["weights"], p)]
         bound = []
         for n, (kind, weights, settings) in enumerate(layers):
-            code = f"{_layer_call(tr, kind, weights, settings, sequence)}{tail})"
+            code = f"{layer_call(tr, kind, weights, settings, sequence)}{tail})"
             bound.append(tr.bind_pair(self.op, code, ("outputs", "state"), part=f"{n}" if n else ""))
             sequence = bound[-1][0]
         where, i, *layer = p["index"][t.name]
@@ -145,27 +143,6 @@ class Group:
             return f"{bound[-1][0]}[{i}]"
         state = bound[layer[0] if layer else 0][1]
         return state if i is None else f"{state}[{i}]"  # a GRU's state: one tensor
-
-
-def _layer_call(tr, kind: str, weights: list, settings: dict, sequence: str) -> str:
-    """`basic_lstm(sequence, self.kernel, self.bias, forget_bias=1.0` (closed by the caller): one cell's helper,
-    written into the script once; an LSTMCell's peepholes, projection and clips by keyword."""
-    helper, extra = kind, ""
-    cell = settings.get("cell") or {}
-    if cell:
-        helper = "lstm_cell"
-        if "peepholes" in cell:
-            extra += f", peepholes=({', '.join(f'self.{tr.variables[v.op.name]}' for v in cell['peepholes'])})"
-        if "projection" in cell:
-            extra += f", projection=self.{tr.variables[cell['projection'].op.name]}"
-    tr.helpers.add(helper)
-    if kind == "lstm":
-        extra += f", forget_bias={literal(settings['forget_bias'])}"
-    for clip in ("cell_clip", "proj_clip"):
-        if clip in cell:
-            extra += f", {clip}={literal(cell[clip])}"
-    weights = ", ".join(f"self.{tr.variables[v.op.name]}" for v in weights)
-    return f"{_HELPERS[helper]}({sequence}, {weights}{extra}"
 
 
 def install(groups: dict, decays: dict) -> None:
@@ -328,60 +305,6 @@ def _piecewise(decays, out, original, x, boundaries, values, name=None):
                                               "values": [float(np.float32(v)) for v in values]}
 
 
-def _plain_lstm(cell) -> bool:
-    """A BasicLSTMCell / plain LSTMCell: no peepholes, projection or clipping, tanh, state as a tuple."""
-    import tensorflow as tf
-
-    if type(cell).__name__ not in ("BasicLSTMCell", "LSTMCell") or not getattr(cell, "_state_is_tuple", False):
-        return False
-    return not (getattr(cell, "_use_peepholes", False) or getattr(cell, "_num_proj", None) is not None or
-                getattr(cell, "_cell_clip", None) is not None or
-                getattr(cell, "_activation", None) not in (tf.tanh, tf.math.tanh))
-
-
-def _plain_gru(cell) -> bool:
-    """A GRUCell with tanh (its default): TF 1.15's formula, the helper `gru` writes."""
-    import tensorflow as tf
-
-    return type(cell).__name__ == "GRUCell" and getattr(cell, "_activation", None) in (tf.tanh, tf.math.tanh)
-
-
-def _lstm_cell(cell) -> dict | None:
-    """An LSTMCell with peepholes, cell_clip or a projection (tanh, state as a tuple): the settings of the helper
-    `lstm_cell` writes (its variables, its clips), else None."""
-    import tensorflow as tf
-
-    if type(cell).__name__ != "LSTMCell" or not getattr(cell, "_state_is_tuple", False) or \
-            getattr(cell, "_activation", None) not in (tf.tanh, tf.math.tanh):
-        return None
-    extra = {}
-    if cell._use_peepholes:
-        extra["peepholes"] = [cell._w_f_diag, cell._w_i_diag, cell._w_o_diag]
-    if cell._num_proj is not None:
-        extra["projection"] = cell._proj_kernel
-        if cell._proj_clip is not None:
-            extra["proj_clip"] = float(cell._proj_clip)
-    if cell._cell_clip is not None:
-        extra["cell_clip"] = float(cell._cell_clip)
-    return extra
-
-
-def _cell(cell) -> tuple[str, list, dict] | None:
-    """(kind, the cell's variables in the helper's argument order, helper settings), or None for a cell not written."""
-    if _plain_lstm(cell):
-        return "lstm", [cell._kernel, cell._bias], {"forget_bias": float(cell._forget_bias)}
-    extra = _lstm_cell(cell)
-    if extra:  # an LSTM still: its state (c, h), its kernel's gate order; written by `lstm_cell`
-        return "lstm", [cell._kernel, cell._bias], {"forget_bias": float(cell._forget_bias), "cell": extra}
-    if type(cell).__name__ == "MultiRNNCell" and getattr(cell, "_state_is_tuple", False):
-        layers = [_cell(c) for c in cell._cells]
-        if all(layer is not None and layer[0] in ("lstm", "gru") for layer in layers):
-            return "stack", [], {"layers": layers}
-    if _plain_gru(cell):
-        return "gru", [cell._gate_kernel, cell._gate_bias, cell._candidate_kernel, cell._candidate_bias], {}
-    return None
-
-
 def _state_index(kind: str, state, index: dict, settings: dict) -> None:
     """Where each final-state tensor is in what the helper returns: (1, i) for an LSTM's c (0) and h (1), (1, None)
     for a GRU's h; a stack's (1, i, layer) for each cell's."""
@@ -400,7 +323,7 @@ def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, init
                  parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
     """dynamic_rnn of a plain LSTM or GRU over batch-major inputs with a known number of steps, from a zero state."""
     inputs = _tensor(inputs)
-    written = _cell(cell)
+    written = cell_kind(cell)
     if not _zero(initial_state) or time_major or written is None or inputs.shape.rank != 3 or inputs.shape[1] is None:
         return
     kind, weights, settings = written
@@ -421,7 +344,7 @@ def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, init
 def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=None, sequence_length=None,
                 scope=None):
     """A plain LSTM or GRU cell unrolled over a list of inputs from a zero state, with or without sequence_length."""
-    written = _cell(cell)
+    written = cell_kind(cell)
     if not _zero(initial_state) or written is None:
         return
     kind, weights, settings = written
