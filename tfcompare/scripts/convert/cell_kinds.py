@@ -34,17 +34,6 @@ def layer_call(tr, kind: str, weights: list, settings: dict, sequence: str) -> s
     return f"{HELPERS[helper]}({sequence}, {weights}{extra}"
 
 
-def _plain_lstm(cell) -> bool:
-    """A BasicLSTMCell / plain LSTMCell: no peepholes, projection or clipping, tanh, state as a tuple."""
-    import tensorflow as tf
-
-    if type(cell).__name__ not in ("BasicLSTMCell", "LSTMCell") or not getattr(cell, "_state_is_tuple", False):
-        return False
-    return not (getattr(cell, "_use_peepholes", False) or getattr(cell, "_num_proj", None) is not None or
-                getattr(cell, "_cell_clip", None) is not None or
-                getattr(cell, "_activation", None) not in (tf.tanh, tf.math.tanh))
-
-
 def _plain_gru(cell) -> bool:
     """A GRUCell with tanh (its default): TF 1.15's formula, the helper `gru` writes."""
     import tensorflow as tf
@@ -52,33 +41,32 @@ def _plain_gru(cell) -> bool:
     return type(cell).__name__ == "GRUCell" and getattr(cell, "_activation", None) in (tf.tanh, tf.math.tanh)
 
 
-def _lstm_cell(cell) -> dict | None:
-    """An LSTMCell with peepholes, cell_clip or a projection (tanh, state as a tuple): the settings of the helper
-    `lstm_cell` writes (its variables, its clips), else None."""
+def _lstm_settings(cell) -> dict | None:
+    """A BasicLSTMCell or LSTMCell with tanh and its state as a tuple: what the helper needs beyond kernel and bias
+    (an LSTMCell's peepholes, projection and clips; {} for a plain one, `basic_lstm`'s), else None."""
     import tensorflow as tf
 
-    if type(cell).__name__ != "LSTMCell" or not getattr(cell, "_state_is_tuple", False) or \
+    if type(cell).__name__ not in ("BasicLSTMCell", "LSTMCell") or not getattr(cell, "_state_is_tuple", False) or \
             getattr(cell, "_activation", None) not in (tf.tanh, tf.math.tanh):
         return None
     extra = {}
-    if cell._use_peepholes:
+    if getattr(cell, "_use_peepholes", False):
         extra["peepholes"] = [cell._w_f_diag, cell._w_i_diag, cell._w_o_diag]
-    if cell._num_proj is not None:
+    if getattr(cell, "_num_proj", None) is not None:
         extra["projection"] = cell._proj_kernel
         if cell._proj_clip is not None:
             extra["proj_clip"] = float(cell._proj_clip)
-    if cell._cell_clip is not None:
+    if getattr(cell, "_cell_clip", None) is not None:
         extra["cell_clip"] = float(cell._cell_clip)
     return extra
 
 
 def cell_kind(cell) -> tuple[str, list, dict] | None:
     """(kind, the cell's variables in the helper's argument order, helper settings), or None for a cell not written."""
-    if _plain_lstm(cell):
-        return "lstm", [cell._kernel, cell._bias], {"forget_bias": float(cell._forget_bias)}
-    extra = _lstm_cell(cell)
-    if extra:  # an LSTM still: its state (c, h), its kernel's gate order; written by `lstm_cell`
-        return "lstm", [cell._kernel, cell._bias], {"forget_bias": float(cell._forget_bias), "cell": extra}
+    extra = _lstm_settings(cell)
+    if extra is not None:  # an LSTM: its state (c, h), its kernel's gate order; with extras written by `lstm_cell`
+        return "lstm", [cell._kernel, cell._bias], {"forget_bias": float(cell._forget_bias),
+                                                    **({"cell": extra} if extra else {})}
     if type(cell).__name__ == "MultiRNNCell" and getattr(cell, "_state_is_tuple", False):
         layers = [cell_kind(c) for c in cell._cells]
         if all(layer is not None and layer[0] in ("lstm", "gru") for layer in layers):

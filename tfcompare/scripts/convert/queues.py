@@ -117,8 +117,8 @@ class QueueInputs(RewriteState):
         batched = self._batched(s, path, before_step)
         if batched is None:
             self.tainted |= self._stores(s)
-            return [self._todo(s, f"a TF1 {path.split('.')[-1]} queue tfcompare does not write as tf.data (only "
-                                  "tensors sliced by slice_input_producer, one example at a time)")]
+            return [self._todo(s, f"a TF1 {path.split('.')[-1]} queue of a form tfcompare does not write as "
+                                  "tf.data")]
         return batched
 
     def _batched(self, s, path: str, before_step: bool) -> list | None:
@@ -190,7 +190,7 @@ class QueueInputs(RewriteState):
                 return None
             self.file_queues[target.id] = args
             return self._recorded(target, before_step)
-        reader = _READERS.get((self._path(value.func) or "").split(".")[-1]) if isinstance(value, ast.Call) else None
+        reader = self._reader_kind(value)
         if isinstance(target, ast.Name) and reader is not None:
             keywords = {k.arg: k.value for k in value.keywords}
             if value.args or set(keywords) - {"skip_header_lines", "name"}:
@@ -217,6 +217,10 @@ class QueueInputs(RewriteState):
             self.read["names"] |= self._stores(s)
             return self._recorded(target, before_step)
         return None
+
+    def _reader_kind(self, value) -> str | None:
+        """"text" / "tfrecord" for `tf.TextLineReader(...)` / `tf.TFRecordReader()`; None otherwise."""
+        return _READERS.get((self._path(value.func) or "").split(".")[-1]) if isinstance(value, ast.Call) else None
 
     def _recorded(self, target, before_step: bool) -> list:
         self.tainted |= self._stores(target)
@@ -249,7 +253,7 @@ class QueueInputs(RewriteState):
             return None
         first, second = body[0], body[1]
         value = getattr(first, "value", None)
-        reader = _READERS.get((self._path(value.func) or "").split(".")[-1]) if isinstance(value, ast.Call) else None
+        reader = self._reader_kind(value)
         if not (isinstance(first, ast.Assign) and isinstance(first.targets[0], ast.Name) and reader and
                 not value.args and {k.arg for k in value.keywords} <= {"skip_header_lines"}):
             return None
