@@ -191,6 +191,21 @@ EXPECTED = {
                               "    writer.write(example.SerializeToString())\n"],
     "stacked_gru_classifier": ["        outputs2, state2 = gru(\n            outputs1,\n",
                                "logits = tf.matmul(state2, self.weights_out) + self.biases_out\n"],
+    # stop 66: char-rnn's state fed back cell by cell (`for i, (c, h) in enumerate(model.initial_state): feed[c] =
+    # state[i].c`) is the whole state fed, one tensor of every cell's c and h; its learning-rate variable set per epoch
+    # by `sess.run(tf.assign(model.lr, ...))` is the Keras optimizer's; sampling from a reuse=True copy at batch 1
+    # starts from `sess.run(cell.zero_state(1, tf.float32))`, the zeros (before: 12 TODOs, no step)
+    "stacked_lstm_state": ["initial_state = tf.zeros([2, 2, 16, 64], tf.float32)",
+                           "        feed['initial_state'] = state
+",
+                           "            initial_state=initial_state[1],
+",
+                           "    optimizer.learning_rate.assign(base_lr * decay_rate ** e)
+",
+                           "state = np.zeros([2, 2, 1, 64], np.float32)
+",
+                           "    feed['sample_model_initial_state'] = state
+"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }

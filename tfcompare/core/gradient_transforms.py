@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from tfcompare.core.graphs import static_value
+
 __all__ = ["NONE", "GLOBAL_NORM", "NORM", "VALUE", "OTHER", "none", "keras_transform", "tf1_transform",
            "inferred_transform", "apply", "cuts", "text", "difference", "KERAS_KEYS", "UNSEEN"]
 
@@ -71,9 +73,7 @@ def _tf1(kind: str, value) -> dict:
 
 
 def _static(tensor) -> float | None:
-    import tensorflow as tf
-
-    value = tf.get_static_value(tensor)
+    value = static_value(tensor)
     return None if value is None or np.ndim(value) else float(value)
 
 

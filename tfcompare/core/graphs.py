@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections
 import re
 
-__all__ = ["CONTROL_FLOW_OPS", "read_tensors", "op_counts", "control_flow_ops", "fused_ops", "fused_kinds", "hlo_counts",
+__all__ = ["CONTROL_FLOW_OPS", "static_value", "read_tensors", "op_counts", "control_flow_ops", "fused_ops", "fused_kinds", "hlo_counts",
            "step_flops", "ancestors"]
 
 CONTROL_FLOW_OPS = ("While", "StatelessWhile", "If", "StatelessIf", "Case", "StatelessCase",
@@ -131,6 +131,19 @@ def step_flops(graph) -> dict:
                 continue
             flops += n
     return {"flops": flops + dense, "dense_flops": dense, "ops": ops, "has_loops": loops, "unknown_shapes": unknown}
+
+
+def static_value(t):
+    """`tf.get_static_value(t)` without its side effect: TensorFlow marks a tensor it folds unfeedable, so a script
+    that later feeds it (a stateful RNN's zero state, fed its last final state) would fail where it ran before."""
+    import tensorflow as tf
+
+    graph = getattr(t, "graph", None)
+    feedable = graph is not None and not tf.executing_eagerly() and graph.is_feedable(t)
+    value = tf.get_static_value(t)
+    if feedable and not graph.is_feedable(t):
+        graph._unfeedable_tensors.discard(t)
+    return value
 
 
 def _static_filter(op):

@@ -19,7 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfcompare.core import optimizers as exact
-from tfcompare.core.graphs import ancestors
+from tfcompare.core.graphs import ancestors, static_value
 from tfcompare.core.optimizer_formulas import FORMULAS, formula
 from tfcompare.core.schedules import is_schedule, setting_text
 
@@ -90,12 +90,7 @@ def _fmt(v) -> str:
 def _setting(t, session) -> float:
     """A constant setting read without running the graph: a train op built under `control_dependencies`
     (UPDATE_OPS) gives its constants control inputs that wait on the fed batch."""
-    import tensorflow as tf
-
-    feedable = t.graph.is_feedable(t)
-    value = tf.get_static_value(t)
-    if feedable and not t.graph.is_feedable(t):  # `get_static_value` marks what it folds unfeedable; the noise
-        t.graph._unfeedable_tensors.discard(t)  # floor's replays feed these settings nudged: a value read is not fixed
+    value = static_value(t)  # left feedable: the noise floor's replays feed these settings nudged
     return float(session.run(t) if value is None else value)
 
 

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["is_schedule", "keras_text", "tf1_text", "setting_text"]
+from tfcompare.core.graphs import static_value
+
+__all__ = ["SET_BY_SCRIPT", "is_schedule", "keras_text", "tf1_text", "setting_text"]
+
+# a TF1 learning rate read from a variable (`tf.Variable(0.0, trainable=False)`) the script assigns between runs: no
+# schedule in the graph, as a Keras optimizer's learning-rate variable the TF2 script assigns is none
+SET_BY_SCRIPT = "a variable the script sets between runs"
 
 # TF1's schedule functions, by the name scope their ops are made under (tf.compat.v1.train.*)
 _TF1_SCOPES = {"ExponentialDecay": "exponential_decay", "PiecewiseConstant": "piecewise_constant",
@@ -55,10 +61,11 @@ def setting_text(value: Any) -> str:
 def tf1_text(tensor) -> str:
     """The TF1 learning-rate tensor an apply op is fed, named: `tf.train.exponential_decay(initial_learning_rate=0.5,
     staircase=True)` for a known schedule's scope; "constant" for a constant; else the op that makes it."""
-    import tensorflow as tf
-
-    if tf.get_static_value(tensor) is not None:
+    if static_value(tensor) is not None:
         return "constant"
+    op = tensor.op
+    if op.type in ("Identity", "ReadVariableOp") and op.inputs and op.inputs[0].op.type in ("VariableV2", "VarHandleOp"):
+        return f"{SET_BY_SCRIPT} ({op.inputs[0].op.name})"
     scope = tensor.name.split("/")[0].split(":")[0]
     if scope not in _TF1_SCOPES:
         return f"computed by {tensor.op.type} op {tensor.op.name}"
@@ -66,11 +73,11 @@ def tf1_text(tensor) -> str:
     settings = []
     initial = next((op for op in ops if op.name == f"{scope}/initial_learning_rate" and op.type == "Const"), None)
     if initial is not None:
-        settings.append(f"initial_learning_rate={float(tf.get_static_value(initial.outputs[0])):g}")
+        settings.append(f"initial_learning_rate={float(static_value(initial.outputs[0])):g}")
     consts = {op.name.removeprefix(scope + "/"): op for op in ops if op.type == "Const"}
     for name, setting in _TF1_CONSTANTS.get(scope, {}).items():
         if name in consts:
-            settings.append(f"{setting}={float(tf.get_static_value(consts[name].outputs[0])):.6g}")
+            settings.append(f"{setting}={float(static_value(consts[name].outputs[0])):.6g}")
     if scope in _STAIRCASE:
         settings.append(f"staircase={any(op.type == 'Floor' for op in ops)}")
     return f"tf.train.{_TF1_SCOPES[scope]}({', '.join(settings)})"

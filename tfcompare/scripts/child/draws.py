@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from tfcompare.core.graphs import ancestors
+from tfcompare.core.graphs import ancestors, static_value
 
 __all__ = ["KINDS", "tf1_draws", "alike", "TF2Draws", "Drawn", "draws_text", "unshared"]
 
@@ -185,9 +185,7 @@ def _direct() -> bool:
 def _fits(shape, value: np.ndarray) -> bool:
     """TF1's draw can fill the requested shape as far as is known before it runs: the same rank, the same sizes
     past the first, a first size that is a whole multiple of TF1's (a doubled batch)."""
-    import tensorflow as tf
-
-    static = tf.get_static_value(shape)
+    static = static_value(shape)
     if static is None:
         rank = shape.shape[0] if getattr(shape, "shape", None) is not None and shape.shape.rank == 1 else None
         return rank is None or rank == np.ndim(value)

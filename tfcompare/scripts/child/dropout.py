@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib
 
+from tfcompare.core.graphs import static_value
+
 __all__ = ["MODES", "AS_WRITTEN", "OFF", "switch_off", "fed_rates", "text", "sites_text"]
 
 AS_WRITTEN, OFF = "as-written", "off"
@@ -67,7 +69,6 @@ def fed_rates(run, sess, feed, forward, site) -> list[dict]:
     """The rate each dropout in a TF1 step is fed or set (`random >= rate` keeps an element; rate = 1 - keep_prob):
     per dropout {rate, how, live}. `run` is the unpatched Session.run, `forward` the loss's ancestors."""
     import numpy as np
-    import tensorflow as tf
 
     from tfcompare.core.graphs import ancestors
 
@@ -76,7 +77,7 @@ def fed_rates(run, sess, feed, forward, site) -> list[dict]:
         return []
     try:  # a rate set inside a tf.cond branch (`tf.layers.dropout(training=is_training)`) cannot be fetched: its
         # value is the constant's, and the dropout is live only where the feed takes its branch
-        rates = [tf.get_static_value(op.inputs[1]) for op in masks]
+        rates = [static_value(op.inputs[1]) for op in masks]
         fetched = iter(run(sess, [op.inputs[1] for op, r in zip(masks, rates) if r is None], feed))
         rates = [next(fetched) if r is None else r for r in rates]
         branches = [_branch_taken(run, sess, op, feed) for op in masks]

@@ -20,6 +20,7 @@ import re
 
 import numpy as np
 
+from tfcompare.core.graphs import static_value
 from tfcompare.scripts.child.record import SideRecord, Variable, stats
 
 __all__ = ["find_cells", "virtualise", "variant_for", "layout_findings", "tried", "KERAS", "RESET_AFTER"]
@@ -84,8 +85,6 @@ def _forget_bias(graph, kernel_name: str) -> float:
 
 
 def _added_to_forget_gate(op) -> float | None:
-    import tensorflow as tf
-
     if op.type in ("LSTMBlockCell", "BlockLSTM", "BlockLSTMV2"):
         return float(op.get_attr("forget_bias"))
     if op.type != "Split" or op.get_attr("num_split") != 4:
@@ -93,7 +92,7 @@ def _added_to_forget_gate(op) -> float | None:
     for user in op.outputs[2].consumers():
         if user.type in ("Add", "AddV2"):
             for t in user.inputs:
-                value = tf.get_static_value(t)
+                value = static_value(t)
                 if value is not None and np.ndim(value) == 0:
                     return float(value)
     return 0.0

@@ -20,7 +20,7 @@ import tensorflow as tf
 from tensorflow.python.client import session as _session
 
 from tfcompare.core.gradient_transforms import tf1_transform
-from tfcompare.core.graphs import ancestors, read_tensors
+from tfcompare.core.graphs import ancestors, read_tensors, static_value
 from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
 from tfcompare.core.schedules import tf1_text
 from tfcompare.scripts.child import (batches, draws, dropout, initialisation, joint_runs, loss_parts, noise,
@@ -335,7 +335,7 @@ class TF1Probe:
         pull a batch from a pipeline. A constant is read without running anything; a rate inside a control flow
         the step builds is not read."""
         rate = self._rate
-        if rate is None or tf.get_static_value(rate) is not None:
+        if rate is None or static_value(rate) is not None:
             return []
         if getattr(rate.op, "_control_flow_context", None) is not None or not rate.graph.is_fetchable(rate):
             return []
@@ -345,7 +345,7 @@ class TF1Probe:
         """The rate this step's update used (a schedule's, at the step's global step)."""
         if self._rate is None:
             return None
-        static = tf.get_static_value(self._rate)
+        static = static_value(self._rate)
         if static is not None:
             return float(np.asarray(static))
         return float(np.asarray(fetched[0])) if fetched else None

@@ -27,7 +27,8 @@ FORWARD_OPS = {"MatMul": "MatMul", "BatchMatMulV2": "MatMul", "BatchMatMulV3": "
                "Softsign": "Softsign", "Softmax": "Softmax", "LogSoftmax": "LogSoftmax",
                "FusedBatchNormV3": "BatchNorm", "FusedBatchNorm": "BatchNorm", "RandomUniform": "Dropout",
                "StatelessRandomUniformV2": "Dropout", "Erf": "Gelu", "Transpose": "Transpose",
-               "L2Loss": "L2Loss (regularisation)", "While": "While loop", "StatelessWhile": "While loop"}
+               "L2Loss": "L2Loss (regularisation)", "While": "While loop", "StatelessWhile": "While loop",
+               "LoopCond": "While loop"}  # TF1's own while loop (control flow v1: one LoopCond per loop)
 
 
 @dataclasses.dataclass

@@ -14,6 +14,7 @@ import functools
 
 import numpy as np
 
+from tfcompare.core.graphs import static_value
 from tfcompare.scripts.convert.cell_kinds import HELPERS, cell_kind, layer_call
 
 __all__ = ["Group", "install", "keras_loss", "STREAMING"]
@@ -126,14 +127,14 @@ class Group:
         tail = ""
         if p.get("lengths"):  # the rnn's sequence_length: past each example's length, output 0, state kept
             tail += f", sequence_length={tr.value(self.inputs[len(steps)])}"
-        if fed_state is not None:
-            tail += f", initial_state={tr.value(fed_state)}"
         # a MultiRNNCell: one call per cell, each over the outputs of the one below (TF1's stack, step by step: the
-        # same numbers, the lower cell's whole sequence first)
+        # same numbers, the lower cell's whole sequence first), a fed state's cells in turn
         layers = p["layers"] if self.kind == "stack" else [(self.kind, p["weights"], p)]
         bound = []
         for n, (kind, weights, settings) in enumerate(layers):
-            code = f"{layer_call(tr, kind, weights, settings, sequence)}{tail})"
+            state = "" if fed_state is None else \
+                f", initial_state={tr.value(fed_state)}" + (f"[{n}]" if self.kind == "stack" else "")
+            code = f"{layer_call(tr, kind, weights, settings, sequence)}{tail}{state})"
             bound.append(tr.bind_pair(self.op, code, ("outputs", "state"), part=f"{n}" if n else ""))
             sequence = bound[-1][0]
         where, i, *layer = p["index"][t.name]
@@ -178,6 +179,9 @@ def install(groups: dict, decays: dict) -> None:
 
     _wrap(rnn, "static_rnn", functools.partial(_static_rnn, groups))  # what tf.contrib.rnn.static_rnn serves
     _wrap(rnn, "dynamic_rnn", functools.partial(_dynamic_rnn, groups))
+    from tfcompare.scripts.legacy import seq2seq
+
+    _wrap(seq2seq, "rnn_decoder", functools.partial(_rnn_decoder, groups))  # contrib.legacy_seq2seq's
     del tf
 
 
@@ -305,18 +309,23 @@ def _piecewise(decays, out, original, x, boundaries, values, name=None):
                                               "values": [float(np.float32(v)) for v in values]}
 
 
-def _state_index(kind: str, state, index: dict, settings: dict) -> None:
+def _state_index(kind: str, state, index: dict, settings: dict) -> dict:
     """Where each final-state tensor is in what the helper returns: (1, i) for an LSTM's c (0) and h (1), (1, None)
-    for a GRU's h; a stack's (1, i, layer) for each cell's."""
+    for a GRU's h; a stack's (1, i, layer) for each cell's. Added to `index` where an output is not the same
+    tensor (static_rnn's last output is its top cell's h); returned whole (a group's "state_index")."""
+    where = {}
     if kind == "stack":
         for n, ((layer, _, _), part) in enumerate(zip(settings["layers"], state)):
             for t, i in ([(part[0], 0), (part[1], 1)] if layer == "lstm" else [(part, None)]):
-                index.setdefault(t.name, (1, i, n))
+                where.setdefault(t.name, (1, i, n))
     elif kind == "lstm":
-        index.setdefault(state[0].name, (1, 0))
-        index.setdefault(state[1].name, (1, 1))
+        where.setdefault(state[0].name, (1, 0))
+        where.setdefault(state[1].name, (1, 1))
     else:
-        index.setdefault(state.name, (1, None))
+        where.setdefault(state.name, (1, None))
+    for name, at in where.items():
+        index.setdefault(name, at)
+    return where
 
 
 def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, initial_state=None, dtype=None,
@@ -329,12 +338,13 @@ def _dynamic_rnn(groups, out, original, cell, inputs, sequence_length=None, init
     kind, weights, settings = written
     outputs, state = out
     index = {outputs.name: (2, 0)}
-    _state_index(kind, state, index, settings)
+    states = _state_index(kind, state, index, settings)
     given = [inputs] if sequence_length is None else [inputs, _tensor(sequence_length)]
     inside = set()
     for o in [outputs, *_flat(state)]:
         inside |= _inside(o, given)
     group = Group(kind, outputs.op, given, inside, {"weights": weights, "dynamic": True, "index": index,
+                                                    "state_index": states,
                                                     "lengths": sequence_length is not None,
                                                     "initial": _flat(initial_state), **settings})
     for name in index:
@@ -350,28 +360,34 @@ def _static_rnn(groups, out, original, cell, inputs, initial_state=None, dtype=N
     kind, weights, settings = written
     outputs, state = out
     index = {o.name: (0, i - len(outputs) if i == len(outputs) - 1 else i) for i, o in enumerate(outputs)}
-    _state_index(kind, state, index, settings)
+    states = _state_index(kind, state, index, settings)
     inputs = [_tensor(x) for x in inputs] + ([] if sequence_length is None else [_tensor(sequence_length)])
     inside = set()
     for o in [*outputs, *_flat(state)]:
         inside |= _inside(o, inputs)
     group = Group(kind, outputs[-1].op, inputs, inside, {"weights": weights, "index": index,
+                                                         "state_index": states,
                                                          "lengths": sequence_length is not None,
                                                          "initial": _flat(initial_state), **settings})
     for name in index:
         groups[name] = group
 
 
+def _rnn_decoder(groups, out, original, decoder_inputs, initial_state, cell, loop_function=None, scope=None):
+    """legacy_seq2seq.rnn_decoder without a loop_function (char-rnn's training model) is static_rnn from
+    `initial_state`: the cell over each input in turn."""
+    if loop_function is None:
+        _static_rnn(groups, out, original, cell, decoder_inputs, initial_state=initial_state)
+
+
 def _zero(state) -> bool:
     """No initial state, or the cell's `zero_state(batch_size)` of a known batch size: every tensor constant
     zeros, which is where the written loop starts. A state computed or fed (a stateful RNN's `init_s`, fed its
     last final state) is not, and stays op by op; one fed only later is told apart by pair, which compares."""
-    import tensorflow as tf
-
     if state is None:
         return True
     for t in _flat(state):
-        value = tf.get_static_value(_tensor(t))
+        value = static_value(_tensor(t))
         if value is None or np.any(value != 0):
             return False
     return True

@@ -104,8 +104,11 @@ def main(argv: list[str]) -> int:
                 members = define_member_fetches(source, namespace, [e["train_op"] for e in found.get(
                     "entries", [found])])
                 if members:
-                    report["notes"].append("fetches and feeds written as members read as the names "
-                                           + ", ".join(sorted(set(members.values()))) + " (each the same tensor)")
+                    named = sorted({name for name in members.values() if name.isidentifier()})  # not a rewritten
+                    # statement (a state fed cell by cell, rnn_state)
+                    if named:
+                        report["notes"].append("fetches and feeds written as members read as the names "
+                                               + ", ".join(named) + " (each the same tensor)")
                 if late or inline:
                     report["notes"].append(f"graph code after the first training step defined ahead of it, to be "
                                            f"translated too: {', '.join(sorted(late | set(inline.values())))}")

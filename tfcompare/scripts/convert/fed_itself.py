@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import tokenize
 
+from tfcompare.core.graphs import static_value
 from tfcompare.scripts.convert.naming import fed_key
 from tfcompare.scripts.convert.plan import ITERATOR_OUTPUTS
 from tfcompare.scripts.convert.tf1_lines import source_line
@@ -50,7 +51,7 @@ def unfed_defaults(module_dict: dict, tf) -> dict[str, str]:
     for key, value in module_dict.items():
         if not (isinstance(value, tf.Tensor) and value.op.type == "PlaceholderWithDefault" and key.isidentifier()):
             continue
-        default = tf.get_static_value(value.op.inputs[0])
+        default = static_value(value.op.inputs[0])
         if default is not None and getattr(default, "ndim", 1) == 0 and default.dtype.kind in "bif":
             out[key] = repr(default.item())
     return out

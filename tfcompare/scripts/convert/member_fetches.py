@@ -15,7 +15,7 @@ import builtins
 import keyword
 import re
 
-from tfcompare.scripts.convert.rnn_state import state_tensors
+from tfcompare.scripts.convert.rnn_state import cell_feed_loops, state_tensors, zero_state_runs
 
 __all__ = ["define_member_fetches"]
 
@@ -89,12 +89,17 @@ def _candidates(tree, sessions: set) -> list:
     inline or bound to a name first: only a graph value passes `define_member_fetches`'s check)."""
     out = [k for node in ast.walk(tree) if isinstance(node, ast.Dict)
            for k in node.keys if isinstance(k, (ast.Subscript, ast.Attribute)) and _member(k)]
+    out += [state for _, state, _ in cell_feed_loops(tree) if isinstance(state, (ast.Subscript, ast.Attribute)) and
+            _member(state)]
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "run" and
                 isinstance(node.func.value, ast.Name) and node.func.value.id in sessions):
             continue
         fetches = node.args[0] if node.args else None
         items = list(fetches.elts) if isinstance(fetches, (ast.List, ast.Tuple)) else [fetches]
+        if isinstance(fetches, ast.Call) and isinstance(fetches.func, ast.Attribute) and \
+                fetches.func.attr == "assign":  # tf.assign(model.lr, value), model.lr.assign(value)
+            items = fetches.args[:1] if len(fetches.args) == 2 else [fetches.func.value]
         feed = next((k.value for k in node.keywords if k.arg == "feed_dict"), None)
         if feed is None and len(node.args) > 1:
             feed = node.args[1]
@@ -144,4 +149,11 @@ def define_member_fetches(source: str, namespace: dict, train_ops: list) -> dict
             namespace[name] = value
             named[key] = name
         spans[(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)] = named[key]
+    spans.update(zero_state_runs(tree, namespace, sessions, tf))  # sess.run(cell.zero_state(1, tf.float32))
+    for loop, state, value in cell_feed_loops(tree):  # a stack's state fed cell by cell: the whole state fed
+        key = ast.unparse(state)
+        name = named.get(key, state.id if isinstance(state, ast.Name) else None)
+        if name is not None and state_tensors(namespace.get(name), tf) is not None:
+            feed = ast.unparse(loop.body[0].targets[0].value)
+            spans[(loop.lineno, loop.col_offset, loop.end_lineno, loop.end_col_offset)] = f"{feed}[{name}] = {value}"
     return spans

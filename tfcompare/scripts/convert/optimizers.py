@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from tfcompare.core.graphs import ancestors
-from tfcompare.core.optimizer_replay import tf1_optimizer
+from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
 from tfcompare.scripts.convert.ops import number
 from tfcompare.scripts.convert.script_numbers import bound_once
 
@@ -257,10 +257,24 @@ def optimizer_values(module_dict: dict, schedule, tf, optimizer: str = "optimize
     decayed learning rate becomes: the Keras optimizer's (named `optimizer` in the rewrite) iteration count, which
     counts its steps from 0 as TF1's global step did, and its current learning rate."""
     decayed, stepped = schedule if schedule is not None else (None, stepped_variables(*trained) if trained else ())
+    rate = _rate_variable(*trained) if trained and schedule is None else None
     out = {}
     for key, value in module_dict.items():
         if isinstance(value, tf.Variable) and value.op.name in stepped:
             out[key] = f"{optimizer}.iterations.numpy()"
-        elif decayed is not None and isinstance(value, tf.Tensor) and value.name == decayed:
+        elif decayed is not None and isinstance(value, tf.Tensor) and value.name == decayed or \
+                isinstance(value, tf.Variable) and value.op.name == rate:
             out[key] = f"{optimizer}.learning_rate.numpy()"
     return out
+
+
+def _rate_variable(graph, train_op) -> str | None:
+    """The variable TF1's optimizer reads its learning rate from (char-rnn's `self.lr = tf.Variable(0.0,
+    trainable=False)`, set between runs by `sess.run(tf.assign(model.lr, ...))`): Keras's optimizer holds its
+    learning rate in a variable too, which the rewrite assigns."""
+    rate = tf1_learning_rate(graph, train_op)
+    op = rate.op if rate is not None else None
+    if op is not None and op.type in ("Identity", "ReadVariableOp") and op.inputs and \
+            op.inputs[0].op.type in ("VariableV2", "VarHandleOp"):
+        return op.inputs[0].op.name
+    return None

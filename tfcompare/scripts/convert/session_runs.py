@@ -97,6 +97,9 @@ class SessionRuns(EagerTail):
             return None
         # what a run may leave out, as TF1 then computed it: the TF2 global that holds it
         feed = {**{k: ast.parse(v, mode="eval").body for k, v in self.plan.defaults.items()}, **feed}
+        rate = self._assigned_rate(fetches)
+        if rate is not None:
+            return rate
         single = not isinstance(fetches, (ast.List, ast.Tuple))
         items = [fetches] if single else list(fetches.elts)
         if not all(isinstance(i, ast.Name) for i in items):
@@ -176,6 +179,26 @@ class SessionRuns(EagerTail):
                  *(ast.unparse(fetched[i]) for i in after)]
         code = f"(lambda {', '.join(order)}: ({values}))({', '.join(calls)})"
         return ast.parse(code, mode="eval").body
+
+    def _assigned_rate(self, fetch):
+        """`sess.run(tf.assign(lr, value))` (or `lr.assign(value)`) of the variable TF1's optimizer reads its
+        learning rate from: the Keras optimizer's own, `optimizer.learning_rate.assign(value)`; None for any other
+        fetch."""
+        if not (isinstance(fetch, ast.Call) and isinstance(fetch.func, ast.Attribute) and
+                fetch.func.attr == "assign" and not fetch.keywords):
+            return None
+        if isinstance(fetch.func.value, ast.Name) and fetch.func.value.id in self.plan.tf_names and \
+                len(fetch.args) == 2 and isinstance(fetch.args[0], ast.Name):  # tf.assign(lr, value)
+            target, value = fetch.args
+        elif isinstance(fetch.func.value, ast.Name) and len(fetch.args) == 1:  # lr.assign(value)
+            target, value = fetch.func.value, fetch.args[0]
+        else:
+            return None
+        rate = self.plan.values.get(target.id, "")
+        if not rate.endswith(".learning_rate.numpy()") or any(
+                isinstance(n, ast.Name) and n.id in self.plan.graph for n in ast.walk(value)):
+            return None
+        return ast.parse(f"{rate.removesuffix('.numpy()')}.assign({ast.unparse(value)})", mode="eval").body
 
     def _from_step(self, names: list, step: str, losses: set):
         """A step that returns its loss and what the script fetched with it (`step_metrics`): the run's values read

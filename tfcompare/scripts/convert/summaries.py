@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from tfcompare.core.graphs import static_value
+
 __all__ = ["Summary", "KINDS", "HELPER", "find"]
 
 KINDS = {"ScalarSummary": "scalar", "HistogramSummary": "histogram"}  # TF1 op type -> tf.summary function
@@ -42,7 +44,7 @@ def find(target, tf) -> list[Summary] | None:
         return None
     found = []
     for op in ops:
-        tag = tf.get_static_value(op.inputs[0]) if op.type in KINDS else None
+        tag = static_value(op.inputs[0]) if op.type in KINDS else None
         if tag is None or getattr(tag, "ndim", 0) != 0:
             return None  # an image summary, or a tag computed at run time
         tag = tag.item() if hasattr(tag, "item") else tag

@@ -38,13 +38,15 @@ def _whole_list(parts: list[str]) -> str | None:
 
 def _lstm_state(tr, ins: list, parts: list[str]) -> str | None:
     """`state1` where `parts` are `state1[0]`, `state1[1]`: an LSTM's (c, h), the whole state (rnn_state stacks a
-    stateful RNN's final state)."""
+    stateful RNN's final state), alone or one cell's of a stack."""
     group = tr.groups.get(ins[0].name) if len(ins) == 2 else None
-    if group is None or group.kind != "lstm" or tr.groups.get(ins[1].name) is not group or \
-            [group.params["index"].get(x.name) for x in ins] != [(1, 0), (1, 1)]:
+    if group is None or group.kind not in ("lstm", "stack") or tr.groups.get(ins[1].name) is not group:
         return None
-    base = parts[0][:-len("[0]")]
-    return base if parts == [f"{base}[0]", f"{base}[1]"] and base.isidentifier() else None
+    where = [group.params.get("state_index", {}).get(x.name) for x in ins]
+    if None in where or where not in ([(1, 0), (1, 1)], [(1, 0, where[0][-1]), (1, 1, where[0][-1])]):
+        return None
+    base = parts[0][:-len("[0]")]  # h may be written as the last output (`outputs2[-1]`, static_rnn's): the same
+    return base if parts[0] == f"{base}[0]" and base.isidentifier() else None
 
 
 def _dtype(dtype) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tfcompare.core.graphs import static_value
 from tfcompare.scripts.convert.moving import other_assignments
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.tf1_lines import source_line
@@ -129,7 +130,7 @@ def gradient_factors(entry: dict) -> list[float] | None:
         if a.op.type != "Mul":
             return None
         x, y = a.op.inputs
-        scale = next((tf.get_static_value(c) for g, c in ((x, y), (y, x)) if _unread(g) is _unread(r)), None)
+        scale = next((static_value(c) for g, c in ((x, y), (y, x)) if _unread(g) is _unread(r)), None)
         if scale is None or np.ndim(scale) or not np.isfinite(scale):
             return None
         out.append(float(scale))

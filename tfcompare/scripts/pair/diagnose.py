@@ -16,7 +16,7 @@ from tfcompare.scripts.child.draws import unshared
 from tfcompare.core.equivalence import TOLERANCES
 from tfcompare.core.gradient_transforms import UNSEEN, KERAS_KEYS, apply as apply_transform, cuts, difference
 from tfcompare.core.optimizer_formulas import formula
-from tfcompare.core.schedules import is_schedule, setting_text
+from tfcompare.core.schedules import SET_BY_SCRIPT, is_schedule, setting_text
 from tfcompare.scripts.child.dropout import sites_text
 from tfcompare.scripts.pair import inputs
 from tfcompare.scripts.pair.findings import Finding
@@ -141,8 +141,10 @@ def _learning_rates(tf1: SideRecord, tf2: SideRecord, steps: int) -> list[Findin
     """A learning-rate schedule on either side: the rate each compared step used, side by side, the schedules
     named. A rate that differs at any step is decisive (a staircase forgotten moves the rate from step 2 on)."""
     two = (tf2.optimizer or {}).get("settings", {}).get("learning_rate")
-    one_scheduled, two_scheduled = tf1.schedule not in ("", "constant"), two is not None and is_schedule(two)
-    if not (one_scheduled or two_scheduled):
+    one_set = tf1.schedule.startswith(SET_BY_SCRIPT)  # by the script's Python code, as TF2's Keras variable can be
+    one_scheduled = tf1.schedule not in ("", "constant") and not one_set
+    two_scheduled = two is not None and is_schedule(two)
+    if not (one_scheduled or two_scheduled or one_set):
         return []
     r1, r2 = tf1.learning_rates[:steps], tf2.learning_rates[:steps]
     named = (f"TF1 {tf1.schedule or 'learning rate not read'}, TF2 "
@@ -157,6 +159,10 @@ def _learning_rates(tf1: SideRecord, tf2: SideRecord, steps: int) -> list[Findin
         k, a, b = first
         return [Finding("learning_rate", f"learning rate schedule: {named}; the rate used {per_step}: they first "
                                          f"differ at step {k} ({a:.6g} in TF1, {b:.6g} in TF2)", True)]
+    if one_set and not two_scheduled:  # each script's own code sets it: the rates it used are what can be compared
+        return [Finding("learning_rate", f"learning rate: {named}; the rate used {per_step} is the same at each of "
+                                         f"the {len(known)} steps compared; what each script sets it to after them "
+                                         "is not compared")]
     if one_scheduled != two_scheduled:  # a schedule forgotten (or added): the steps compared may not reach a change
         return [Finding("learning_rate", f"learning rate schedule: {named}; the rate used {per_step} is the same at "
                                          f"each of the {len(known)} steps compared, but only "
