@@ -35,6 +35,7 @@ v1 = tf.compat.v1
     ("for i, (c, h) in enumerate(init):\n    feed[c] = state[i].c\n    feed[h] = states[i][i].h\n", None),
     ("for i, (c, h) in enumerate(init):\n    feed[c] = state[i].c\n    feed[h] = state[i].h\n    print(i)\n", None),
     ("for i, (c, h) in zip(range(2), init):\n    feed[c] = state[i].c\n    feed[h] = state[i].h\n", None),
+    ("for i, (a, b) in enumerate(pairs):\n    x = a\n    y = b\n", None),  # a loop of plain names
 ])
 def test_a_state_fed_cell_by_cell_is_read_as_the_whole_state_fed(body, fed):
     found = cell_feed_loops(ast.parse(body))

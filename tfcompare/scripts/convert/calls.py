@@ -120,6 +120,9 @@ class Group:
                 [x.value_index for x in steps] == list(range(len(steps))) and len(steps) == len(unpack.outputs):
             sequence = (f"tf.unstack({tr.value(unpack.inputs[0])}, num={unpack.get_attr('num')}, "
                         f"axis={unpack.get_attr('axis')})")
+        elif (split := _split_steps(steps)) is not None:  # char-rnn's [tf.squeeze(s, [1]) for s in tf.split(x, n, 1)]
+            value, axis = split
+            sequence = f"tf.unstack({tr.value(value)}, num={len(steps)}, axis={axis})"
         else:
             sequence = f"[{', '.join(tr.value(x) for x in steps)}]"
         if p.get("dynamic"):  # one [batch, time, features] tensor, batch-major
@@ -144,6 +147,28 @@ class Group:
             return f"{bound[-1][0]}[{i}]"
         state = bound[layer[0] if layer else 0][1]
         return state if i is None else f"{state}[{i}]"  # a GRU's state: one tensor
+
+
+def _split_steps(steps: list):
+    """(x, axis) where `steps` are `tf.squeeze(part, [axis])` of each of the parts of one `tf.split(x, n, axis)`, in
+    order, n the size of that axis (each part one step wide): `tf.unstack(x, axis=axis)` computes the same."""
+    squeezes = [x.op for x in steps]
+    if not squeezes or any(op.type != "Squeeze" or len(op.get_attr("squeeze_dims")) != 1 for op in squeezes):
+        return None
+    parts = [op.inputs[0] for op in squeezes]
+    split = parts[0].op
+    if split.type != "Split" or [t.op for t in parts] != [split] * len(parts) or \
+            [t.value_index for t in parts] != list(range(len(parts))) or len(split.outputs) != len(parts):
+        return None
+    axis = static_value(split.inputs[0])
+    value = split.inputs[1]
+    if axis is None or value.shape.rank is None:
+        return None
+    axis = int(axis) % value.shape.rank
+    if value.shape[axis] != len(parts) or any(op.get_attr("squeeze_dims")[0] % value.shape.rank != axis
+                                              for op in squeezes):
+        return None
+    return value, axis
 
 
 def install(groups: dict, decays: dict) -> None:

@@ -30,17 +30,18 @@ def _write_atomically(path: Path, text: str) -> None:
 
 def _namespace(module, script: str) -> tuple[dict, str | None]:
     """What the script's names are at its first training step: its globals, and where it trains inside a function
-    of its own called from its top level (`def main(): ...` / `if __name__ == "__main__": main()`, pkmital's
-    `test_mnist()`), that function's locals over them, with the function's name (the rewrite's main function)."""
+    of its own (`def main(): ...` / `if __name__ == "__main__": main()`, pkmital's `test_mnist()`; called by another
+    of its functions, `main()` calling `train(args)`, or by `tf.app.run()`), that function's locals over them, with
+    the function's name (the rewrite's main function)."""
     frame, inner = sys._getframe(1), None
     while frame is not None:
         if frame.f_code.co_filename == script:
             if frame.f_code.co_name == "<module>":
                 break
-            inner = frame
+            inner = inner or frame  # the innermost of the script's frames: where the step runs
         frame = frame.f_back
-    if inner is None or frame is None or inner.f_back is not frame:
-        return dict(module.__dict__), None  # at top level, or deeper than one function called from it
+    if inner is None or frame is None:
+        return dict(module.__dict__), None  # at top level
     function = module.__dict__.get(inner.f_code.co_name)
     if getattr(function, "__code__", None) is not inner.f_code:
         return dict(module.__dict__), None

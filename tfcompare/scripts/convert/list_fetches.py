@@ -7,6 +7,7 @@ to plot their histograms; TF1 returns the list of their values. The TF2 model ge
 
 from __future__ import annotations
 
+from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert.forward import fed_inputs
 from tfcompare.scripts.convert.methods import method_lines
 from tfcompare.scripts.convert.naming import fed_key, identifier
@@ -41,10 +42,36 @@ def list_method(values: list, name: str, tr, feed_tensors: list, arguments: dict
     fed = [t for t in feed_tensors if t.name in read]
     args = [arguments[fed_key(t)] for t in fed]
     todos_before = len(tr.todos)
-    body, expr = tr.function(values)
+    body, expr = tr.function(values, share=not _inside_the_call(values, tr))
     if len(tr.todos) > todos_before or (tr.updated and not updates):
         del tr.todos[todos_before:]
         return None
     method = identifier(name, method_taken)
     method_taken.add(method)
     return method, method_lines(method, args, fed, body, expr, tr), args
+
+
+_LEAVES = {"Placeholder", "PlaceholderWithDefault", "VariableV2", "VarHandleOp", "Variable", "ReadVariableOp",
+           "Const", "Identity"}
+
+
+def _inside_the_call(values: list, tr) -> bool:
+    """Whether a value reads an op of the forward pass other than through its output (an RNN's final state beside
+    the loss on its logits): the model's call returns its output alone, so the method computes all it returns
+    itself, once, not the call and a second copy of the forward pass."""
+    graph = values[0].graph
+    calls = [graph.get_tensor_by_name(name) for name in tr.shared if ":" in name]
+    if not calls:
+        return False
+    inside = {op for op in ancestors(calls, control=False) if op.type not in _LEAVES}
+    stops = {t.op for t in calls}
+    seen, todo = set(), [v.op for v in values if v.op not in stops]
+    while todo:
+        op = todo.pop()
+        if op in seen or op in stops:
+            continue
+        seen.add(op)
+        if op in inside:
+            return True
+        todo.extend(t.op for t in op.inputs)
+    return False

@@ -30,6 +30,7 @@ __all__ = ["Line", "Translator", "number", "dtype_text"]
 _PASS = {"Identity", "ReadVariableOp", "Snapshot", "Switch"}  # a tf.cond's Switch: its data, in either branch
 _VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
 _ATTRIBUTE = re.compile(r"[A-Za-z_]\w*\.[A-Za-z_]\w*")  # `bn1.y`: a field of a bound result, an atom
+_ITEM = re.compile(r"[A-Za-z_]\w*\[-?\d+\]")  # `outputs2[-1]`: an item of a bound list, as cheap to read again
 
 
 def dtype_text(dtype) -> str:
@@ -188,7 +189,8 @@ class Translator:
         own = (t.name in self.names or top or (group is None and op.type in _OWN_LINE)
                or getattr(group, "kind", "") in ("dropout", "layer") or call is not None
                or self._consumers.get(t.name, 0) > 1 or len(code) > 90)
-        if own and not (code.isidentifier() or _is_literal(code) or _ATTRIBUTE.fullmatch(code)):
+        if own and not (code.isidentifier() or _is_literal(code) or _ATTRIBUTE.fullmatch(code) or
+                        _ITEM.fullmatch(code)):
             name = self._bind(t, code, group)
             result = (name, False)
         else:
@@ -364,9 +366,6 @@ class Translator:
             grads = self._rhs(ins[0], 0)
             zero = "0.0" if ins[0].dtype == "float32" else f"tf.zeros_like({grads})"
             return f"tf.where({self._rhs(ins[1], 1)} > 0, {grads}, {zero})", False
-        if kind == "ConcatV2":
-            parts = ", ".join(self.value(x) for x in ins[:-1])
-            return f"tf.concat([{parts}], {self._const_text(ins[-1])})", False
         if kind == "Unpack":
             base = self._multi(op, f"tf.unstack({self.value(ins[0])}, num={op.get_attr('num')}, "
                                    f"axis={op.get_attr('axis')})", "steps")

@@ -174,8 +174,8 @@ def cell_feed_loops(tree) -> list[tuple]:
             continue
         values = [_cell_feed(stmt, part, index, n if len(parts) == 2 else None)
                   for n, (stmt, part) in enumerate(zip(loop.body, parts))]
-        feeds = {ast.unparse(stmt.targets[0].value) if isinstance(stmt, ast.Assign) else None for stmt in loop.body}
-        if None in values or len(set(values)) != 1 or len(feeds) != 1:
+        if None in values or len(set(values)) != 1 or \
+                len({ast.unparse(stmt.targets[0].value) for stmt in loop.body}) != 1:  # one dict fed
             continue
         out.append((loop, loop.iter.args[0], values[0]))
     return out

@@ -203,13 +203,16 @@ class SessionRuns(EagerTail):
     def _from_step(self, names: list, step: str, losses: set):
         """A step that returns its loss and what the script fetched with it (`step_metrics`): the run's values read
         from what it returns, `(None, train_step(x)[1].numpy())`, or, for several, `(None, *[value.numpy() for
-        value in train_step(x)[1:]])`, which `_unpacked` writes as `acc, pred = [...]`."""
+        value in train_step(x)[1:]])` (the train op last: `(*[...], None)`), which `_unpacked` writes as
+        `acc, pred = [...]`."""
         returned = self.plan.step_extras
         picks = [None if n in self.plan.train else 0 if n in losses else
                  1 + returned.index(n) if n in returned else -1 for n in names]
         values = [p for p in picks if p is not None]
-        lead = picks[:len(picks) - len(values)]
-        if -1 in values or any(p is not None for p in lead) or values != list(range(values[0], values[-1] + 1)):
+        nones = len(picks) - len(values)  # the train ops' places: all before the values, or all after them
+        lead = nones if all(p is None for p in picks[:nones]) else 0
+        if -1 in values or picks[lead:lead + len(values)] != values or \
+                values != list(range(values[0], values[-1] + 1)):
             return None  # not in the order the step returns them
         if len(values) == 1:
             return ast.Tuple([ast.Constant(None) if p is None else ast.parse(f"{step}[{p}].numpy()", mode="eval").body
@@ -217,7 +220,8 @@ class SessionRuns(EagerTail):
         end = "" if values[-1] == len(returned) else values[-1] + 1
         part = "" if values[0] == 0 and end == "" else f"[{values[0]}:{end}]"
         read = ast.parse(f"[value.numpy() for value in {step}{part}]", mode="eval").body
-        return ast.Tuple([ast.Constant(None) for _ in lead] + [ast.Starred(read, ast.Load())], ast.Load())
+        return ast.Tuple([ast.Constant(None) for _ in range(lead)] + [ast.Starred(read, ast.Load())] +
+                         [ast.Constant(None) for _ in range(nones - lead)], ast.Load())
 
     def _joint(self, names: list, feed: dict, fn: str, args: list, losses: list):
         """Train ops run together (`joint_steps`): one call of their step, which returns each one's loss; the other
@@ -348,12 +352,17 @@ def _unpacked(stmt) -> list:
     statements are as they were."""
     if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Lambda):
         return _in_order(stmt) or [stmt]
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) and \
-            isinstance(stmt.value, ast.Tuple) and stmt.value.elts and isinstance(stmt.value.elts[-1], ast.Starred):
-        lead, targets = stmt.value.elts[:-1], stmt.targets[0].elts  # `_, acc, pred = (None, *[...])` (_from_step)
-        if len(targets) > len(lead) + 1 and all(isinstance(t, ast.Name) and t.id == "_" for t in targets[:len(lead)]):
-            rest = ast.Tuple(targets[len(lead):], ast.Store())
-            return [ast.copy_location(ast.Assign([rest], stmt.value.elts[-1].value), stmt)]
+    starred = [i for i, e in enumerate(stmt.value.elts) if isinstance(e, ast.Starred)] \
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Tuple) else []
+    if len(starred) == 1 and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple):
+        # `_, acc, pred = (None, *[...])`, `l, s, _ = (*[...], None)` (_from_step): the train ops' `_` go
+        at, elts, targets = starred[0], stmt.value.elts, stmt.targets[0].elts
+        trail = len(elts) - at - 1
+        middle = targets[at:len(targets) - trail]
+        if len(middle) > 1 and all(isinstance(t, ast.Name) and t.id == "_" for t in targets[:at] + targets[
+                len(targets) - trail:]) and all(isinstance(e, ast.Constant) and e.value is None
+                                                for e in elts[:at] + elts[at + 1:]):
+            return [ast.copy_location(ast.Assign([ast.Tuple(middle, ast.Store())], elts[at].value), stmt)]
         return [stmt]
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Tuple) and stmt.value.elts and \
             all(isinstance(e, ast.Call) for e in stmt.value.elts):  # side-by-side steps: one call a line

@@ -19,7 +19,8 @@ __all__ = ["step_metrics"]
 
 
 def _trained_fetches(tree, train_names: set) -> list[list[str]]:
-    """The names each training run fetches beside its train op (`sess.run([train_op, loss, acc])`: loss, acc)."""
+    """The names each training run fetches beside its train op (`sess.run([train_op, loss, acc])`: loss, acc; the
+    train op first or last, as char-rnn's `sess.run([model.cost, model.final_state, model.train_op], feed)`)."""
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "run" and \
@@ -27,8 +28,9 @@ def _trained_fetches(tree, train_names: set) -> list[list[str]]:
             items = node.args[0].elts
             names = [i.id for i in items if isinstance(i, ast.Name)]
             if len(names) == len(items) and set(names) & train_names:
-                if names[:len(set(names) & train_names)] != [n for n in names if n in train_names]:
-                    return []  # a train op after a value: not in the step's order
+                trains, k = [n for n in names if n in train_names], len(set(names) & train_names)
+                if names[:k] != trains and names[len(names) - k:] != trains:
+                    return []  # a train op between values: not in the step's order
                 out.append([n for n in names if n not in train_names])
     return out
 

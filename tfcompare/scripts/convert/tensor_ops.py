@@ -62,6 +62,9 @@ def translate(tr, t) -> tuple[str, bool | int] | None:
         return f"{_UNARY[kind]}({v(ins[0])})", False
     if kind in _BINARY:
         return f"{_BINARY[kind]}({v(ins[0])}, {v(ins[1])})", False
+    if kind == "ConcatV2":  # every item of one list, in order (an unrolled RNN's outputs): the list itself
+        parts = [v(x) for x in ins[:-1]]
+        return f"tf.concat({_whole_list(parts) or '[' + ', '.join(parts) + ']'}, {tr._const_text(ins[-1])})", False
     if kind == "Pack":  # every item of one list, in order (an unrolled RNN's outputs): the list itself
         parts = [v(x) for x in ins]
         whole = _whole_list(parts) or _lstm_state(tr, ins, parts)
