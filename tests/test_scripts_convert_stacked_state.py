@@ -160,3 +160,17 @@ def test_a_learning_rate_variable_the_script_sets_is_judged_by_the_rates_each_st
     scheduled = _record("tf1", [0.1] * 3, "tf.train.exponential_decay(initial_learning_rate=0.1)")
     [forgotten] = _learning_rates(scheduled, _record("tf2", [0.1] * 3, keras_rate=0.1), 3)
     assert forgotten.decisive and "only TF1 has a schedule" in forgotten.text
+
+
+def test_reading_a_constant_leaves_it_feedable_where_tensorflows_own_read_does_not():
+    """A stateful RNN's zero state is a constant the script feeds: convert's and pair's children read such values
+    (`static_value`), and must not make the script's own feed fail ("may not be fed") where it ran alone."""
+    from tfcompare.core.graphs import static_value
+
+    with tf.Graph().as_default() as graph, v1.Session() as sess:
+        ours, theirs = tf.zeros([2]), tf.zeros([2])
+        np.testing.assert_array_equal(static_value(ours), [0.0, 0.0])
+        np.testing.assert_array_equal(tf.get_static_value(theirs), [0.0, 0.0])
+        assert (graph.is_feedable(ours), graph.is_feedable(theirs)) == (True, False)
+        np.testing.assert_array_equal(sess.run(ours * 2, {ours: [1.0, 2.0]}), [2.0, 4.0])
+    assert static_value(3.0) == 3.0 and static_value(tf.constant([1, 2])).tolist() == [1, 2]  # eager, plain

@@ -138,8 +138,8 @@ def static_value(t):
     that later feeds it (a stateful RNN's zero state, fed its last final state) would fail where it ran before."""
     import tensorflow as tf
 
-    graph = getattr(t, "graph", None)
-    feedable = graph is not None and not tf.executing_eagerly() and graph.is_feedable(t)
+    graph = getattr(t, "graph", None)  # none for a number or an eager tensor
+    feedable = hasattr(graph, "is_feedable") and graph.is_feedable(t)
     value = tf.get_static_value(t)
     if feedable and not graph.is_feedable(t):
         graph._unfeedable_tensors.discard(t)
