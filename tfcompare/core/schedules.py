@@ -12,7 +12,7 @@ from typing import Any
 
 from tfcompare.core.graphs import static_value
 
-__all__ = ["SET_BY_SCRIPT", "is_schedule", "keras_text", "tf1_text", "setting_text"]
+__all__ = ["SET_BY_SCRIPT", "is_schedule", "keras_text", "rate_variable", "tf1_text", "setting_text"]
 
 # a TF1 learning rate read from a variable (`tf.Variable(0.0, trainable=False)`) the script assigns between runs: no
 # schedule in the graph, as a Keras optimizer's learning-rate variable the TF2 script assigns is none
@@ -58,14 +58,23 @@ def setting_text(value: Any) -> str:
     return _value(value) if not is_schedule(value) else keras_text(value)
 
 
+def rate_variable(tensor) -> str | None:
+    """The name of the variable a TF1 learning-rate tensor is a read of (char-rnn's `self.lr = tf.Variable(0.0,
+    trainable=False)`, assigned between runs), or None."""
+    op = tensor.op
+    if op.type in ("Identity", "ReadVariableOp") and op.inputs and op.inputs[0].op.type in ("VariableV2", "VarHandleOp"):
+        return op.inputs[0].op.name
+    return None
+
+
 def tf1_text(tensor) -> str:
     """The TF1 learning-rate tensor an apply op is fed, named: `tf.train.exponential_decay(initial_learning_rate=0.5,
     staircase=True)` for a known schedule's scope; "constant" for a constant; else the op that makes it."""
     if static_value(tensor) is not None:
         return "constant"
-    op = tensor.op
-    if op.type in ("Identity", "ReadVariableOp") and op.inputs and op.inputs[0].op.type in ("VariableV2", "VarHandleOp"):
-        return f"{SET_BY_SCRIPT} ({op.inputs[0].op.name})"
+    variable = rate_variable(tensor)
+    if variable is not None:
+        return f"{SET_BY_SCRIPT} ({variable})"
     scope = tensor.name.split("/")[0].split(":")[0]
     if scope not in _TF1_SCOPES:
         return f"computed by {tensor.op.type} op {tensor.op.name}"

@@ -9,6 +9,7 @@ import numpy as np
 
 from tfcompare.core.graphs import ancestors
 from tfcompare.core.optimizer_replay import tf1_learning_rate, tf1_optimizer
+from tfcompare.core.schedules import rate_variable
 from tfcompare.scripts.convert.ops import number
 from tfcompare.scripts.convert.script_numbers import bound_once
 
@@ -273,8 +274,4 @@ def _rate_variable(graph, train_op) -> str | None:
     trainable=False)`, set between runs by `sess.run(tf.assign(model.lr, ...))`): Keras's optimizer holds its
     learning rate in a variable too, which the rewrite assigns."""
     rate = tf1_learning_rate(graph, train_op)
-    op = rate.op if rate is not None else None
-    if op is not None and op.type in ("Identity", "ReadVariableOp") and op.inputs and \
-            op.inputs[0].op.type in ("VariableV2", "VarHandleOp"):
-        return op.inputs[0].op.name
-    return None
+    return None if rate is None else rate_variable(rate)

@@ -17,7 +17,8 @@ import dataclasses
 
 from tfcompare.core.generated_code import literal
 
-__all__ = ["StateFeed", "cell_feed_loops", "zero_state_runs", "state_feeds", "stacked_states", "state_tensors", "zero_state_lines"]
+__all__ = ["StateFeed", "cell_feed_loops", "zero_state_runs", "state_feeds", "stacked_states", "state_tensors",
+           "zero_state_lines"]
 
 
 @dataclasses.dataclass(eq=False)
