@@ -54,7 +54,8 @@ EXPECTED = {
                   "        feed['init_state'] = state_val\n",
                   "            feed['x'], feed['y'], feed.get('init_state', init_state)\n",
                   "            initial_state=init_state,\n", "        tf.TensorSpec([2, 8, 32], tf.float32),\n",
-                  "        final_state = tf.stack(state1, axis=0)\n"],
+                  "        final_state = tf.stack(state1, axis=0)\n        return pred, final_state\n",
+                  "        pred, final_state = self(x, init_state)\n"],
     # a GRU's state is one tensor; `sess.run(model.initial_state)` is the zero state's value
     # TF1's graph seed, then NumPy's: Keras's unseeded initializers seeded too (from Python's `random`)
     "char_gru": ["tf.keras.utils.set_random_seed(1234)\nnp.random.seed(1234)\n",
@@ -204,9 +205,14 @@ EXPECTED = {
     # stop 66: char-rnn's own model.py and train.py in one file: legacy_seq2seq.rnn_decoder is static_rnn from the
     # fed state, [tf.squeeze(x, [1]) for x in tf.split(inputs, 20, 1)] its steps (one tf.unstack), the training in a
     # function called by main(); the step returns the loss and the final state from one forward pass (the state's
-    # own method ran the RNN again: twice the forward ops)
+    # own method ran the RNN again: twice the forward ops); stop 67: the model's call returns the final state beside
+    # the logits, and the loss's method reads both from that one call (it wrote the forward pass out again)
     "charrnn_seq2seq": ["tf.unstack(tf.gather(self.embedding, input_data), num=20, axis=1)",
                         "tf.reshape(tf.concat(outputs2, 1), [-1, 64])",
+                        "        return logits, final_state\n",
+                        "        logits, final_state = self(input_data, initial_state)\n"
+                        "        # TF1 lines 126, 129, 131\n"
+                        "        xent1 = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=flat2, logits=logits)\n",
                         "    return loss_value, final_state\n",
                         "            train_loss, state = [\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
@@ -237,6 +243,9 @@ def test_a_blind_script_of_this_kind_is_proven_with_no_todo_and_runs_on_its_own(
     steps = 4 if name in ("activation_compare", "two_nets_compared", "optimizer_scope_compare") else 3
     assert len(result.pair.checks) == steps and all(c.ok for c in result.pair.checks)
     assert result.alone["error"] == "" and result.alone["steps"] == steps, result.alone
+    if name in ("charrnn_seq2seq", "sine_lstm"):  # the forward pass written once: the helper's definition, then one
+        # call per cell in the model's call, none in the loss's method (it reads the call's final state)
+        assert text.count("basic_lstm(") == {"charrnn_seq2seq": 3, "sine_lstm": 2}[name], text
     if name == "bn_is_training":  # compared in inference mode too, with the flag switched on both sides
         [note] = [n for n in result.pair.notes if n.startswith("inference mode compared")]
         assert "TF1: is_training fed False; TF2: " in note and "its 1 bool argument(s) True made False" in note

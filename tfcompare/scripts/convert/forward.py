@@ -20,7 +20,7 @@ from tfcompare.scripts.convert.naming import INDENT, fed_key
 from tfcompare.scripts.convert.train_step import input_signature
 from tfcompare.scripts.convert.written_line import return_lines
 
-__all__ = ["model_output", "fed_inputs", "call_lines"]
+__all__ = ["model_output", "fed_inputs", "call_lines", "returned_beside", "LEAVES"]
 
 # applied to the output by the loss: a guard (`tf.log(pred + 1e-10)`, a clip) or its arithmetic (`1 - pred`)
 _GUARDS = {"Log", "ClipByValue", "Maximum", "Minimum", "Add", "AddV2", "Sub"}
@@ -133,6 +133,36 @@ def _unguarded(t, uses_vars):
     return t
 
 
+# ops where a forward pass's own computation stops: its inputs, its variables and their reads
+LEAVES = {"Placeholder", "PlaceholderWithDefault", "VariableV2", "VarHandleOp", "Variable", "ReadVariableOp",
+           "Const", "Identity"}
+
+
+def returned_beside(out, fetched: list, feed_tensors: list) -> list:
+    """The fetched tensors the model's call returns beside its output: each computed from ops of the forward pass
+    other than through the output and not on its way to it (an RNN's final state, which the script fetches with the
+    loss and feeds back), from no fed input the output does not read (the labels). Each method then reads them from
+    the one call (`logits, final_state = self(x, state)`) instead of writing the forward pass out again."""
+    forward = {op for op in ancestors([out], control=False) if op.type not in LEAVES}
+    inputs = {t.name for t in fed_inputs(out, feed_tensors)}
+    extras = []
+    for t in fetched:
+        if t is out or t.op in forward or any(t is e for e in extras) or \
+                any(f.name not in inputs for f in fed_inputs(t, feed_tensors)):
+            continue
+        seen, todo, inside = set(), [t.op], False
+        while todo and not inside:
+            op = todo.pop()
+            if op in seen or op is out.op:
+                continue
+            seen.add(op)
+            inside = op in forward
+            todo.extend(i.op for i in op.inputs)
+        if inside and out.op not in seen:
+            extras.append(t)
+    return extras
+
+
 def fed_inputs(t, feed_tensors: list) -> list:
     """The fed tensors `t` is computed from, in the order of `feed_tensors` (the step's argument order): each
     tensor, not its op (of an iterator's `X, Y`, a forward pass reads X alone). The walk stops at a fed tensor:
@@ -144,13 +174,16 @@ def fed_inputs(t, feed_tensors: list) -> list:
 
 
 def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict, own_names: dict | None = None,
-               fed_itself: dict | None = None) -> list[str]:
+               fed_itself: dict | None = None, extras: list = ()) -> list[str]:
     """The forward pass as the model's call; the tensor is registered in `tr.shared` with the call every other
     method writes in its place (`self(X)`); `own_names`: tensor name -> the name the script's function that
     computed it gave it (script_functions.forward_names), used in this method only; `fed_itself`: argument -> why
-    it is a tensor TF1 fed in place of what its line computes (a comment above the body)."""
-    with tr.renamed(own_names or {}):
-        body, expr = tr.function(out, share=False)
+    it is a tensor TF1 fed in place of what its line computes (a comment above the body); `extras`: the tensors
+    it returns beside its output (`returned_beside`), registered in `tr.shared_parts`."""
+    stem = "logits" if any("WithLogits" in c.type for c in out.consumers()) else "output"
+    with tr.renamed({**({out.name: stem} if extras and out.name not in tr.names else {}), **(own_names or {})}):
+        body, expr = tr.function([out, *extras] if extras else out, share=False)
+    expr = expr[1:-1] if extras else expr  # `return logits, final_state`
     fed = fed_inputs(out, feed_tensors)
     args = "".join(f", {arguments[fed_key(t)]}" for t in fed)
     lines = []
@@ -171,4 +204,8 @@ def call_lines(out, tr, style: str, feed_tensors: list, arguments: dict, own_nam
     lines += [*return_lines(body, expr, INDENT * 2, {*tr.names.values(), *(own_names or {}).values()}), ""]
     tr.shared[out.name] = f"self({args.removeprefix(', ').replace('=False', '=' + next(iter(flags), ''))})" \
         if style != "module" and flags else f"self({args.removeprefix(', ')})"
+    parts = [(t.name, stem if t is out else "returned") for t in (out, *extras)]
+    for t in extras:
+        tr.shared[t.name] = tr.shared[out.name]
+    tr.shared_parts.update({t.name: parts for t in (out, *extras)} if extras else {})
     return lines

@@ -8,7 +8,7 @@ to plot their histograms; TF1 returns the list of their values. The TF2 model ge
 from __future__ import annotations
 
 from tfcompare.core.graphs import ancestors
-from tfcompare.scripts.convert.forward import fed_inputs
+from tfcompare.scripts.convert.forward import LEAVES, fed_inputs
 from tfcompare.scripts.convert.methods import method_lines
 from tfcompare.scripts.convert.naming import fed_key, identifier
 from tfcompare.scripts.convert.script_globals import fetched_names
@@ -51,10 +51,6 @@ def list_method(values: list, name: str, tr, feed_tensors: list, arguments: dict
     return method, method_lines(method, args, fed, body, expr, tr), args
 
 
-_LEAVES = {"Placeholder", "PlaceholderWithDefault", "VariableV2", "VarHandleOp", "Variable", "ReadVariableOp",
-           "Const", "Identity"}
-
-
 def _inside_the_call(values: list, tr) -> bool:
     """Whether a value reads an op of the forward pass other than through its output (an RNN's final state beside
     the loss on its logits): the model's call returns its output alone, so the method computes all it returns
@@ -63,7 +59,7 @@ def _inside_the_call(values: list, tr) -> bool:
     calls = [graph.get_tensor_by_name(name) for name in tr.shared if ":" in name]
     if not calls:
         return False
-    inside = {op for op in ancestors(calls, control=False) if op.type not in _LEAVES}
+    inside = {op for op in ancestors(calls, control=False) if op.type not in LEAVES}
     stops = {t.op for t in calls}
     seen, todo = set(), [v.op for v in values if v.op not in stops]
     while todo:

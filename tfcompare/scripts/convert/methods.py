@@ -31,7 +31,8 @@ def fetch_methods(targets: list, loss, names: dict, values: dict, tr: Translator
         if found is not None:
             fetched_summaries[own] = found
             continue
-        if target is not loss and own and target.name in tr.shared:  # the forward pass itself: `model(x)`
+        if target is not loss and own and target.name in tr.shared and target.name not in tr.shared_parts:
+            # the forward pass itself: `model(x)` (one of several values it returns: a method reading it)
             plan_methods[own] = ("model", [placeholder_global[arguments[fed_key(t)]]
                                            for t in fed_inputs(target, feed_tensors)])
             continue

@@ -4,7 +4,7 @@ name a line binds."""
 
 from __future__ import annotations
 
-__all__ = ["OWN_LINE", "BINARY", "LEVEL", "UNARY", "REDUCE", "NAMED"]
+__all__ = ["OWN_LINE", "BINARY", "LEVEL", "UNARY", "REDUCE", "NAMED", "data_format_arg", "dilations_arg"]
 
 OWN_LINE = {"Relu", "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "MaxPool", "AvgPool",
             "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "Conv2D", "Reshape", "Mean",
@@ -22,3 +22,12 @@ NAMED = {"Relu": "h", "Relu6": "h", "Elu": "h", "Selu": "h", "Sigmoid": "h", "Ta
          "LogSoftmax": "log_probs", "MaxPool": "pool", "AvgPool": "pool", "Conv2D": "conv", "Reshape": "flat",
          "Mean": "mean", "SoftmaxCrossEntropyWithLogits": "xent", "SparseSoftmaxCrossEntropyWithLogits": "xent",
          "FusedBatchNorm": "bn", "FusedBatchNormV2": "bn", "FusedBatchNormV3": "bn"}
+
+
+def data_format_arg(op) -> str:
+    """`, data_format='NCHW'` where a convolution or pooling is not TF's default NHWC."""
+    return "" if (fmt := op.get_attr("data_format").decode()) == "NHWC" else f", data_format={fmt!r}"
+
+
+def dilations_arg(op) -> str:
+    return "" if all(x == 1 for x in op.get_attr("dilations")) else f", dilations={op.get_attr('dilations')}"

@@ -23,7 +23,8 @@ from tfcompare.scripts.convert.naming import identifier
 from tfcompare.scripts.convert.tf1_lines import provenance_line, source_line
 
 from tfcompare.scripts.convert.op_spellings import (BINARY as _BINARY, LEVEL as _LEVEL, NAMED as _NAMED,
-                                                   OWN_LINE as _OWN_LINE, REDUCE as _REDUCE, UNARY as _UNARY)
+                                                   OWN_LINE as _OWN_LINE, REDUCE as _REDUCE, UNARY as _UNARY,
+                                                   data_format_arg, dilations_arg)
 
 __all__ = ["Line", "Translator", "number", "dtype_text"]
 
@@ -82,6 +83,8 @@ class Translator:
         self.arrays: list[tuple[str, np.ndarray]] = []
         # tensor name -> the call that computes it in every function but its own (the model's forward pass, `forward`)
         self.shared: dict[str, str] = {}
+        # tensor name -> every (tensor name, stem) its call returns, where it returns several (an RNN's final state)
+        self.shared_parts: dict[str, list[tuple[str, str]]] = {}
         self.script_numbers = None  # script_numbers.ScriptNumbers: the script's expressions for its constants
         self._sharing = True
         # writing a script function's body (script_functions): its lines are its own, the same in every call
@@ -180,6 +183,8 @@ class Translator:
             code, compound, group = call.text(self, t), False, None
         elif op.name in self.overrides:
             code, compound, group = self.overrides[op.name].format(self.value(op.inputs[0])), False, None
+        elif self._sharing and t.name in self.shared_parts:
+            return self._unpack(t)
         elif self._sharing and t.name in self.shared:
             code, compound, group = self.shared[t.name], False, None
         elif group is not None:
@@ -338,12 +343,11 @@ class Translator:
             return f"tf.reshape({self.value(ins[0])}, {self._const_text(ins[1])})", False
         if kind == "Conv2D":
             return (f"tf.nn.conv2d({self.value(ins[0])}, {self.value(ins[1])}, strides={op.get_attr('strides')}, "
-                    f"padding={op.get_attr('padding').decode()!r}{_format(op)}{_dilations(op)})"), False
+                    f"padding={op.get_attr('padding').decode()!r}{data_format_arg(op)}{dilations_arg(op)})"), False
         if kind in ("MaxPool", "AvgPool"):
             fn = "max_pool2d" if kind == "MaxPool" else "avg_pool2d"
-            return (f"tf.nn.{fn}({self.value(ins[0])}, ksize={op.get_attr('ksize')}, "
-                    f"strides={op.get_attr('strides')}, padding={op.get_attr('padding').decode()!r}{_format(op)})"), \
-                False
+            return (f"tf.nn.{fn}({self.value(ins[0])}, ksize={op.get_attr('ksize')}, strides={op.get_attr('strides')}, "
+                    f"padding={op.get_attr('padding').decode()!r}{data_format_arg(op)})"), False
         if kind in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"):
             return batch_norm(self, t), False
         if kind == "Shape":
@@ -411,6 +415,16 @@ class Translator:
             self._memo[key] = names
         return self._memo[key]
 
+    def _unpack(self, t) -> tuple[str, bool]:
+        """`logits, final_state = self(x, state)`: a call returning several values, once, each bound to its name."""
+        parts = self.shared_parts[t.name]
+        taken = self._used | set(self.arguments.values()) | set(self.names.values())
+        names = [self.names.get(name) or (stem if stem not in taken else self._fresh(stem)) for name, stem in parts]
+        self.lines.append(Line(f"{', '.join(names)} = {self.shared[t.name]}"))
+        self._used.update(names)
+        self._memo.update({name: (bound, False) for (name, _), bound in zip(parts, names)})
+        return self._memo[t.name]
+
     def _multi(self, op, code: str, stem: str) -> str:
         """Bind a call with several outputs to one name, once; its outputs are indexed from it."""
         key = op.name + ":*"
@@ -420,14 +434,6 @@ class Translator:
             self.lines.append(Line(f"{name} = {code}", f"TF1 line {line[0]}: {_short(line[1])}" if line else ""))
             self._memo[key] = (name, False)
         return self._memo[key][0]
-
-
-def _format(op) -> str:
-    return "" if (fmt := op.get_attr("data_format").decode()) == "NHWC" else f", data_format={fmt!r}"
-
-
-def _dilations(op) -> str:
-    return "" if all(x == 1 for x in op.get_attr("dilations")) else f", dilations={op.get_attr('dilations')}"
 
 
 def _is_literal(code: str) -> bool:

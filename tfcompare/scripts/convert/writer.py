@@ -22,7 +22,7 @@ from tfcompare.scripts.convert import source as carried
 from tfcompare.scripts.convert import summaries as summary_ops
 from tfcompare.scripts.convert.plan import ITERATOR_OUTPUTS
 from tfcompare.scripts.convert.written_cells import HELPER_SOURCE, LOADER, LOADER_NOTE
-from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output
+from tfcompare.scripts.convert.forward import call_lines, fed_inputs, model_output, returned_beside
 from tfcompare.scripts.convert.late import with_inline_fetches
 from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.cut_fetches import cut_methods, cut_runs
@@ -282,7 +282,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         graph, script, tree, out_tensor)) if out_tensor is not None else ({}, {})
     function_code = function_methods(tr, helpers if out_tensor is not None else script_calls) \
         if style == "module" else []
-    forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments, own_names, fed_itself) \
+    # what the call returns beside its output (an RNN's final state): module style; Keras's call returns one output
+    extras = returned_beside(out_tensor, targets, feed_tensors) if out_tensor is not None and style == "module" \
+        else []
+    forward_code = call_lines(out_tensor, tr, style, feed_tensors, arguments, own_names, fed_itself, extras) \
         if out_tensor is not None else []
     methods, method_code, plan_methods, untranslated, fetched_summaries, updated = fetch_methods(
         targets, loss, names, values, tr, style, taken, method_taken, feed_tensors, arguments, placeholder_global, tf)
