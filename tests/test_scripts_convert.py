@@ -695,8 +695,8 @@ def test_a_graph_used_for_more_than_its_default_stays_a_todo():
 
 
 def test_summaries_not_translated_and_other_writer_calls_stay_todos():
-    """A merged summary with an image in it is fetched as None: its add_summary stays a TODO, as does add_graph;
-    the writer itself, its close() and a Saver's save are written."""
+    """A merged summary with an image in it is fetched as None: its add_summary stays a TODO; add_graph is a note
+    (TF2 has no session graph); the writer itself, its close() and a Saver's save are written."""
     source = textwrap.dedent("""\
         import tensorflow as tf
         x = tf.placeholder(tf.float32, [None, 2])
@@ -723,12 +723,51 @@ def test_summaries_not_translated_and_other_writer_calls_stay_todos():
     assert "tf.train.Checkpoint(model=model, optimizer=optimizer).write('%s-%d' % ('ckpt/model', step))" in tail
     assert [t.split(" from TF1 line ")[1] for t in kept.todos] == [
         "10: _, summary = sess.run([train, merged], feed_dict={x: [[1.0, 2.0]]})",
-        "11: writer.add_summary(summary, step)", "12: writer.add_graph(sess.graph)"]
+        "11: writer.add_summary(summary, step)"]
+    assert "writer.add_graph(" not in tail and tail.count(carried.NOTE_MARK + "TF1's FileWriter.add_graph(sess.graph)") == 1
     # the file's marks are the console's TODOs, one for one: the fetch left None is marked above its statement
-    assert tail.count(carried.TODO_MARK) == len(kept.todos) == 3
+    assert tail.count(carried.TODO_MARK) == len(kept.todos) == 2
     marked = tail.index(carried.TODO_MARK + "the fetch merged has no TF2 translation (None in its place)")
     # the step still runs although nothing fetched takes its value (before: `(None, None)`, no training at all)
     assert marked < tail.index("    train_step([[1.0, 2.0]])\n    summary = None\n")
+
+
+def test_char_rnns_saver_of_all_variables_its_latest_checkpoint_and_add_graph_are_written_without_a_todo():
+    """char-rnn's train.py: `tf.train.Saver(tf.global_variables())` saves what a Saver() saves (a Checkpoint of the
+    model and optimizer); `tf.train.latest_checkpoint` makes no graph op (carried as TF2's, so `assert ckpt` runs);
+    `writer.add_graph(sess.graph)`, alone in its block, is a note and a `pass`."""
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        x = tf.placeholder(tf.float32, [None, 2])
+        loss = tf.reduce_sum(x)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        init_from, graph = "ckpt", True
+        ckpt = tf.train.latest_checkpoint(init_from)
+        assert ckpt, "No checkpoint found"
+        with tf.Session() as sess:
+            writer = tf.summary.FileWriter("logs")
+            if graph:
+                writer.add_graph(sess.graph)
+            saver = tf.train.Saver(tf.global_variables())
+            some = tf.train.Saver([v for v in tf.global_variables()][:1])
+            saver.restore(sess, ckpt)
+            for step in range(3):
+                sess.run(train, feed_dict={x: [[1.0, 2.0]]})
+            saver.save(sess, "ckpt/model", global_step=step)
+            some.save(sess, "ckpt/some")
+    """)
+    plan = carried.Plan(graph={"x", "loss", "train"}, train={"train"}, methods={"loss": ("model.loss", ["x"])},
+                        step_args=["x"], loss="loss", tf_names={"tf"}, placeholders={"x"})
+    kept = carried.rewrite(source, plan, first_step_line=16)
+    text = "\n".join(kept.head + kept.tail)
+    compile(text, "rewrite", "exec")
+    assert "ckpt = tf.train.latest_checkpoint(init_from)\nassert ckpt, " in text
+    assert "if graph:\n    \"" + carried.NOTE_MARK + "TF1's FileWriter.add_graph(sess.graph) is not written" in text
+    assert "written: TF2 has" in text.split("if graph:")[1].split("\n    pass\n")[0] and "writer.add_graph(" not in text
+    assert "tf.train.Checkpoint(model=model, optimizer=optimizer).read(ckpt)" in text
+    assert "tf.train.Checkpoint(model=model, optimizer=optimizer).write('%s-%d' % ('ckpt/model', step))" in text
+    # a Saver of some variables: its save stays a TODO (a Checkpoint of the model and optimizer would save more)
+    assert [t.split(" from TF1 line ")[1] for t in kept.todos] == ['18: some.save(sess, "ckpt/some")'], kept.todos
 
 
 @pytest.mark.legacy

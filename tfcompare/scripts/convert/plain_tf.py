@@ -20,7 +20,8 @@ __all__ = ["PlainCalls", "tf2_path"]
 # TF1 calls that make no graph op (files, protos): a statement of only these is program code, not the model's
 _PLAIN = ("python_io.TFRecordWriter", "python_io.TFRecordOptions", "io.TFRecordWriter", "train.Example",
           "train.Features", "train.Feature", "train.FloatList", "train.Int64List", "train.BytesList",
-          "train.SequenceExample", "train.FeatureList", "train.FeatureLists", "gfile.", "io.gfile.")
+          "train.SequenceExample", "train.FeatureList", "train.FeatureLists", "gfile.", "io.gfile.",
+          "train.latest_checkpoint")
 _PIPELINE_METHODS = {"map", "filter", "flat_map", "interleave"}
 
 

@@ -35,6 +35,11 @@ class SaversAndWriters(RewriteState):
             "graph" in options else ""
         return [self._note(f"TF1's FileWriter as a TF2 summary writer{dropped}"), new]
 
+    def _all_variables(self, args: list) -> bool:
+        """A Saver's arguments that save every variable: none, or `tf.global_variables()` (`tf.all_variables()`)."""
+        return not args or (len(args) == 1 and isinstance(args[0], ast.Call) and not args[0].args and any(
+            self._is_tf_call(args[0], name) for name in ("global_variables", "all_variables")))
+
     def _saver_calls(self, s):
         """`saver.save(sess, path)` -> a tf.train.Checkpoint's write(path); `saver.restore(sess, path)` -> read(path).
         Returns (statement, notes) or None when a call has arguments this does not map."""
@@ -53,6 +58,12 @@ class SaversAndWriters(RewriteState):
                         rewriter.summaries = True
                         return ast.copy_location(ast.Call(ast.Name("add_summary", ast.Load()),
                                                           [f.value, *node.args], []), node)
+                    if f.attr == "add_graph" and isinstance(node.args[0] if node.args else None, ast.Attribute) \
+                            and node.args[0].attr == "graph" and len(node.args) == 1 and not node.keywords:
+                        notes.append("TF1's FileWriter.add_graph(sess.graph) is not written: TF2 has no session graph "
+                                     "(tf.summary.trace_on(graph=True) before a tf.function's first call and "
+                                     "tf.summary.trace_export after it write the function's)")
+                        return None
                     if f.attr not in ("close", "flush"):  # TF2's writer has these two of FileWriter's methods
                         bad.append(node)
                     return node
@@ -78,4 +89,6 @@ class SaversAndWriters(RewriteState):
                                                    mode="eval").body, node)
 
         new = Calls().visit(s)
+        if isinstance(new, ast.Expr) and getattr(new, "value", None) is None:  # a call not written (add_graph)
+            new = None
         return None if bad else (new, notes)

@@ -10,7 +10,7 @@ import ast
 
 from tfcompare.scripts.convert.estimator_runs import EstimatorRuns
 from tfcompare.scripts.convert.plain_tf import PlainCalls
-from tfcompare.scripts.convert.plan import GENERATED, TODO_MARK
+from tfcompare.scripts.convert.plan import GENERATED, NOTE_MARK, TODO_MARK
 from tfcompare.scripts.convert.pulls import pull_per_item
 from tfcompare.scripts.convert.queues import QueueInputs
 from tfcompare.scripts.convert.run_functions import RunFunctions
@@ -124,12 +124,12 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, Plain
                 if field == "finalbody" and not new and s.handlers:  # `finally: coord.request_stop()`: nothing left
                     s.finalbody = []
                     continue
-                setattr(s, field, new or [ast.Pass()])
+                setattr(s, field, _runnable(new))
             if before_step and all(emptied) and self.model_parts > parts and not isinstance(s, ast.Try):
                 return []  # e.g. a loop that stacks layers: the generated model has them
             if isinstance(s, ast.Try):
                 for h in s.handlers:
-                    h.body = self.body(h.body, before_step) or [ast.Pass()]
+                    h.body = _runnable(self.body(h.body, before_step))
             return [s]
         if self._uses_tf(s) or self._loads(s) & self.tainted:
             return [self._todo(s, "TF1 code")]
@@ -234,7 +234,7 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, Plain
             self.graphs |= self._stores(s)  # tainted still: any other use of the graph is a TODO
             self.model_parts += before_step
             return []
-        if isinstance(s, ast.Assign) and self._is_tf_call(s.value, "Saver") and not s.value.args and \
+        if isinstance(s, ast.Assign) and self._is_tf_call(s.value, "Saver") and self._all_variables(s.value.args) and \
                 {k.arg for k in s.value.keywords} <= _SAVER_OPTIONS and all(isinstance(t, ast.Name) for t in s.targets):
             self.savers |= self._stores(s)  # all variables: the model's and the optimizer's, as a Checkpoint has
             self.model_parts += before_step
@@ -250,9 +250,11 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, Plain
             return []
         if self._loads(s) & (self.savers | self.writers):
             saved = self._saver_calls(s)
-            if saved is None or self._loads(saved[0]) & self.savers:
+            if saved is None or (saved[0] is not None and self._loads(saved[0]) & self.savers):
                 self.tainted |= self._stores(s)
                 return [self._todo(s, "a TF1 Saver or FileWriter use tfcompare does not map")]
+            if saved[0] is None:  # a call TF2 has no counterpart of (add_graph): its note alone
+                return [self._note(n) for n in saved[1]]
             s = saved[0]
             if not self._loads(s) & (self.tainted | self.sessions) - self.writers:
                 self.tainted -= self._stores(s)
@@ -414,3 +416,10 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, Plain
                 self.loader = True
             return []
         return [s]
+
+
+def _runnable(block: list) -> list:
+    """A block with a statement: `pass` where nothing is left of it but NOTE marks (comments in the written file)."""
+    notes = all(isinstance(x, ast.Expr) and isinstance(x.value, ast.Constant) and
+                str(x.value.value).startswith(NOTE_MARK) for x in block)
+    return [*block, ast.Pass()] if notes else block
