@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from tfcompare.scripts.convert.eager_tail import EagerTail
+from tfcompare.scripts.convert.run_statements import picked, unpacked
 from tfcompare.scripts.convert.training_flag import switch_argument
 
 __all__ = ["SessionRuns"]
@@ -163,7 +164,7 @@ class SessionRuns(EagerTail):
         if any(p is None for p in fetched):
             return None
         params = [f"value_{i}" for i in range(len(extras))]
-        stepped = f"values_{1 + len(returned)}" if returned else "loss_value"  # `_in_order` reads N from the name
+        stepped = f"values_{1 + len(returned)}" if returned else "loss_value"  # `run_statements` reads N from the name
         values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
                            (f"{stepped}[0]" if returned else stepped) if n in losses else
                            f"{stepped}[{1 + returned.index(n)}]" if n in returned else
@@ -203,7 +204,7 @@ class SessionRuns(EagerTail):
     def _from_step(self, names: list, step: str, losses: set):
         """A step that returns its loss and what the script fetched with it (`step_metrics`): the run's values read
         from what it returns, `(None, train_step(x)[1].numpy())`, or, for several, `(None, *[value.numpy() for
-        value in train_step(x)[1:]])` (the train op last: `(*[...], None)`), which `_unpacked` writes as
+        value in train_step(x)[1:]])` (the train op last: `(*[...], None)`), which `run_statements` writes as
         `acc, pred = [...]`."""
         returned = self.plan.step_extras
         picks = [None if n in self.plan.train else 0 if n in losses else
@@ -226,7 +227,7 @@ class SessionRuns(EagerTail):
     def _joint(self, names: list, feed: dict, fn: str, args: list, losses: list):
         """Train ops run together (`joint_steps`): one call of their step, which returns each one's loss; the other
         fetches computed before it, as TF1 computed them from the run's starting weights. Written as the lambda
-        `_in_order` unpacks: `losses_N[i]` is the i-th of the N losses the step returns."""
+        `run_statements` unpacks: `losses_N[i]` is the i-th of the N losses the step returns."""
         step = _call(fn, args, feed, self.plan.flags)
         if step is None or any(n in self.plan.summaries or n in self.plan.after for n in names):
             return None
@@ -236,7 +237,7 @@ class SessionRuns(EagerTail):
         if any(p is None for p in fetched):
             return None
         params = [f"value_{i}" for i in range(len(extras))]
-        losses_param = f"losses_{len(losses)}"  # `_in_order` reads how many the step returns from its name
+        losses_param = f"losses_{len(losses)}"  # `run_statements` reads how many the step returns from its name
         values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
                            next((f"{losses_param}[{i}]" for i, ls in enumerate(losses) if n in ls), None) or
                            params[extras.index(n)] for n in names)
@@ -246,7 +247,7 @@ class SessionRuns(EagerTail):
 
     def _side_by_side(self, names: list, feed: dict):
         """Train ops of networks that share no variable, run together (`sess.run([o_train, d_train], feed)`): each
-        step's call in the fetch's order, one statement each (`_unpacked`); TF1 computed each as if alone. Train ops
+        step's call in the fetch's order, one statement each (`run_statements`); TF1 computed each as if alone. Train ops
         that share variables have no order in TF1: not written (pair gives no verdict on them either)."""
         if any(n not in self.plan.independent for n in names):
             return None
@@ -267,7 +268,7 @@ class SessionRuns(EagerTail):
                 items = node.value
                 if isinstance(items, ast.Call) and isinstance(items.func, ast.Lambda) and \
                         isinstance(items.func.body, ast.Tuple) and isinstance(node.ctx, ast.Load):
-                    kept = _picked(items.func.body.elts, node.slice)  # `sess.run([...])[:3]` of a joint step
+                    kept = picked(items.func.body.elts, node.slice)  # `sess.run([...])[:3]` of a joint step
                     if kept is not None:
                         body = ast.Tuple(kept, ast.Load())
                         return ast.copy_location(ast.Call(ast.Lambda(items.func.args, body), items.args, []), node)
@@ -308,7 +309,7 @@ class SessionRuns(EagerTail):
                     return node
                 return ast.copy_location(new, node)
 
-        out = _unpacked(Calls().visit(stmt))
+        out = unpacked(Calls().visit(stmt))
         for later in out[1:]:  # one TF1 statement's comments above the first of the statements it became, once
             later.comments_from = -1
         return out, state["ok"], state["any"]
@@ -330,117 +331,3 @@ def _call(function: str, args: list, feed: dict, flags: dict | None = None) -> s
         else:
             values.append(ast.unparse(feed[a]))
     return f"{function}({', '.join(values)})"
-
-
-def _picked(elts: list, index) -> list | None:
-    """The elements a slice of literal bounds picks; None for any other subscript."""
-    if not isinstance(index, ast.Slice):
-        return None
-    try:
-        bounds = [None if b is None else ast.literal_eval(b) for b in (index.lower, index.upper, index.step)]
-    except (ValueError, TypeError):
-        return None
-    return elts[slice(*bounds)] if all(b is None or type(b) is int for b in bounds) else None
-
-
-def _unpacked(stmt) -> list:
-    """`_, c = (None, train_step(x).numpy())` (a train op's place in TF1's fetch list) as `c = ...`: the `_`
-    that took the train op's None and the None itself go; `loss, acc = [loss_of(x), accuracy(x)]` (TF1's fetch
-    list) as one assignment per name, in TF1's order, when no value reads a name assigned before it;
-    `_, l, acc = (lambda value_0, loss_value: (None, loss_value, value_0))(accuracy(x), train_step(x).numpy())`
-    (a step fetched with other tensors) as one assignment per name in the order TF1 computed them. Other
-    statements are as they were."""
-    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Lambda):
-        return _in_order(stmt) or [stmt]
-    starred = [i for i, e in enumerate(stmt.value.elts) if isinstance(e, ast.Starred)] \
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Tuple) else []
-    if len(starred) == 1 and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple):
-        # `_, acc, pred = (None, *[...])`, `l, s, _ = (*[...], None)` (_from_step): the train ops' `_` go
-        at, elts, targets = starred[0], stmt.value.elts, stmt.targets[0].elts
-        trail = len(elts) - at - 1
-        middle = targets[at:len(targets) - trail]
-        if len(middle) > 1 and all(isinstance(t, ast.Name) and t.id == "_" for t in targets[:at] + targets[
-                len(targets) - trail:]) and all(isinstance(e, ast.Constant) and e.value is None
-                                                for e in elts[:at] + elts[at + 1:]):
-            return [ast.copy_location(ast.Assign([ast.Tuple(middle, ast.Store())], elts[at].value), stmt)]
-        return [stmt]
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Tuple) and stmt.value.elts and \
-            all(isinstance(e, ast.Call) for e in stmt.value.elts):  # side-by-side steps: one call a line
-        return [ast.copy_location(ast.Expr(e), stmt) for e in stmt.value.elts]
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
-            and isinstance(stmt.value, (ast.Tuple, ast.List)) and len(stmt.targets[0].elts) == len(stmt.value.elts)
-            and not any(isinstance(t, ast.Starred) for t in stmt.targets[0].elts)):
-        return [stmt]
-    kept = [(t, v) for t, v in zip(stmt.targets[0].elts, stmt.value.elts)
-            if not (isinstance(t, ast.Name) and t.id == "_" and isinstance(v, ast.Constant) and v.value is None)]
-    if not kept:
-        return [stmt]
-    stored = {n.id for t, _ in kept for n in ast.walk(t) if isinstance(n, ast.Name)}
-    read = {n.id for _, v in kept for n in ast.walk(v) if isinstance(n, ast.Name)}
-    if all(isinstance(t, ast.Name) for t, _ in kept) and not stored & read:
-        return [ast.copy_location(ast.Assign([t], v), stmt) for t, v in kept]
-    if len(kept) == len(stmt.value.elts):
-        return [stmt]
-    return [ast.copy_location(ast.Assign([ast.Tuple([t for t, _ in kept], ast.Store())],
-                                         ast.Tuple([v for _, v in kept], ast.Load())), stmt)]
-
-
-def _in_order(stmt) -> list | None:
-    """The immediately-called lambda `_run` writes for a step fetched with other tensors, as one statement per
-    value in the lambda's argument order (the order TF1 computed them); None where a value is not a bare
-    argument or None, or a name assigned is read by a value."""
-    call, targets = stmt.value, stmt.targets[0]
-    lam = call.func
-    params = [a.arg for a in lam.args.args]
-    if not (len(stmt.targets) == 1 and isinstance(targets, ast.Tuple) and isinstance(lam.body, ast.Tuple)
-            and len(targets.elts) == len(lam.body.elts) and len(params) == len(call.args) and not call.keywords
-            and all(isinstance(t, ast.Name) for t in targets.elts)):
-        return None
-    taken: dict[str, list] = {}
-    picked: dict[int, ast.Name] = {}  # a step's values (`losses_N[i]` of `_joint`, `values_N[i]`) each name takes
-    joint = next((p for p in params if p.split("_")[0] in ("losses", "values") and p.split("_")[-1].isdigit()
-                  and p.count("_") == 1), None)
-    for t, v in zip(targets.elts, lam.body.elts):
-        if isinstance(v, ast.Name) and v.id in params:
-            taken.setdefault(v.id, []).append(t)
-        elif isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id == joint and \
-                isinstance(v.slice, ast.Constant) and type(v.slice.value) is int and v.slice.value not in picked:
-            picked[v.slice.value] = t
-        elif not (isinstance(v, ast.Constant) and v.value is None):
-            return None
-    names = [t.id for t in targets.elts if t.id != "_"]
-    read = {n.id for a in call.args for n in ast.walk(a) if isinstance(n, ast.Name)}
-    if len(set(names)) != len(names) or set(names) & read or any(len(ts) > 1 for ts in taken.values()):
-        return None
-    out = []
-    for param, value in zip(params, call.args):
-        kept = {i: t for i, t in picked.items() if t.id != "_"}
-        if param == joint and kept:  # `Dl = train_step(x, z)[0].numpy()`, or each value unpacked
-            read = _numpy_list(value)  # `values_N` is `[value.numpy() for value in step(...)]`, `losses_N` the call
-            call = ast.unparse(value if read is None else read)
-            if len(kept) == 1:
-                (i, target), = kept.items()
-                out.append(ast.Assign([target], ast.parse(f"{call}[{i}].numpy()", mode="eval").body))
-            else:
-                names = ", ".join(kept[i].id if i in kept else "_" for i in range(int(joint.split("_")[1])))
-                each = "loss" if joint.startswith("losses") else "value"
-                out.append(ast.parse(f"{names} = ({each}.numpy() for {each} in {call})").body[0])
-            continue
-        target = taken.get(param, [None])[0]
-        if target is None or target.id == "_":  # its value is not kept: the call runs for what it does
-            unused = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
-                value.func.attr == "numpy" and not value.args
-            out.append(ast.Expr(value.func.value if unused else value))
-        else:
-            out.append(ast.Assign([target], value))
-    out += [ast.Assign([t], ast.Constant(None)) for t, v in zip(targets.elts, lam.body.elts)
-            if t.id != "_" and isinstance(v, ast.Constant)]
-    return [ast.copy_location(s, stmt) for s in out]
-
-
-def _numpy_list(value):
-    """The step call of `[value.numpy() for value in step(...)]`, or None for another expression."""
-    if isinstance(value, ast.ListComp) and len(value.generators) == 1 and isinstance(value.elt, ast.Call) and \
-            isinstance(value.elt.func, ast.Attribute) and value.elt.func.attr == "numpy":
-        return value.generators[0].iter
-    return None
