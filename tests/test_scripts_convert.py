@@ -732,6 +732,51 @@ def test_summaries_not_translated_and_other_writer_calls_stay_todos():
     assert marked < tail.index("    train_step([[1.0, 2.0]])\n    summary = None\n")
 
 
+def test_a_training_run_fetching_a_summary_is_one_statement_per_value_the_summary_set_from_the_steps_loss():
+    """char-rnn's `summ, train_loss, state, _ = sess.run([summaries, cost, final_state, train_op], feed)`: the
+    summary's other values computed before the step (as TF1 computed them, from the weights before its update), the
+    step's loss and state unpacked, then the summary's loss scalar set from the name that keeps it; a run that keeps
+    no name for the loss binds it as `loss_value`. Before: one immediately-called lambda of 4 lines."""
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        x = tf.placeholder(tf.float32, [None, 2])
+        s = tf.placeholder(tf.float32, [None, 2])
+        loss = tf.reduce_sum(x)
+        final_state = x + s
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        summaries = tf.summary.merge_all()
+        with tf.Session() as sess:
+            writer = tf.summary.FileWriter("logs")
+            state = [[0.0, 0.0]]
+            for step in range(3):
+                summ, train_loss, state, _ = sess.run([summaries, loss, final_state, train], {x: [[1.0, 2.0]], s: state})
+                writer.add_summary(summ, step)
+                summ, _ = sess.run([summaries, train], feed_dict={x: [[1.0, 2.0]], s: state})
+                _, l, summ = sess.run([train, loss, summaries], feed_dict={x: [[1.0, 2.0]], s: state})
+    """)
+    plan = carried.Plan(graph={"x", "s", "loss", "train", "final_state", "summaries"}, train={"train"},
+                        methods={"loss": ("model.loss", ["x"]), "final_state": ("model.final_state", ["x", "s"])},
+                        step_args=["x", "s"], loss="loss", tf_names={"tf"}, placeholders={"x", "s"},
+                        summaries={"summaries": [("logits", "histogram", "model.summary_logits", ["x"], False),
+                                                 ("train_loss", "scalar", "model.loss", ["x"], True)]},
+                        step_extras=("final_state",))
+    kept = carried.rewrite(source, plan, first_step_line=12)
+    loop = "\n".join(kept.tail).split("for step in range(3):\n")[1]
+    summary = "summ = {'logits': (tf.summary.histogram, model.summary_logits([[1.0, 2.0]]).numpy())}"
+    assert loop.splitlines() == [
+        f"    {summary}",
+        "    train_loss, state = (value.numpy() for value in train_step([[1.0, 2.0]], state))",
+        "    summ['train_loss'] = (tf.summary.scalar, train_loss)",
+        "    add_summary(writer, summ, step)",
+        f"    {summary}",
+        "    loss_value = train_step([[1.0, 2.0]], state)[0].numpy()",
+        "    summ['train_loss'] = (tf.summary.scalar, loss_value)",
+        f"    {summary}",
+        "    l = train_step([[1.0, 2.0]], state)[0].numpy()",
+        "    summ['train_loss'] = (tf.summary.scalar, l)"], loop
+    assert kept.todos == []
+
+
 def test_char_rnns_saver_of_all_variables_its_latest_checkpoint_and_add_graph_are_written_without_a_todo():
     """char-rnn's train.py: `tf.train.Saver(tf.global_variables())` saves what a Saver() saves (a Checkpoint of the
     model and optimizer); `tf.train.latest_checkpoint` makes no graph op (carried as TF2's, so `assert ckpt` runs);

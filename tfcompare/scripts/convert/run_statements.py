@@ -78,18 +78,30 @@ def _in_order(stmt) -> list | None:
     picked: dict[int, ast.Name] = {}  # a step's values (`losses_N[i]` of `_joint`, `values_N[i]`) each name takes
     joint = next((p for p in params if p.split("_")[0] in ("losses", "values") and p.split("_")[-1].isdigit()
                   and p.count("_") == 1), None)
+    merged = []  # (target, [(key, value)]): a fetched summary's values the step returns, set in its dict after it
     for t, v in zip(targets.elts, lam.body.elts):
         if isinstance(v, ast.Name) and v.id in params:
             taken.setdefault(v.id, []).append(t)
+        elif isinstance(v, ast.Dict) and v.keys and v.keys[0] is None and isinstance(v.values[0], ast.Name) and \
+                v.values[0].id in params:  # `{**value_0, 'loss': (tf.summary.scalar, loss_value)}`
+            taken.setdefault(v.values[0].id, []).append(t)
+            merged += [(t, list(zip(v.keys[1:], v.values[1:])))] if t.id != "_" else []
         elif isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id == joint and \
                 isinstance(v.slice, ast.Constant) and type(v.slice.value) is int and v.slice.value not in picked:
             picked[v.slice.value] = t
         elif not (isinstance(v, ast.Constant) and v.value is None):
             return None
     names = [t.id for t in targets.elts if t.id != "_"]
-    read = {n.id for a in call.args for n in ast.walk(a) if isinstance(n, ast.Name)}
-    if len(set(names)) != len(names) or set(names) & read or any(len(ts) > 1 for ts in taken.values()):
+    if len(set(names)) != len(names) or any(len(ts) > 1 for ts in taken.values()):
         return None
+    completed = _completions(merged, params, joint, taken, picked, names)
+    if completed is None:
+        return None
+    bound: set = set()  # a statement may read a name (the state it feeds back) only before one assigns it
+    for param, value in zip(params, call.args):
+        if {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} & bound:
+            return None
+        bound |= {t.id for t in (picked.values() if param == joint else taken.get(param, [])) if t.id != "_"}
     out = []
     for param, value in zip(params, call.args):
         kept = {i: t for i, t in picked.items() if t.id != "_"}
@@ -112,8 +124,51 @@ def _in_order(stmt) -> list | None:
         else:
             out.append(ast.Assign([target], value))
     out += [ast.Assign([t], ast.Constant(None)) for t, v in zip(targets.elts, lam.body.elts)
-            if t.id != "_" and isinstance(v, ast.Constant)]
+            if t.id != "_" and isinstance(v, ast.Constant)] + completed
     return [ast.copy_location(s, stmt) for s in out]
+
+
+def _completions(merged: list, params: list, joint, taken: dict, picked: dict, names: list) -> list | None:
+    """`summ['loss'] = (tf.summary.scalar, train_loss)`: each value a fetched summary takes from the step, set after
+    the step's statement, read from the name the script gave it; a step value no name keeps is bound to the
+    lambda's own parameter name (`loss_value = train_step(x).numpy()`). None where one cannot be read so."""
+    out = []
+    for target, items in merged:
+        for key, value in items:
+            for n in ast.walk(value):
+                if isinstance(n, ast.Name) and n.id in params and n.id != joint and \
+                        taken.get(n.id, [ast.Name("_")])[0].id == "_":
+                    if n.id in names:
+                        return None
+                    taken[n.id] = [ast.Name(n.id, ast.Store())]
+            for n in ast.walk(value):  # a step value no name keeps: `loss_value = train_step(x)[0].numpy()`
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == joint and \
+                        isinstance(n.slice, ast.Constant) and picked.get(n.slice.value, ast.Name("_")).id == "_":
+                    own = "loss_value" if n.slice.value == 0 else f"value_{n.slice.value}"
+                    if own in names or own in params:
+                        return None
+                    picked[n.slice.value] = ast.Name(own, ast.Store())
+            value = _Renamed(taken, joint, picked).visit(ast.parse(ast.unparse(value), mode="eval").body)
+            if value is None or any(isinstance(n, ast.Name) and n.id == joint for n in ast.walk(value)):
+                return None  # a step value no name keeps, of several
+            out.append(ast.Assign([ast.Subscript(ast.Name(target.id, ast.Load()), key, ast.Store())], value))
+    return out
+
+
+class _Renamed(ast.NodeTransformer):
+    """A lambda's parameters, and `values_N[i]`, as the names the statements bind them to."""
+
+    def __init__(self, taken: dict, joint, picked: dict):
+        self.taken, self.joint, self.picked = taken, joint, picked
+
+    def visit_Name(self, node):
+        return ast.Name(self.taken[node.id][0].id, ast.Load()) if node.id in self.taken else node
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == self.joint and isinstance(node.slice, ast.Constant) \
+                and node.slice.value in self.picked and self.picked[node.slice.value].id != "_":
+            return ast.Name(self.picked[node.slice.value].id, ast.Load())
+        return self.generic_visit(node)
 
 
 def _numpy_list(value):

@@ -86,9 +86,9 @@ class SessionRuns(EagerTail):
             parts.append(f"{tag!r}: (tf.summary.{kind}, {call}.numpy())")
         return ast.parse("{" + ", ".join(parts) + "}", mode="eval").body
 
-    def _with_loss(self, name: str, param: str) -> str:
-        """The step's fetched summary: the values computed before it, and the loss the step returned."""
-        losses = [f"{tag!r}: (tf.summary.{kind}, loss_value)" for tag, kind, _, _, is_loss in self.plan.summaries[name]
+    def _with_loss(self, name: str, param: str, loss: str) -> str:
+        """The step's fetched summary: the values computed before it, and the loss the step returned (`loss`)."""
+        losses = [f"{tag!r}: (tf.summary.{kind}, {loss})" for tag, kind, _, _, is_loss in self.plan.summaries[name]
                   if is_loss]
         return "{" + ", ".join([f"**{param}", *losses]) + "}" if losses else param
 
@@ -147,9 +147,10 @@ class SessionRuns(EagerTail):
         if self.plan.step_extras and fn == self.plan.step_name and trains[0] not in self.plan.steps and \
                 any(n not in self.plan.train for n in names):
             picked = self._from_step(names, step, losses)
-            if picked is not None or any(n in self.plan.summaries for n in names):
+            if picked is not None:
                 return picked
-            returned = list(self.plan.step_extras)  # with values read before or after it (a learning rate)
+            # with values read before or after it (a learning rate, a summary of what it computes)
+            returned = list(self.plan.step_extras)
         extras = [n for n in names if n not in self.plan.train and n not in losses and
                   n not in self.plan.untranslated and n not in returned]
         if not extras and returned:
@@ -168,7 +169,8 @@ class SessionRuns(EagerTail):
         values = ", ".join("None" if n in self.plan.train or n in self.plan.untranslated else
                            (f"{stepped}[0]" if returned else stepped) if n in losses else
                            f"{stepped}[{1 + returned.index(n)}]" if n in returned else
-                           self._with_loss(n, params[extras.index(n)]) if n in self.plan.summaries else
+                           self._with_loss(n, params[extras.index(n)], f"{stepped}[0]" if returned else stepped)
+                           if n in self.plan.summaries else
                            params[extras.index(n)] for n in names)
         # arguments are evaluated in order: what TF1 computed for the step is read before it, a TF1 ref variable
         # the step increments (the global step) after it, as its fetch returned it

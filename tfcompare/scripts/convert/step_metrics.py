@@ -36,12 +36,13 @@ def _trained_fetches(tree, train_names: set) -> list[list[str]]:
 
 
 def step_metrics(tree, module_dict: dict, train_names: set, loss, loss_names: set, loss_args: list, tr,
-                 feed_tensors: list, arguments: dict, plan_methods: dict, skip: set, method_taken: set, tf
-                 ) -> tuple[list[str], str, tuple[str, ...]]:
+                 feed_tensors: list, arguments: dict, plan_methods: dict, skip: set, method_taken: set, tf,
+                 summaries: frozenset = frozenset()) -> tuple[list[str], str, tuple[str, ...]]:
     """(the method's code lines, its name, the names the step returns after the loss) where every training run
     fetches the same tensors beside the loss, in one order (the loss, if fetched, first), each with a model method
-    and read from the loss's inputs; ([], "", ()) otherwise: the step returns its loss only."""
-    runs = _trained_fetches(tree, train_names)
+    and read from the loss's inputs; ([], "", ()) otherwise: the step returns its loss only. A fetched summary
+    (`summaries`) is not among them: its values are computed before the step, as TF1 computed them."""
+    runs = [[n for n in names if n not in summaries] for names in _trained_fetches(tree, train_names)]
     extras = {tuple(n for n in names if n not in loss_names) for names in runs} - {()}
     if len(extras) != 1:
         return [], "", ()

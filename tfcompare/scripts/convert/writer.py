@@ -346,7 +346,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     first_step = not (first and set(first) <= skip and id(train_op) in joined)
     metric_code, metric_method, step_extras = step_metrics(
         tree, module_dict, set(train_globals), loss, loss_globals[id(train_op)], list(loss_args), tr, feed_tensors,
-        arguments, plan_methods, set(listed) | untranslated | set(plan_summaries), method_taken, tf) \
+        arguments, plan_methods, set(listed) | untranslated | set(plan_summaries), method_taken, tf, frozenset(
+            plan_summaries)) \
         if first_step and not (others or updated or step_todos) else ([], "", ())
     method_code += metric_code
     written_moving = {name: attr for name, (attr, v) in moving.items()  # read (by any step) or updated
