@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tfcompare.core.results import json_text
 from tfcompare.scripts.child.processes import OverLimit, ended_text, pair_folder, run_child
+from tfcompare.core.parsing import parse
 
 __all__ = ["CheckpointResult", "check_checkpoint_paths", "convert_checkpoint", "CONVERTED", "DIFFERS"]
 
@@ -68,7 +69,7 @@ def _tf1_checkpoint_exists(path: Path) -> bool:
 def check_checkpoint_paths(new: Path, tf1: Path, out: Path, force: bool) -> None:
     """Usage errors, before anything runs: ValueError naming the bad value."""
     try:
-        tree = ast.parse(new.read_text(encoding="utf-8"), str(new))
+        tree = parse(new.read_text(encoding="utf-8"), str(new))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"{new} cannot be read as Python: {exc}") from None
     if not any(isinstance(n, ast.FunctionDef) and n.name == "restore_tf1_checkpoint" for n in ast.walk(tree)):

@@ -22,6 +22,8 @@ import io
 import re
 import tokenize
 
+from tfcompare.core.parsing import parse
+
 __all__ = ["Segment", "segments", "blanked", "renamed", "clashing_classes", "joined", "joined_lines"]
 
 _RESET = "reset_default_graph"
@@ -64,7 +66,7 @@ def segments(source: str) -> list[Segment]:
     """The graphs of a script that builds more than one at its top level, in order; [] for one graph (or when the
     text does not parse)."""
     try:
-        body = ast.parse(source).body
+        body = parse(source).body
     except SyntaxError:
         return []
     cuts = [0]
@@ -141,10 +143,10 @@ def clashing_classes(texts: list[str], text: str) -> dict[str, str]:
     """The model classes of `text` whose names an earlier rewrite's different class holds: each its new name."""
     earlier = {}
     for t in texts:
-        earlier.update({n.name: ast.dump(n) for n in ast.parse(t).body if isinstance(n, ast.ClassDef)})
+        earlier.update({n.name: ast.dump(n) for n in parse(t).body if isinstance(n, ast.ClassDef)})
     taken = set(earlier)
     out = {}
-    for node in ast.parse(text).body:
+    for node in parse(text).body:
         if isinstance(node, ast.ClassDef) and node.name in earlier and earlier[node.name] != ast.dump(node):
             k = 2
             while f"{node.name}{k}" in taken:
@@ -163,9 +165,9 @@ def joined(texts: list[str], heads: list[str], parts: list[Segment] | None = Non
     for j, (text, head) in enumerate(zip(texts[1:], heads[1:]), 1):
         assigned = list(parts[j].assigned_above) if parts else []
         own = text.splitlines()
-        above = ast.parse("\n".join(lines))
+        above = parse("\n".join(lines))
         held = {ast.dump(n) for n in above.body if isinstance(n, _DEFINITIONS)}
-        tree = ast.parse(text)
+        tree = parse(text)
         last_import = max((n.end_lineno for n in above.body if isinstance(n, (ast.Import, ast.ImportFrom))),
                           default=_docstring_end(above))
         imports, body, previous = [], [], _docstring_end(tree)

@@ -21,6 +21,7 @@ from typing import Callable
 
 from tfcompare.scripts.convert.line_width import wrap
 from tfcompare.scripts.pair import AGREE, FAILED
+from tfcompare.core.parsing import parse
 
 __all__ = ["Lever", "LeverTrial", "LEVERS", "JIT_COMPILE", "judge", "with_lever_note", "NOT_WRITTEN"]
 
@@ -102,7 +103,7 @@ def _jit(text: str) -> str | None:
     trace inlines them: a nested tf.function inside an XLA-compiled one takes the variables' values as
     compile-time constants, and the step compiles again on every call (measured: ~100x slower, not faster)."""
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except SyntaxError:
         return None
     step = _step_decorator(tree)
@@ -182,7 +183,7 @@ def judge(trial: LeverTrial, pair_status: str, plain_timing: dict, lever_timing:
 def with_lever_note(text: str, trial: LeverTrial, machine: str) -> str:
     """The text with a comment above the step's decorator: the lever is tfcompare's, and what it measured."""
     try:
-        step = _step_decorator(ast.parse(text))
+        step = _step_decorator(parse(text))
     except SyntaxError:
         step = None
     if step is None:

@@ -14,6 +14,8 @@ import io
 import re
 import tokenize
 
+from tfcompare.core.parsing import parse
+
 __all__ = ["COMMENT", "CALL", "todo_marks"]
 
 COMMENT = "TODO(tfcompare):"
@@ -50,7 +52,7 @@ def _comments(text: str) -> list[tuple[int, int, str]]:
 
 def _calls(text: str) -> list[tuple[int, int, str]]:
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except SyntaxError:  # not Python: the calls as they read
         return [(text.count("\n", 0, m.start()) + 1, m.start() - text.rfind("\n", 0, m.start()), m.group(2))
                 for m in re.finditer(CALL + r"\((['\"])(.*?)\1\)", text)]
