@@ -174,3 +174,28 @@ def test_reading_a_constant_leaves_it_feedable_where_tensorflows_own_read_does_n
         assert (graph.is_feedable(ours), graph.is_feedable(theirs)) == (True, False)
         np.testing.assert_array_equal(sess.run(ours * 2, {ours: [1.0, 2.0]}), [2.0, 4.0])
     assert static_value(3.0) == 3.0 and static_value(tf.constant([1, 2])).tolist() == [1, 2]  # eager, plain
+
+
+def test_the_models_call_returns_a_fetched_state_beside_its_output_but_not_a_layer_or_a_prediction():
+    """`forward.returned_beside`: of the fetched tensors, the one computed from the forward pass's ops beside its
+    output (the RNN's final state) is returned by the call; a layer on the way to the output, a prediction computed
+    from the output, the loss (it reads the labels) and a tensor reading a fed input the output does not read are
+    not."""
+    from tfcompare.scripts.convert.forward import returned_beside
+
+    with tf.compat.v1.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [4, 3])
+        y = tf.compat.v1.placeholder(tf.float32, [4, 2])
+        other = tf.compat.v1.placeholder(tf.float32, [4, 5])
+        w = tf.compat.v1.get_variable("w", [3, 5])
+        v = tf.compat.v1.get_variable("v", [5, 2])
+        h = tf.tanh(tf.matmul(x, w))
+        logits = tf.matmul(h, v)
+        state = tf.stack([h, h * 2.0])  # beside the output, from the forward pass's own ops
+        probs = tf.nn.softmax(logits)
+        mixed = logits + tf.reduce_sum(h)  # reads the output too: a prediction, not a state
+        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        fed_other = h + other
+        fetched = [loss, h, probs, state, mixed, fed_other, state]
+        assert returned_beside(logits, fetched, [x, y, other]) == [state]
+        assert returned_beside(logits, [loss, probs], [x, y, other]) == []

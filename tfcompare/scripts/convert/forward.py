@@ -150,15 +150,16 @@ def returned_beside(out, fetched: list, feed_tensors: list) -> list:
         if t is out or t.op in forward or any(t is e for e in extras) or \
                 any(f.name not in inputs for f in fed_inputs(t, feed_tensors)):
             continue
-        seen, todo, inside = set(), [t.op], False
-        while todo and not inside:
+        seen, todo, inside, through = set(), [t.op], False, False
+        while todo:
             op = todo.pop()
+            through = through or op is out.op
             if op in seen or op is out.op:
                 continue
             seen.add(op)
-            inside = op in forward
+            inside = inside or op in forward
             todo.extend(i.op for i in op.inputs)
-        if inside and out.op not in seen:
+        if inside and not through:  # not a prediction computed from the output (`softmax(logits)`)
             extras.append(t)
     return extras
 
