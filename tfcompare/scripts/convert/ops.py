@@ -232,8 +232,11 @@ class Translator:
         parts = [f"TF1 line {line[0]}: {_short(line[1])}" if line else "", self.remarks.get(op.name, "")]
         return "; ".join(p for p in parts if p)
 
+    def _taken(self) -> set[str]:
+        return self._used | set(self.arguments.values()) | set(self.names.values())  # the script's names: reserved
+
     def _fresh(self, stem: str) -> str:
-        taken = self._used | set(self.arguments.values()) | set(self.names.values())  # the script's names: reserved
+        taken = self._taken()
         n = 1
         while f"{stem}{n}" in taken:
             n += 1
@@ -418,8 +421,8 @@ class Translator:
     def _unpack(self, t) -> tuple[str, bool]:
         """`logits, final_state = self(x, state)`: a call returning several values, once, each bound to its name."""
         parts = self.shared_parts[t.name]
-        taken = self._used | set(self.arguments.values()) | set(self.names.values())
-        names = [self.names.get(name) or (stem if stem not in taken else self._fresh(stem)) for name, stem in parts]
+        names = [self.names.get(name) or (stem if stem not in self._taken() else self._fresh(stem))
+                 for name, stem in parts]
         self.lines.append(Line(f"{', '.join(names)} = {self.shared[t.name]}"))
         self._used.update(names)
         self._memo.update({name: (bound, False) for (name, _), bound in zip(parts, names)})

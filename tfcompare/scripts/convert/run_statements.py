@@ -6,6 +6,7 @@ tensors as one statement per value, in that order.
 from __future__ import annotations
 
 import ast
+import copy
 
 __all__ = ["picked", "unpacked"]
 
@@ -148,7 +149,7 @@ def _completions(merged: list, params: list, joint, taken: dict, picked: dict, n
                     if own in names or own in params:
                         return None
                     picked[n.slice.value] = ast.Name(own, ast.Store())
-            value = _Renamed(taken, joint, picked).visit(ast.parse(ast.unparse(value), mode="eval").body)
+            value = _Renamed(taken, joint, picked).visit(copy.deepcopy(value))
             if value is None or any(isinstance(n, ast.Name) and n.id == joint for n in ast.walk(value)):
                 return None  # a step value no name keeps, of several
             out.append(ast.Assign([ast.Subscript(ast.Name(target.id, ast.Load()), key, ast.Store())], value))

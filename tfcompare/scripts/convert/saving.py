@@ -58,8 +58,9 @@ class SaversAndWriters(RewriteState):
                         rewriter.summaries = True
                         return ast.copy_location(ast.Call(ast.Name("add_summary", ast.Load()),
                                                           [f.value, *node.args], []), node)
-                    if f.attr == "add_graph" and isinstance(node.args[0] if node.args else None, ast.Attribute) \
-                            and node.args[0].attr == "graph" and len(node.args) == 1 and not node.keywords:
+                    if f.attr == "add_graph" and node is getattr(s, "value", None) and isinstance(s, ast.Expr) and \
+                            len(node.args) == 1 and isinstance(node.args[0], ast.Attribute) and \
+                            node.args[0].attr == "graph" and not node.keywords:  # the statement itself: dropped
                         notes.append("TF1's FileWriter.add_graph(sess.graph) is not written: TF2 has no session graph "
                                      "(tf.summary.trace_on(graph=True) before a tf.function's first call and "
                                      "tf.summary.trace_export after it write the function's)")
