@@ -19,6 +19,7 @@ from tfcompare.core.files import pid_temp_dir, process_stamp, remove_dead_temp_d
 from tfcompare.core.keeper import Kept
 from tfcompare.scripts.child.dropout import AS_WRITTEN
 from tfcompare.scripts.child.output import OUTPUT_TAIL_BYTES, Tail, output_tail
+from tfcompare.scripts.child.workdir import working_copy
 
 __all__ = ["run_sides", "run_child", "output_tail", "OverLimit", "pair_folder", "memory_limit", "MEMORY_SHARE",
            "OUTPUT_TAIL_BYTES", "ended_text"]
@@ -51,7 +52,7 @@ def pair_folder(prefix: str = _TEMP_PREFIX) -> Path:
 def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...], dropout: str,
            timed: bool) -> tuple[Kept, Tail]:
     return _popen(side, ["-m", "tfcompare.scripts.child.main", side, str(script), str(folder), str(steps), dropout,
-                         *args], script.parent, folder, pair=True, timed=timed)
+                         *args], working_copy(script.parent, folder, side), folder, pair=True, timed=timed)
 
 
 PAIR_SEED_ENV, PAIR_SEED = "TFCOMPARE_PAIR_SEED", 1234

@@ -30,6 +30,7 @@ from tfcompare.scripts.pair import AGREE, FAILED as PAIR_FAILED, PairOptions, Pa
 from tfcompare.scripts.child.dropout import AS_WRITTEN, OFF, sites_text
 from tfcompare.scripts.child import processes
 from tfcompare.scripts.child.processes import OverLimit, ended_text, output_tail, pair_folder, run_child
+from tfcompare.scripts.child.workdir import working_copy
 from tfcompare.scripts.convert import graph_segments as _graphs, levers as _levers
 from tfcompare.scripts.convert.levers import LEVERS, Lever, LeverTrial
 from tfcompare.scripts.convert.standalone import alone_line, run_alone
@@ -156,7 +157,8 @@ def _read_in(old: Path, written: Path, options: ConvertOptions, folder: Path, li
     report = folder / "convert.json"
     ended = run_child(["-m", "tfcompare.scripts.convert.child", str(old), str(written), str(report), options.style,
                        *options.args],
-                      old.parent, folder, options.timeout_s, grace_s=None, memory_limit_bytes=limit)
+                      working_copy(old.parent, folder, "tf1"), folder, options.timeout_s, grace_s=None,
+                      memory_limit_bytes=limit)
     if isinstance(ended, OverLimit):
         return {"status": "failed", "traceback": output_tail(folder, "tf1"), "error": str(ended)}
     if not report.exists():

@@ -83,6 +83,7 @@ class Plan:
     classes: set = dataclasses.field(default_factory=set)
     rebuilt: dict = dataclasses.field(default_factory=dict)
     optimizer_name: str = "optimizer"  # the first train op's Keras optimizer (`optimizer.iterations`: its step)
+    tf1_restore: bool = False  # the model has restore_tf1_checkpoint (a TF1 variable name for each of its own)
 
     # the first train op's step function: `train_step`, or, beside the steps of other optimizers, named after its
     # train op as they are (`D_solver_step` beside `G_solver_step`)
@@ -102,3 +103,5 @@ class Carried:
     loader: bool  # read_data_sets must be written into the script
     summaries: bool = False  # a FileWriter's add_summary became add_summary(writer, ...): the helper is written
     docstring: str = ""  # the TF1 script's module docstring as written ("" when it has none)
+    restores: bool = False  # a Saver's restore became restore_checkpoint(path): the helper is written
+    saves: bool = False  # a Saver's save with a global_step became save_checkpoint(path, step): that one too

@@ -59,8 +59,12 @@ class RewriteState:
         self.sessions: set = set()
         self.graphs: set = set()  # names bound to tf.Graph(): `with g.as_default():` gives way to its body
         self.savers: set = set()  # names bound to a tf.train.Saver() of all variables
+        self.saver_options: dict = {}  # each of those names -> its Saver's keywords (max_to_keep, ...) as AST
+        self.needs_os = False  # a rewrite reads os.path (a checkpoint path split into its folder and name)
         self.writers: set = set()  # names bound to a FileWriter, now a tf.summary.create_file_writer
         self.summaries = False
+        self.restores = False  # a Saver's restore is now restore_checkpoint(path) (saving.restore_helper)
+        self.saves = False  # a Saver's save with a global_step is now save_checkpoint(path, step)
         self.feed_vars: dict = {}  # name bound to a feed dict literal -> its keys (which become strings)
         self.feed_keysets: dict = {}  # and the keys of each dict bound to it
         self.estimator_inputs: dict = {}  # a numpy_input_fn written as a tf.data pipeline -> what its batches hold

@@ -1,5 +1,7 @@
-"""What the script saves, in its own code: a `tf.train.Saver`'s save/restore becomes a `tf.train.Checkpoint`'s
-write/read of the model and optimizer at the same path, a `tf.summary.FileWriter` a TF2 summary writer (its
+"""What the script saves, in its own code: a `tf.train.Saver`'s save with a global_step becomes `save_checkpoint`,
+a `tf.train.CheckpointManager`'s save (TF1's file names and `checkpoint` state file), its other save a
+`tf.train.Checkpoint`'s write of the model and optimizer at the same path, a restore `restore_checkpoint` (either
+format: the rewrite's, or the TF1 script's by its variable names), a `tf.summary.FileWriter` a TF2 summary writer (its
 add_summary of a fetched summary a call of the helper `summaries.HELPER`, which the writer puts into the script).
 """
 
@@ -9,10 +11,46 @@ import ast
 
 from tfcompare.scripts.convert.rewrite_state import RewriteState
 
-__all__ = ["SaversAndWriters"]
+__all__ = ["RESTORE_HELPER", "SAVE_HELPER", "SaversAndWriters", "restore_helper", "save_helper"]
 
-_CHECKPOINT = "tf.train.Checkpoint(model=model, optimizer=optimizer)"
+RESTORE_HELPER, SAVE_HELPER = "restore_checkpoint", "save_checkpoint"
 _WRITER_OPTIONS = {"max_queue": "max_queue", "filename_suffix": "filename_suffix"}  # FileWriter -> create_file_writer
+
+
+def restore_helper(optimizer: str, tf1: bool) -> list[str]:
+    """`restore_checkpoint(path)`, in the rewrite: TF1's `saver.restore(sess, path)` read either format, since a
+    team's folder holds the TF1 script's checkpoints before it holds the rewrite's. Strict as TF1's restore was:
+    every variable the model and optimizer have is in the file (the optimizer's slots once it has made them)."""
+    lines = ["def restore_checkpoint(path):",
+             '    """The checkpoint at PATH into the model and the optimizer: one this script wrote, or one',
+             '    the TF1 script\'s tf.train.Saver wrote (by TF1\'s names: model.restore_tf1_checkpoint)."""']
+    if tf1:
+        lines += ['    if not tf.train.load_checkpoint(path).has_tensor("_CHECKPOINTABLE_OBJECT_GRAPH"):  # name-based',
+                  "        model.restore_tf1_checkpoint(path)",
+                  "        return"]
+    return lines + [f"    status = tf.train.Checkpoint(model=model, optimizer={optimizer}).read(path)",
+                    "    status.expect_partial()  # a CheckpointManager's save counter is in the file, not read here",
+                    "    status.assert_existing_objects_matched()  # as TF1's restore, which failed on a missing "
+                    "variable"]
+
+
+def save_helper(optimizer: str) -> list[str]:
+    """`save_checkpoint(path, step)`, in the rewrite: TF1's `saver.save(sess, path, global_step=step)`. Every
+    checkpoint is kept: a manager's max_to_keep also deletes the checkpoints of earlier runs its folder's
+    `checkpoint` file lists (the TF1 script's among them), where TF1's Saver deleted only those it had saved."""
+    return ["def save_checkpoint(path, step):",
+            '    """The model and the optimizer at PATH-STEP, named in the folder\'s `checkpoint` file (what',
+            "    tf.train.latest_checkpoint reads), as TF1's Saver.save with a global_step. Every one is kept,",
+            '    the TF1 script\'s too (a max_to_keep here would delete those its `checkpoint` file lists)."""',
+            "    manager = tf.train.CheckpointManager(",
+            f"        tf.train.Checkpoint(model=model, optimizer={optimizer}), os.path.dirname(path),",
+            "        max_to_keep=None, checkpoint_name=os.path.basename(path))",
+            "    return manager.save(checkpoint_number=step)"]
+
+
+def _is_constant(node, value) -> bool:
+    """Whether `node` is absent or the constant `value` (a Saver option left at TF1's default)."""
+    return node is None or (isinstance(node, ast.Constant) and node.value is value)
 
 
 class SaversAndWriters(RewriteState):
@@ -39,6 +77,9 @@ class SaversAndWriters(RewriteState):
         """A Saver's arguments that save every variable: none, or `tf.global_variables()` (`tf.all_variables()`)."""
         return not args or (len(args) == 1 and isinstance(args[0], ast.Call) and not args[0].args and any(
             self._is_tf_call(args[0], name) for name in ("global_variables", "all_variables")))
+
+    def _checkpoint(self) -> str:
+        return f"tf.train.Checkpoint(model=model, optimizer={self.plan.optimizer_name})"
 
     def _saver_calls(self, s):
         """`saver.save(sess, path)` -> a tf.train.Checkpoint's write(path); `saver.restore(sess, path)` -> read(path).
@@ -74,19 +115,28 @@ class SaversAndWriters(RewriteState):
                 options = {k.arg: k.value for k in node.keywords}
                 path = node.args[1] if len(node.args) > 1 else options.pop("save_path", None)
                 step = options.pop("global_step", None) if f.attr == "save" else None
-                if path is None or len(node.args) > 2 or options.keys() - {"sess"}:
+                saver = rewriter.saver_options.get(f.value.id, {})
+                if path is None or len(node.args) > 2 or options.keys() - {"sess"} or (step is not None and not (
+                        _is_constant(saver.get("pad_step_number"), False))):  # a padded number: not a manager's
                     bad.append(node)
                     return node
-                if step is not None:  # TF1 saves to PATH-STEP and returns that
-                    path = ast.parse(f"'%s-%d' % ({ast.unparse(path)}, {ast.unparse(step)})", mode="eval").body
-                # write/read, not save/restore: the checkpoint keeps TF1's exact path (save would add -N)
-                method = "write" if f.attr == "save" else "read"
-                notes.append(f"TF1's Saver.{f.attr} as tf.train.Checkpoint.{method} of the model and optimizer at "
-                             "the same path; the format differs (object-based names, not TF1's): a checkpoint the TF1 "
-                             "script wrote loads with model.restore_tf1_checkpoint(path)" +
-                             ("; no `checkpoint` state file is written (tf.train.latest_checkpoint does not see it)"
-                              if method == "write" else ""))
-                return ast.copy_location(ast.parse(f"{_CHECKPOINT}.{method}({ast.unparse(path)})",
+                if step is not None:  # TF1 saves to PATH-STEP and names it in the folder's `checkpoint` file
+                    rewriter.saves = rewriter.needs_os = True
+                    notes.append("TF1's Saver.save with a global_step as save_checkpoint(path, step): a "
+                                 "tf.train.CheckpointManager's save of the model and optimizer")
+                    return ast.copy_location(ast.Call(ast.Name(SAVE_HELPER, ast.Load()), [path, step], []), node)
+                if f.attr == "restore":  # either format: this script's checkpoints or the TF1 script's
+                    rewriter.restores = True
+                    notes.append("TF1's Saver.restore as restore_checkpoint(path): a checkpoint this script wrote "
+                                 "(object-based) or one the TF1 script wrote (by TF1's variable names)" +
+                                 ("" if rewriter.plan.tf1_restore else ", if the model had a TF1 name for each "
+                                  "variable (it has none here: such a checkpoint fails to load)"))
+                    return ast.copy_location(ast.Call(ast.Name(RESTORE_HELPER, ast.Load()), [path], []), node)
+                # write, not save: the checkpoint keeps TF1's exact path (save would add -N)
+                notes.append("TF1's Saver.save as tf.train.Checkpoint.write of the model and optimizer at the same "
+                             "path; the format differs (object-based names, not TF1's); no `checkpoint` state file "
+                             "is written (tf.train.latest_checkpoint does not see it)")
+                return ast.copy_location(ast.parse(f"{rewriter._checkpoint()}.write({ast.unparse(path)})",
                                                    mode="eval").body, node)
 
         new = Calls().visit(s)

@@ -201,10 +201,13 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
         if not placed and (rewriter.model_parts or not before):
             placed = True  # the first graph statement: the model goes here
         (tail if placed else head).extend(new)
+    if rewriter.needs_os and "os" not in imported:  # a checkpoint path split by os.path (saving._managed_save)
+        imports.append(ast.Import([ast.alias("os")]))
     head, tail = _constants_first(head, tail, tree, first_step_line)
     inline_feed_dicts([head, tail], set(rewriter.feed_vars))
     return Carried([text(x) for x in head], [text(x) for x in tail], [ast.unparse(x) for x in imports],
-                   rewriter.todos, rewriter.loader, rewriter.summaries, docstring)
+                   rewriter.todos, rewriter.loader, rewriter.summaries, docstring, rewriter.restores,
+                   rewriter.saves)
 
 
 # Python 2 compatibility imports, no-ops in Python 3 (a reviewer reads them as dead code); `annotations` is not

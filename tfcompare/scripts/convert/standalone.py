@@ -12,17 +12,20 @@ import shutil
 from pathlib import Path
 
 from tfcompare.scripts.child.processes import OverLimit, ended_text, pair_folder, run_child
+from tfcompare.scripts.child.workdir import working_copy
 
 __all__ = ["run_alone", "alone_line"]
 
 
 def run_alone(new: Path, cwd: Path, steps: int, args: tuple, timeout_s: float, limit: int) -> dict:
-    """Run NEW.py on its own in a child (its folder `cwd`, ARGS), stopped after `steps` training steps."""
+    """Run NEW.py on its own in a child (in a working copy of its folder `cwd`, ARGS), stopped after `steps`
+    training steps."""
     folder = pair_folder("tfcompare-alone-")
     report = folder / "alone.json"
     try:
         ended = run_child(["-m", "tfcompare.scripts.convert.alone_child", str(new), str(report), str(steps), *args],
-                          cwd, folder, timeout_s, grace_s=None, memory_limit_bytes=limit, side="tf2")
+                          working_copy(cwd, folder, "tf2"), folder, timeout_s, grace_s=None,
+                          memory_limit_bytes=limit, side="tf2")
         if report.exists():
             return json.loads(report.read_text())
         if isinstance(ended, OverLimit):

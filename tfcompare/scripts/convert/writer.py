@@ -44,6 +44,7 @@ from tfcompare.scripts.convert.own_modules import without_replaced_imports
 from tfcompare.scripts.convert.script_functions import find_calls, forward_names, framework_names, function_methods
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
 from tfcompare.scripts.convert.script_numbers import ScriptNumbers
+from tfcompare.scripts.convert.saving import restore_helper, save_helper
 from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_method
 from tfcompare.scripts.convert.provenance import per_block, script_comments
 from tfcompare.scripts.convert.joint_steps import Part, joint_steps, runs_together
@@ -378,7 +379,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         joint=joint, cut_methods=cut_planned, cuts={n for cut in runs_cut for n in cut},
                         lists=set(listed), groups=grouped,
                         step_extras=(*step_extras, *measured, *([norm] if norm else [])),
-                        flags={flag.name: (flag.param, flag.values) for flag in flags}, **estimator)
+                        flags={flag.name: (flag.param, flag.values) for flag in flags},
+                        tf1_restore=bool(restore_lines), **estimator)
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
     kept = carried.rewrite(text, plan, first_step_line, main)
@@ -429,6 +431,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     out += per_block(model_part, script_comments(text))  # provenance per block, the script's own comments
     if kept.summaries:
         out += [summary_ops.HELPER.strip("\n"), "", ""]
+    if kept.saves:
+        out += [*save_helper(optimizer_name), "", ""]
+    if kept.restores:
+        out += [*restore_helper(optimizer_name, bool(restore_lines)), "", ""]
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
     body = "\n".join(out).rstrip() + "\n"
     # the methods a group's method or the step's replaced everywhere (the loss's too, when the step computes it)
