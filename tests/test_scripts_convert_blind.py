@@ -197,11 +197,11 @@ EXPECTED = {
     # by `sess.run(tf.assign(model.lr, ...))` is the Keras optimizer's; sampling from a reuse=True copy at batch 1
     # starts from `sess.run(cell.zero_state(1, tf.float32))`, the zeros (before: 12 TODOs, no step)
     "stacked_lstm_state": ["initial_state = tf.zeros([2, 2, 16, 64], tf.float32)",
-                           "        feed['initial_state'] = state\n",
+                           "            value.numpy() for value in train_step(x_batches[b], y_batches[b], state)\n",
                            "            initial_state=initial_state[1],\n",
                            "    optimizer.learning_rate.assign(base_lr * decay_rate ** e)\n",
                            "state = np.zeros([2, 2, 1, 64], np.float32)\n",
-                           "    feed['sample_model_initial_state'] = state\n"],
+                           "model.sample_model_probs_and_sample_model_final_state(x, state)\n"],
     # stop 66: char-rnn's own model.py and train.py in one file: legacy_seq2seq.rnn_decoder is static_rnn from the
     # fed state, [tf.squeeze(x, [1]) for x in tf.split(inputs, 20, 1)] its steps (one tf.unstack), the training in a
     # function called by main(); the step returns the loss and the final state from one forward pass (the state's
@@ -214,7 +214,7 @@ EXPECTED = {
                         "        # TF1 lines 126, 129, 131\n"
                         "        xent1 = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=flat2, logits=logits)\n",
                         "    return loss_value, final_state\n",
-                        "            train_loss, state = [\n"],
+                        "            train_loss, state = [value.numpy() for value in train_step(x, y, state)]\n"],
     "wgan_gp_toy": ["tf.where(h3 > 0, tf.matmul(flat1, self.critic_out_W, transpose_b=True), 0.0),",
                     "gradients = tf.matmul(t2, self.critic_fc1_W, transpose_b=True)"],
 }

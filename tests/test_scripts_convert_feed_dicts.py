@@ -33,6 +33,26 @@ def test_a_statement_between_that_rebinds_a_value_or_a_dict_read_elsewhere_keeps
     assert _inlined(later) == ast.unparse(ast.parse(later))  # read as a dict below: kept
 
 
+def test_keys_set_right_after_the_dict_fold_into_it_and_get_reads_the_value_or_the_default():
+    """char-rnn's `feed = {...}` then `feed['initial_state'] = state` (its state fed back cell by cell, one
+    statement once rewritten): folded, then inlined; `feed.get(key, default)` reads the dict's value or, where
+    the dict has no such key, the default (before stop 68 both kept the dict)."""
+    out = _inlined("feed = {'input_data': x, 'targets': y}\nfeed['initial_state'] = state\n"
+                   "loss, state = train_step(feed['input_data'], feed['targets'], feed.get('initial_state', zero))\n")
+    assert out == "loss, state = train_step(x, y, state)"
+    assert _inlined("feed = {'x': x}\nl = train_step(feed['x'], feed.get('init_s', init_s))\n") == \
+        "l = train_step(x, init_s)"
+    # a key set again replaces a value that computed nothing; a value computed (a call) stops the folding there
+    assert _inlined("feed = {'x': a}\nfeed['x'] = b\nl = train_step(feed['x'])\n") == "l = train_step(b)"
+    kept = "feed = {'x': f()}\nfeed['x'] = b\nl = train_step(feed['x'])\n"
+    assert _inlined(kept) == ast.unparse(ast.parse(kept))
+    # a value reading the dict itself is not folded; a default that computes something keeps the get
+    reads = "feed = {'x': a}\nfeed['y'] = feed['x'] + 1\nl = train_step(feed['x'], feed['y'])\n"
+    assert _inlined(reads) == ast.unparse(ast.parse(reads))
+    called = "feed = {'x': a}\nl = train_step(feed['x'], feed.get('s', zeros()))\n"
+    assert _inlined(called) == ast.unparse(ast.parse(called))
+
+
 def test_a_placeholder_with_default_left_unfed_passes_its_default_and_only_a_scalar_constant_one():
     import tensorflow as tf
 

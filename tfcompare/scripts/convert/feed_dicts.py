@@ -2,7 +2,7 @@
 `sess.run(train_op, feed_dict=feed_dict)`) is TF1 plumbing once that run is a call: its values go straight into
 the call (`train_step(batch_x)`), and the dict goes.
 
-Only where nothing can tell: every read of the name is a `name['key']` in the statement right after a binding of it
+Keys set right after the dict is built go into its literal first (`_fold`). Only where nothing can tell: every read of the name is a `name['key']` in the statement right after a binding of it
 to a dict of string keys (a statement left a TODO reads none: its dict stays), each key read at most once, and the
 dict's values compute nothing (names, attributes, subscripts, constants and arithmetic on them), so moving them
 into the call changes no order of evaluation. A dict the next few statements all read (the cookbook's
@@ -48,6 +48,9 @@ def inline_feed_dicts(statements: list[list], names: set[str]) -> None:
 def _pairs(block: list, names: set[str], out: dict) -> None:
     for i, s in enumerate(block):
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and \
+                s.targets[0].id in names and isinstance(s.value, ast.Dict):
+            _fold(block, i)
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and \
                 s.targets[0].id in names and isinstance(s.value, ast.Dict) and i + 1 < len(block):
             name, first = s.targets[0].id, _first_reader(block, i, s)
             uses = [block[first]]
@@ -62,6 +65,31 @@ def _pairs(block: list, names: set[str], out: dict) -> None:
                 _pairs(inner, names, out)
         for handler in getattr(s, "handlers", []):
             _pairs(handler.body, names, out)
+
+
+def _fold(block: list, i: int) -> None:
+    """The keys set right after the dict is built (`feed['initial_state'] = state`, char-rnn's state fed back) go
+    into its literal, in place: evaluated in the same order, since nothing runs between. A key set again replaces
+    its value only where that value computed nothing; a value that reads the dict stops the folding."""
+    assign = block[i]
+    name, literal = assign.targets[0].id, assign.value
+    while i + 1 < len(block):
+        s = block[i + 1]
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Subscript) and
+                isinstance(s.targets[0].value, ast.Name) and s.targets[0].value.id == name and
+                isinstance(s.targets[0].slice, ast.Constant) and isinstance(s.targets[0].slice.value, str)) or \
+                any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s.value)):
+            return
+        key = s.targets[0].slice.value
+        keys = [k.value if isinstance(k, ast.Constant) else None for k in literal.keys]
+        if key in keys:
+            j = keys.index(key)
+            if not all(isinstance(n, _QUIET) for n in ast.walk(literal.values[j])):
+                return
+            del literal.keys[j], literal.values[j]
+        literal.keys.append(ast.Constant(key))
+        literal.values.append(s.value)
+        del block[i + 1]
 
 
 def _first_reader(block: list, i: int, assign: ast.Assign) -> int:
@@ -89,8 +117,20 @@ def _inlines(assign: ast.Assign, use, name: str) -> bool:
     subscripts = [n for n in ast.walk(use) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and
                   n.value.id == name]
     keyed = [n.slice.value for n in subscripts if isinstance(n.slice, ast.Constant)]
-    return 0 < len(reads) == len(subscripts) == len(keyed) == len(set(keyed)) and \
+    got = [_got(n, name) for n in ast.walk(use) if _got(n, name) is not None]  # `feed.get('key', default)`
+    return 0 < len(reads) == len(subscripts) + len(got) == len(keyed) + len(got) == len({*keyed, *got}) and \
         set(keyed) <= {k.value for k in keys} and all(isinstance(n.ctx, ast.Load) for n in subscripts)
+
+
+def _got(node, name: str) -> str | None:
+    """The key of `name.get('key', default)` whose default computes nothing, else None: the dict's value there, or
+    the default where the dict has no such key (a run that does not feed the RNN's state: its zero state)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and \
+            isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 2 and \
+            not node.keywords and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) and \
+            all(isinstance(n, _QUIET) for n in ast.walk(node.args[1])):
+        return node.args[0].value
+    return None
 
 
 def _kept(assign: ast.Assign, uses: list, name: str) -> bool:
@@ -109,6 +149,10 @@ def _kept(assign: ast.Assign, uses: list, name: str) -> bool:
 class _Replace(ast.NodeTransformer):
     def __init__(self, name: str, values: dict):
         self.name, self.values = name, values
+
+    def visit_Call(self, node):
+        key = _got(node, self.name)
+        return self.generic_visit(node) if key is None else self.values.get(key, node.args[1])
 
     def visit_Subscript(self, node):
         if isinstance(node.value, ast.Name) and node.value.id == self.name and isinstance(node.slice, ast.Constant):
