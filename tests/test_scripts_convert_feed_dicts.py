@@ -51,6 +51,13 @@ def test_keys_set_right_after_the_dict_fold_into_it_and_get_reads_the_value_or_t
     assert _inlined(reads) == ast.unparse(ast.parse(reads))
     called = "feed = {'x': a}\nl = train_step(feed['x'], feed.get('s', zeros()))\n"
     assert _inlined(called) == ast.unparse(ast.parse(called))
+    # char-rnn's summaries and step read the dict together, each key more than once: a name's value goes into each
+    both = ("feed = {'input_data': x, 'targets': y, 'initial_state': state}\n"
+            "summ = model.summary_logits(feed['input_data'], feed.get('initial_state', zero))\n"
+            "loss, state = train_step(feed['input_data'], feed['targets'], feed.get('initial_state', zero))\n")
+    assert _inlined(both) == "summ = model.summary_logits(x, state)\nloss, state = train_step(x, y, state)"
+    twice = "feed = {'x': X[i]}\nl = f(feed['x'], feed['x'])\n"  # a subscript, not a name: computed once, kept
+    assert _inlined(twice) == ast.unparse(ast.parse(twice))
 
 
 def test_a_placeholder_with_default_left_unfed_passes_its_default_and_only_a_scalar_constant_one():
@@ -65,3 +72,14 @@ def test_a_placeholder_with_default_left_unfed_passes_its_default_and_only_a_sca
                  "state": v1.placeholder_with_default(tf.zeros([2, 3]), shape=[None, 3]),  # not a scalar
                  "x": v1.placeholder(tf.float32, [None, 3])}
         assert unfed_defaults(scope, tf) == {"is_training": "False", "keep_prob": "1.0"}
+
+
+def test_the_statement_taking_the_dicts_values_keeps_its_own_comment_when_the_dict_had_none():
+    """char-rnn's "# instrument for tensorboard" above its run: the uncommented dict above it took its place (the
+    dict's comments go with its values only where there are some)."""
+    body = ast.parse("feed = {'x': x}\n# instrument\nl = train_step(feed['x'])\n").body
+    inline_feed_dicts([body], {"feed"}, frozenset({3}))
+    assert len(body) == 1 and getattr(body[0], "comments_from", body[0].lineno) == 3
+    body = ast.parse("# the batch\nfeed = {'x': x}\n# instrument\nl = train_step(feed['x'])\n").body
+    inline_feed_dicts([body], {"feed"}, frozenset({2, 4}))
+    assert body[0].comments_from == 2  # one anchor: the dict's comment, as before

@@ -196,3 +196,17 @@ def test_a_long_comprehension_is_broken_without_a_comma_and_a_one_tuple_keeps_it
     namespace = {"the_first_tensor_of_the_batch_in_this_epoch": 1, "the_offset_of_the_batch_in_the_whole_epoch": 2}
     exec("\n".join(lines).replace("    ", ""), namespace)
     assert namespace["only"] == (3,)
+
+
+def test_the_models_code_carries_no_comment_of_a_line_that_runs_the_graph():
+    """char-rnn's "# instrument for tensorboard" above its training run was also written above the final state the
+    model's call returns (that run fetched it): the run's comments go with the run, in the script's loop."""
+    import ast as _ast
+
+    from tfcompare.scripts.convert.provenance import model_comments, script_comments
+
+    source = ("import tensorflow as tf\n# the logits\nlogits = tf.matmul(x, w)\nwith tf.Session() as sess:\n"
+              "    # instrument for tensorboard\n    summ, state = sess.run([summaries, final_state], feed)\n"
+              "    # evaluate\n    acc = accuracy.eval({x: 1})\n")
+    assert set(script_comments(source)) == {3, 6, 8}
+    assert model_comments(source, _ast.parse(source)) == {3: ["# the logits"]}

@@ -2,12 +2,14 @@
 `sess.run(train_op, feed_dict=feed_dict)`) is TF1 plumbing once that run is a call: its values go straight into
 the call (`train_step(batch_x)`), and the dict goes.
 
-Keys set right after the dict is built go into its literal first (`_fold`). Only where nothing can tell: every read of the name is a `name['key']` in the statement right after a binding of it
-to a dict of string keys (a statement left a TODO reads none: its dict stays), each key read at most once, and the
-dict's values compute nothing (names, attributes, subscripts, constants and arithmetic on them), so moving them
-into the call changes no order of evaluation. A dict the next few statements all read (the cookbook's
-`feed_dict = {X: test_boards}` for `logits = ...` and `predictions = ...`) goes into each of them when its values
-are plain names and constants that none of them but the last rebinds: each reads what the dict held.
+Keys set right after the dict is built go into its literal first (`_fold`). Only where nothing can tell: every read
+of the name is a `name['key']` (or `name.get('key', default)`) in the statement right after a binding of it to a
+dict of string keys (a statement left a TODO reads none: its dict stays), each key read at most once (or its value
+a name or a constant), and the dict's values compute nothing (names, attributes, subscripts, constants and
+arithmetic on them), so moving them into the call changes no order of evaluation. A dict the next few statements
+all read (the cookbook's `feed_dict = {X: test_boards}` for `logits = ...` and `predictions = ...`) goes into each
+of them when its values are plain names and constants that none of them but the last rebinds: each reads what the
+dict held.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ _QUIET = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice, ast.T
           ast.UnaryOp, ast.Compare, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop)
 
 
-def inline_feed_dicts(statements: list[list], names: set[str]) -> None:
+def inline_feed_dicts(statements: list[list], names: set[str], commented: frozenset = frozenset()) -> None:
     """In place, in each list of `statements` and every block inside them: the feed dicts bound to one of `names`
-    that only the statements right after them read, inlined there."""
+    that only the statements right after them read, inlined there. `commented`: the lines with comments above them
+    (the dict's go to the statement that takes its values, unless it has none and that statement has its own)."""
     if not names:
         return
     pairs: dict[str, list] = {}
@@ -41,7 +44,9 @@ def inline_feed_dicts(statements: list[list], names: set[str]) -> None:
             values = dict(zip((k.value for k in assign.value.keys), assign.value.values))
             for use in uses:
                 _Replace(name, values).visit(use)
-            uses[0].comments_from = getattr(assign, "comments_from", assign.lineno)  # the dict's comments: the call's
+            anchor = getattr(assign, "comments_from", assign.lineno)
+            if anchor in commented or getattr(uses[0], "comments_from", uses[0].lineno) not in commented:
+                uses[0].comments_from = anchor  # the dict's comments: the call's
             block.remove(assign)
 
 
@@ -118,8 +123,13 @@ def _inlines(assign: ast.Assign, use, name: str) -> bool:
                   n.value.id == name]
     keyed = [n.slice.value for n in subscripts if isinstance(n.slice, ast.Constant)]
     got = [_got(n, name) for n in ast.walk(use) if _got(n, name) is not None]  # `feed.get('key', default)`
-    return 0 < len(reads) == len(subscripts) + len(got) == len(keyed) + len(got) == len({*keyed, *got}) and \
-        set(keyed) <= {k.value for k in keys} and all(isinstance(n.ctx, ast.Load) for n in subscripts)
+    values = {k.value: v for k, v in zip(keys, assign.value.values)}
+    read = [*keyed, *got]
+    # a key read twice puts its value in twice: only a name or a constant, which reads the same each time
+    again = {key for key in read if read.count(key) > 1}
+    return 0 < len(reads) == len(subscripts) + len(got) == len(read) and set(keyed) <= set(values) and \
+        all(isinstance(values.get(key), (ast.Name, ast.Constant)) for key in again) and \
+        all(isinstance(n.ctx, ast.Load) for n in subscripts)
 
 
 def _got(node, name: str) -> str | None:

@@ -11,13 +11,14 @@ comment at its end: `# Convolution Layer`, `# -> (14, 14, 32)`) are carried abov
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
 
 from tfcompare.scripts.convert.line_width import wrap
 
-__all__ = ["per_block", "script_comments"]
+__all__ = ["model_comments", "per_block", "script_comments"]
 
 _TRAILER = re.compile(r"# TF1 lines? (\d+)(?:-(\d+))?(?::|$)")
 _CODING = re.compile(r"#.*?coding[:=]")  # PEP 263's line (1 or 2): not a comment on the code below it
@@ -82,6 +83,18 @@ def script_comments(source: str, trailing: bool = True) -> dict[int, list[str]]:
         if found and lines[n - 1].strip() and n not in alone:
             out[n] = found
     return out
+
+
+def model_comments(source: str, tree: ast.Module) -> dict[int, list[str]]:
+    """`script_comments` for the model's code: not those of a line that runs the graph (`sess.run`, `.eval`), which
+    the rewrite carries as a statement of the script's own, with its comments (char-rnn's "# instrument for
+    tensorboard" above its training run was also written above the final state its call returns, which that run
+    fetched)."""
+    runs = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr,
+                                                                 ast.Return)) and
+            any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in ("run", "eval")
+                for c in ast.walk(n))}
+    return {n: c for n, c in script_comments(source).items() if n not in runs}
 
 
 def per_block(lines: list[str], comments: dict[int, list[str]] | None = None) -> list[str]:

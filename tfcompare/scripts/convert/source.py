@@ -204,7 +204,7 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
     if rewriter.needs_os and "os" not in imported:  # a checkpoint path split by os.path (saving._managed_save)
         imports.append(ast.Import([ast.alias("os")]))
     head, tail = _constants_first(head, tail, tree, first_step_line)
-    inline_feed_dicts([head, tail], set(rewriter.feed_vars))
+    inline_feed_dicts([head, tail], set(rewriter.feed_vars), frozenset(above_lines))
     return Carried([text(x) for x in head], [text(x) for x in tail], [ast.unparse(x) for x in imports],
                    rewriter.todos, rewriter.loader, rewriter.summaries, docstring, rewriter.restores,
                    rewriter.saves)

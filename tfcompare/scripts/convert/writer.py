@@ -46,7 +46,7 @@ from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
 from tfcompare.scripts.convert.script_numbers import ScriptNumbers
 from tfcompare.scripts.convert.saving import restore_helper, save_helper
 from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_method
-from tfcompare.scripts.convert.provenance import per_block, script_comments
+from tfcompare.scripts.convert.provenance import model_comments, per_block
 from tfcompare.scripts.convert.joint_steps import Part, joint_steps, runs_together
 from tfcompare.scripts.convert.later_steps import later_steps
 from tfcompare.scripts.convert.todo_marks import todo_marks
@@ -428,7 +428,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         )] if first_step else []),
             *later.code, *joint_lines,
             "", ""]
-    out += per_block(model_part, script_comments(text))  # provenance per block, the script's own comments
+    out += per_block(model_part, model_comments(text, tree))  # provenance per block, the script's comments
     if kept.summaries:
         out += [summary_ops.HELPER.strip("\n"), "", ""]
     if kept.saves:
