@@ -132,3 +132,25 @@ def test_a_resuming_script_is_proven_and_its_rewrite_resumes_from_tf1s_checkpoin
     assert second.splitlines()[0] == "restored save/model.ckpt-3", second
     expected = float(np.mean((x @ tf2_last) ** 2))
     assert abs(float(second.splitlines()[1].split()[-1]) - expected) <= 1e-5 * max(1.0, expected), (second, expected)
+
+
+def test_a_folder_past_the_link_budget_is_linked_whole_and_a_huge_folder_above_is_not_listed(tmp_path, monkeypatch):
+    """A dataset's folder of many files is one link (its writes are the original's), not a link per file; the
+    folders above stop at one with more entries than the budget."""
+    from tfcompare.scripts.child import workdir
+
+    monkeypatch.setattr(workdir, "_MIRRORED", 4)
+    project = tmp_path / "crowded" / "project"
+    (project / "images").mkdir(parents=True)
+    for i in range(6):
+        (project / "images" / f"{i}.png").write_bytes(b"")
+        (tmp_path / "crowded" / f"sibling{i}").write_text("")
+    (project / "small").mkdir()
+    (project / "small" / "a.txt").write_text("a")
+    within = tmp_path / "pair"
+    within.mkdir()
+    cwd = working_copy(project, within, "tf1")
+    assert (cwd / "images").is_symlink() and len(list((cwd / "images").iterdir())) == 6
+    assert (cwd / "small").is_dir() and not (cwd / "small").is_symlink() and (cwd / "small" / "a.txt").is_symlink()
+    assert cwd.name == "project" and cwd.parent.parent == Path(os.path.realpath(within))  # `crowded` is huge
+    assert sorted(p.name for p in cwd.parent.iterdir()) == ["project"]

@@ -9,7 +9,7 @@ rewrite on its own) runs instead in a copy made of links: the script's folders m
 the original, and the entries beside it up to `LEVELS` folders above linked too (`../data` reads what it read).
 A new file, or one replaced by renaming over it (TensorFlow's checkpoints and `checkpoint` file), lands in the
 copy; deleting removes a link. Only a file opened in place and written through its link is the original's, as
-when the script runs. Past `_MIRRORED` entries (a dataset's folder) a folder is linked whole, not made again.
+when the script runs. A folder past `_MIRRORED` entries (a dataset's) is linked whole, not made again.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 __all__ = ["LEVELS", "working_copy"]
 
 LEVELS = 3  # `../`, `../../` and `../../../` beside the script read what they read there
-_MIRRORED = 5000  # links made while copying the script's folder, at most; then its folders are linked whole
+_MIRRORED = 5000  # links made inside the script's folders, at most: a folder past it is linked whole
 
 
 def working_copy(script_dir: Path, within: Path, side: str) -> Path:
@@ -29,8 +29,9 @@ def working_copy(script_dir: Path, within: Path, side: str) -> Path:
     SIDE's child in."""
     script_dir = Path(os.path.realpath(script_dir))
     into = Path(os.path.realpath(tempfile.mkdtemp(prefix=f"{side}-work-", dir=within)))
-    chain = [script_dir]  # the script's folder, then the folders above it, up to LEVELS of them
-    while len(chain) <= LEVELS and chain[-1].parent != chain[-1]:
+    chain = [script_dir]  # the script's folder, then the folders above it, up to LEVELS of them (none that is huge)
+    while len(chain) <= LEVELS and chain[-1].parent != chain[-1] and \
+            len(_entries(chain[-1].parent)) <= _MIRRORED:
         chain.append(chain[-1].parent)
     here = into
     for above, below in zip(reversed(chain[1:]), reversed(chain[:-1])):  # each folder above: its other entries
@@ -39,9 +40,10 @@ def working_copy(script_dir: Path, within: Path, side: str) -> Path:
                 _link(entry.path, here / entry.name)
         here = here / below.name
         here.mkdir()
-    budget = [_MIRRORED]
-    for entry in _entries(script_dir):
-        _copy(entry, here / entry.name, budget, into)
+    if len(chain) == 1 and script_dir.name:  # no folder above it listed: still the script folder's own name
+        here = here / script_dir.name
+        here.mkdir()
+    _fill(_entries(script_dir), here, [_MIRRORED], into)
     return here
 
 
@@ -66,18 +68,21 @@ def _link(target: str, at: Path) -> None:
         pass
 
 
-def _copy(entry, at: Path, budget: list, into: Path) -> None:
-    """ENTRY at AT: a real folder made again (its entries copied the same way) while links remain in `budget`,
-    anything else (a file, a link, a folder past the budget) a link to the original."""
-    if _holds(entry.path, into):
-        return
-    budget[0] -= 1
-    if entry.is_dir(follow_symlinks=False) and budget[0] > 0:
-        try:
-            at.mkdir()
-        except OSError:
-            return
-        for child in _entries(Path(entry.path)):
-            _copy(child, at / child.name, budget, into)
-        return
-    _link(entry.path, at)
+def _fill(entries: list, at: Path, budget: list, into: Path) -> None:
+    """AT made to hold ENTRIES: a real folder made again (its entries the same way) while its entries fit in the
+    `budget` of links left, anything else (a file, a link, a folder past the budget: a dataset's) a link to the
+    original."""
+    for entry in entries:
+        if _holds(entry.path, into):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            inner = _entries(Path(entry.path))
+            if len(inner) < budget[0]:
+                budget[0] -= len(inner)
+                try:
+                    (at / entry.name).mkdir()
+                except OSError:
+                    continue
+                _fill(inner, at / entry.name, budget, into)
+                continue
+        _link(entry.path, at / entry.name)
