@@ -51,12 +51,15 @@ def test_a_working_copy_reads_as_the_folder_and_keeps_its_writes(tmp_path):
     (project / "save").mkdir()
     (project / "save" / "checkpoint").write_text("trained")
     (tmp_path / "a" / "shared.txt").write_text("shared")
+    (tmp_path / "top.txt").write_text("top")  # LEVELS (3) folders above the script's
     within = tmp_path / "pair"
     within.mkdir()
     cwd = working_copy(project, within, "tf1")
     assert cwd.name == "project" and cwd.parent.parent.parent.parent == within
     assert (cwd / "data" / "x.txt").read_text() == "x" and (cwd / "../../shared.txt").read_text() == "shared"
     assert (cwd / "data").is_dir() and not (cwd / "data").is_symlink() and (cwd / "data" / "x.txt").is_symlink()
+    assert (cwd / ("../" * LEVELS) / "top.txt").read_text() == "top"
+    assert cwd.parents[LEVELS - 1].parent == Path(os.path.realpath(within))  # and no folder above those
     (cwd / "save" / "new").write_text("new")
     tmp = cwd / "save" / "checkpoint.tmp"
     tmp.write_text("from the run")
@@ -64,7 +67,6 @@ def test_a_working_copy_reads_as_the_folder_and_keeps_its_writes(tmp_path):
     (cwd / "data" / "x.txt").unlink()
     assert sorted(p.name for p in (project / "save").iterdir()) == ["checkpoint"]
     assert (project / "save" / "checkpoint").read_text() == "trained" and (project / "data" / "x.txt").exists()
-    assert LEVELS == 3
     inner = working_copy(tmp_path, tmp_path / "pair", "tf2")  # the pair's folder is inside the copied one
     assert not (inner / "pair").exists() and (inner / "a" / "shared.txt").read_text() == "shared"
 

@@ -30,17 +30,21 @@ def working_copy(script_dir: Path, within: Path, side: str) -> Path:
     script_dir = Path(os.path.realpath(script_dir))
     into = Path(os.path.realpath(tempfile.mkdtemp(prefix=f"{side}-work-", dir=within)))
     chain = [script_dir]  # the script's folder, then the folders above it, up to LEVELS of them (none that is huge)
-    while len(chain) <= LEVELS and chain[-1].parent != chain[-1] and \
-            len(_entries(chain[-1].parent)) <= _MIRRORED:
+    listed = []  # the entries of each folder above it
+    while len(chain) <= LEVELS and chain[-1].parent != chain[-1]:
+        entries = _entries(chain[-1].parent)
+        if len(entries) > _MIRRORED:
+            break
         chain.append(chain[-1].parent)
+        listed.append(entries)
     here = into
-    for above, below in zip(reversed(chain[1:]), reversed(chain[:-1])):  # each folder above: its other entries
-        for entry in _entries(above):
+    for entries, below in zip(reversed(listed), reversed(chain[:-1])):  # each folder above: its other entries
+        for entry in entries:
             if entry.name != below.name and not _holds(entry.path, into):
                 _link(entry.path, here / entry.name)
         here = here / below.name
         here.mkdir()
-    if len(chain) == 1 and script_dir.name:  # no folder above it listed: still the script folder's own name
+    if not listed and script_dir.name:  # no folder above it listed: still the script folder's own name
         here = here / script_dir.name
         here.mkdir()
     _fill(_entries(script_dir), here, [_MIRRORED], into)

@@ -122,7 +122,7 @@ def _inlines(assign: ast.Assign, use, name: str) -> bool:
     subscripts = [n for n in ast.walk(use) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and
                   n.value.id == name]
     keyed = [n.slice.value for n in subscripts if isinstance(n.slice, ast.Constant)]
-    got = [_got(n, name) for n in ast.walk(use) if _got(n, name) is not None]  # `feed.get('key', default)`
+    got = [key for n in ast.walk(use) if (key := _got(n, name)) is not None]  # `feed.get('key', default)`
     values = {k.value: v for k, v in zip(keys, assign.value.values)}
     read = [*keyed, *got]
     # a key read twice puts its value in twice: only a name or a constant, which reads the same each time

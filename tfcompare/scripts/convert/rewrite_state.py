@@ -59,8 +59,7 @@ class RewriteState:
         self.sessions: set = set()
         self.graphs: set = set()  # names bound to tf.Graph(): `with g.as_default():` gives way to its body
         self.savers: set = set()  # names bound to a tf.train.Saver() of all variables
-        self.saver_options: dict = {}  # each of those names -> its Saver's keywords (max_to_keep, ...) as AST
-        self.needs_os = False  # a rewrite reads os.path (a checkpoint path split into its folder and name)
+        self.padded: set = set()  # those of them whose Saver pads the step number (pad_step_number=True)
         self.writers: set = set()  # names bound to a FileWriter, now a tf.summary.create_file_writer
         self.summaries = False
         self.restores = False  # a Saver's restore is now restore_checkpoint(path) (saving.restore_helper)

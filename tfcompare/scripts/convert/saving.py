@@ -17,18 +17,22 @@ RESTORE_HELPER, SAVE_HELPER = "restore_checkpoint", "save_checkpoint"
 _WRITER_OPTIONS = {"max_queue": "max_queue", "filename_suffix": "filename_suffix"}  # FileWriter -> create_file_writer
 
 
+def _checkpoint(optimizer: str) -> str:
+    return f"tf.train.Checkpoint(model=model, optimizer={optimizer})"
+
+
 def restore_helper(optimizer: str, tf1: bool) -> list[str]:
     """`restore_checkpoint(path)`, in the rewrite: TF1's `saver.restore(sess, path)` read either format, since a
     team's folder holds the TF1 script's checkpoints before it holds the rewrite's. Strict as TF1's restore was:
     every variable the model and optimizer have is in the file (the optimizer's slots once it has made them)."""
-    lines = ["def restore_checkpoint(path):",
+    lines = [f"def {RESTORE_HELPER}(path):",
              '    """The checkpoint at PATH into the model and the optimizer: one this script wrote, or one',
              '    the TF1 script\'s tf.train.Saver wrote (by TF1\'s names: model.restore_tf1_checkpoint)."""']
     if tf1:
         lines += ['    if not tf.train.load_checkpoint(path).has_tensor("_CHECKPOINTABLE_OBJECT_GRAPH"):  # name-based',
                   "        model.restore_tf1_checkpoint(path)",
                   "        return"]
-    return lines + [f"    status = tf.train.Checkpoint(model=model, optimizer={optimizer}).read(path)",
+    return lines + [f"    status = {_checkpoint(optimizer)}.read(path)",
                     "    status.expect_partial()  # a CheckpointManager's save counter is in the file, not read here",
                     "    status.assert_existing_objects_matched()  # as TF1's restore, which failed on a missing "
                     "variable"]
@@ -38,19 +42,14 @@ def save_helper(optimizer: str) -> list[str]:
     """`save_checkpoint(path, step)`, in the rewrite: TF1's `saver.save(sess, path, global_step=step)`. Every
     checkpoint is kept: a manager's max_to_keep also deletes the checkpoints of earlier runs its folder's
     `checkpoint` file lists (the TF1 script's among them), where TF1's Saver deleted only those it had saved."""
-    return ["def save_checkpoint(path, step):",
+    return [f"def {SAVE_HELPER}(path, step):",
             '    """The model and the optimizer at PATH-STEP, named in the folder\'s `checkpoint` file (what',
             "    tf.train.latest_checkpoint reads), as TF1's Saver.save with a global_step. Every one is kept,",
             '    the TF1 script\'s too (a max_to_keep here would delete those its `checkpoint` file lists)."""',
             "    manager = tf.train.CheckpointManager(",
-            f"        tf.train.Checkpoint(model=model, optimizer={optimizer}), os.path.dirname(path),",
+            f"        {_checkpoint(optimizer)}, os.path.dirname(path),",
             "        max_to_keep=None, checkpoint_name=os.path.basename(path))",
             "    return manager.save(checkpoint_number=step)"]
-
-
-def _is_constant(node, value) -> bool:
-    """Whether `node` is absent or the constant `value` (a Saver option left at TF1's default)."""
-    return node is None or (isinstance(node, ast.Constant) and node.value is value)
 
 
 class SaversAndWriters(RewriteState):
@@ -78,12 +77,10 @@ class SaversAndWriters(RewriteState):
         return not args or (len(args) == 1 and isinstance(args[0], ast.Call) and not args[0].args and any(
             self._is_tf_call(args[0], name) for name in ("global_variables", "all_variables")))
 
-    def _checkpoint(self) -> str:
-        return f"tf.train.Checkpoint(model=model, optimizer={self.plan.optimizer_name})"
-
     def _saver_calls(self, s):
-        """`saver.save(sess, path)` -> a tf.train.Checkpoint's write(path); `saver.restore(sess, path)` -> read(path).
-        Returns (statement, notes) or None when a call has arguments this does not map."""
+        """`saver.save(sess, path, global_step=n)` -> `save_checkpoint(path, n)`; `saver.save(sess, path)` -> a
+        tf.train.Checkpoint's write(path); `saver.restore(sess, path)` -> `restore_checkpoint(path)`. Returns
+        (statement, notes) or None when a call has arguments this does not map."""
         notes, bad = [], []
         rewriter = self
 
@@ -115,13 +112,12 @@ class SaversAndWriters(RewriteState):
                 options = {k.arg: k.value for k in node.keywords}
                 path = node.args[1] if len(node.args) > 1 else options.pop("save_path", None)
                 step = options.pop("global_step", None) if f.attr == "save" else None
-                saver = rewriter.saver_options.get(f.value.id, {})
-                if path is None or len(node.args) > 2 or options.keys() - {"sess"} or (step is not None and not (
-                        _is_constant(saver.get("pad_step_number"), False))):  # a padded number: not a manager's
+                if path is None or len(node.args) > 2 or options.keys() - {"sess"} or (
+                        step is not None and f.value.id in rewriter.padded):  # a padded number: not a manager's
                     bad.append(node)
                     return node
                 if step is not None:  # TF1 saves to PATH-STEP and names it in the folder's `checkpoint` file
-                    rewriter.saves = rewriter.needs_os = True
+                    rewriter.saves = True
                     notes.append("TF1's Saver.save with a global_step as save_checkpoint(path, step): a "
                                  "tf.train.CheckpointManager's save of the model and optimizer")
                     return ast.copy_location(ast.Call(ast.Name(SAVE_HELPER, ast.Load()), [path, step], []), node)
@@ -136,7 +132,8 @@ class SaversAndWriters(RewriteState):
                 notes.append("TF1's Saver.save as tf.train.Checkpoint.write of the model and optimizer at the same "
                              "path; the format differs (object-based names, not TF1's); no `checkpoint` state file "
                              "is written (tf.train.latest_checkpoint does not see it)")
-                return ast.copy_location(ast.parse(f"{rewriter._checkpoint()}.write({ast.unparse(path)})",
+                return ast.copy_location(ast.parse(f"{_checkpoint(rewriter.plan.optimizer_name)}.write("
+                                                   f"{ast.unparse(path)})",
                                                    mode="eval").body, node)
 
         new = Calls().visit(s)

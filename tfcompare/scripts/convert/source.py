@@ -201,7 +201,7 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
         if not placed and (rewriter.model_parts or not before):
             placed = True  # the first graph statement: the model goes here
         (tail if placed else head).extend(new)
-    if rewriter.needs_os and "os" not in imported:  # a checkpoint path split by os.path (saving._managed_save)
+    if rewriter.saves and "os" not in imported:  # save_checkpoint splits its path with os.path (saving.save_helper)
         imports.append(ast.Import([ast.alias("os")]))
     head, tail = _constants_first(head, tail, tree, first_step_line)
     inline_feed_dicts([head, tail], set(rewriter.feed_vars), frozenset(above_lines))

@@ -237,7 +237,9 @@ class Rewriter(SessionRuns, SaversAndWriters, RunFunctions, EstimatorRuns, Plain
         if isinstance(s, ast.Assign) and self._is_tf_call(s.value, "Saver") and self._all_variables(s.value.args) and \
                 {k.arg for k in s.value.keywords} <= _SAVER_OPTIONS and all(isinstance(t, ast.Name) for t in s.targets):
             self.savers |= self._stores(s)  # all variables: the model's and the optimizer's, as a Checkpoint has
-            self.saver_options.update({name: {k.arg: k.value for k in s.value.keywords} for name in self._stores(s)})
+            if any(k.arg == "pad_step_number" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+                   for k in s.value.keywords):
+                self.padded |= self._stores(s)
             self.model_parts += before_step
             return []
         if isinstance(s, ast.Assign) and self._is_tf_call(s.value, "FileWriter") and len(s.targets) == 1 and \
