@@ -32,14 +32,16 @@ _HOG = ("import numpy as np, time\nchunks = []\nwhile len(chunks) < 75:\n    chu
 
 
 def _tree_rss(root: int) -> int:
-    """Resident bytes of every process below `root` (not `root` itself), from /proc."""
+    """Resident bytes of every process below `root` (not `root` itself), from /proc; not the warm start's process
+    (`core.warm_start`: it lives across commands, holding TensorFlow, and is no script's), but what it forks."""
     parents, sizes = {}, {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
             stat = Path(f"/proc/{name}/stat").read_text()
-            sizes[int(name)] = int(Path(f"/proc/{name}/statm").read_text().split()[1]) * _PAGE
+            warm = b"tfcompare.core.warm_start" in Path(f"/proc/{name}/cmdline").read_bytes()
+            sizes[int(name)] = 0 if warm else int(Path(f"/proc/{name}/statm").read_text().split()[1]) * _PAGE
         except (OSError, IndexError, ValueError):
             continue
         parents[int(name)] = int(stat[stat.rindex(")") + 2:].split()[1])

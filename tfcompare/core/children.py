@@ -21,7 +21,7 @@ import threading
 import time
 
 __all__ = ["die_with_parent", "sub_reaper", "make_sub_reaper", "Descendants", "spawning", "kill_strays", "OWNER",
-           "processes", "below"]
+           "processes", "below", "ignore_root"]
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -49,6 +49,13 @@ def die_with_parent() -> None:
 _LOCK = threading.RLock()
 _ALL_ROOTS: set[int] = set()
 _REAPERS = [0, False]  # blocks inside sub_reaper(), and whether the flag was set before the first
+_NOT_OURS: set[int] = set()  # children of this process that no tree adopts (the warm start's process)
+
+
+def ignore_root(pid: int) -> None:
+    """A child of this process that lives across commands (`warm_start`): no tree takes it for an orphan."""
+    with _LOCK:
+        _NOT_OURS.add(pid)
 
 
 @contextlib.contextmanager
@@ -159,7 +166,7 @@ class Descendants:
                 if ppid in self._owner:
                     self._owner[pid] = (self._owner[ppid][0], start)
                     grown = True
-                elif ppid == self._me and pid not in self._before and pid not in _ALL_ROOTS:
+                elif ppid == self._me and pid not in self._before and pid not in _ALL_ROOTS | _NOT_OURS:
                     self._owner[pid] = ("*", start)  # adopted before it was seen below a root
                     grown = True
         return procs

@@ -8,7 +8,8 @@ pipe (its stdin, the lifeline) whose only write end is tfcompare's. The kernel c
 dies, however it dies: the keeper then kills everything below it and exits. While tfcompare runs, the keeper
 and its tree are one subtree of tfcompare's, which measures and kills it as before (`children.Descendants`).
 
-The keeper is `python -m tfcompare.core.keeper STATUS_FD CWD -- ARGV...`: it starts `ARGV` in `CWD`, writes
+The keeper is `python -m tfcompare.core.keeper STATUS_FD CWD -- ARGV...`: it starts `ARGV` in `CWD` (or, with
+`--adopt PID` instead of `-- ARGV`, keeps the child `warm_start` forked before exec'ing it), writes
 "pid N" then "exit CODE" (the child's own exit) on STATUS_FD, and forwards SIGINT and SIGTERM to the child. It
 imports only the standard library and `core.children`; it runs in tfcompare's temporary folder, so nothing in
 the user's folder is on its import path. `Kept` is the parent's side.
@@ -36,14 +37,21 @@ class Kept:
     (the root of the tree to measure and kill), `poll`/`wait` give the child's own exit code (the keeper stays
     while what the child left behind runs), `send_signal` reaches the child. `reap` after killing the tree."""
 
-    def __init__(self, argv: list[str], *, cwd: Path, keeper_cwd: Path, env: dict, stdout: int):
+    def __init__(self, argv: list[str], *, cwd: Path, keeper_cwd: Path, env: dict, stdout: int, warm: bool = False):
+        from tfcompare.core.warm_start import fork_keeper
+
         status_r, status_w = os.pipe()
         life_r, life_w = os.pipe()  # not inheritable: only this process holds the write end
+        self._keeper: subprocess.Popen | None = None
         try:
-            self._keeper = subprocess.Popen(
-                [sys.executable, "-m", "tfcompare.core.keeper", str(status_w), str(cwd), "--", *argv],
-                stdin=life_r, stdout=stdout, stderr=subprocess.STDOUT, cwd=keeper_cwd, env=env,
-                start_new_session=True, pass_fds=(status_w,))
+            # ARGV is [python, -m, MODULE, ...]: forked already holding TensorFlow when the warm start can
+            forked = fork_keeper(argv[1:], str(cwd), str(keeper_cwd), env, (life_r, stdout, status_w)) \
+                if warm and argv[:1] == [sys.executable] else None
+            if forked is None:
+                self._keeper = subprocess.Popen(
+                    [sys.executable, "-m", "tfcompare.core.keeper", str(status_w), str(cwd), "--", *argv],
+                    stdin=life_r, stdout=stdout, stderr=subprocess.STDOUT, cwd=keeper_cwd, env=env,
+                    start_new_session=True, pass_fds=(status_w,))
         except BaseException:
             for fd in (status_r, life_w):
                 os.close(fd)
@@ -53,9 +61,13 @@ class Kept:
             os.close(life_r)
         os.set_blocking(status_r, False)
         self._status, self._life, self._buffer = status_r, life_w, b""
-        self.pid = self._keeper.pid
+        self.pid = self._keeper.pid if self._keeper is not None else forked
+        self.args = argv
         self.child_pid: int | None = None
         self.returncode: int | None = None
+        self._keeper_code: int | None = None  # a forked keeper's end, as the warm start reaped it
+        while forked is not None and self.child_pid is None and self._keeper_ended() is None:
+            time.sleep(0.005)  # until the forked keeper has exec'd: its tree is measured as a keeper's from here on
 
     def _read_status(self) -> None:
         if self._status < 0:
@@ -65,7 +77,9 @@ class Kept:
                 chunk = os.read(self._status, 4096)
             except BlockingIOError:
                 return
-            if not chunk:
+            if not chunk:  # every writer gone: a forked keeper ended with its warm start
+                if self._keeper is None and self._keeper_code is None:
+                    self._keeper_code = -signal.SIGKILL
                 return
             self._buffer += chunk
             *lines, self._buffer = self._buffer.split(b"\n")
@@ -75,35 +89,50 @@ class Kept:
                     self.child_pid = int(value)
                 elif word == "exit":
                     self.returncode = int(value)
+                elif word == "keeper":
+                    self._keeper_code = int(value)
+
+    def _keeper_ended(self) -> int | None:
+        if self._keeper is not None:
+            return self._keeper.poll()
+        self._read_status()
+        return self._keeper_code
 
     def poll(self) -> int | None:
         """The child's exit code once it has ended (the keeper's own, e.g. -9, if the keeper was killed first)."""
         if self.returncode is None:
             self._read_status()
-        if self.returncode is None and self._keeper.poll() is not None:
+        if self.returncode is None and (ended := self._keeper_ended()) is not None:
             self._read_status()
             if self.returncode is None:
-                self.returncode = self._keeper.returncode
+                self.returncode = ended
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
         while (code := self.poll()) is None:
             if deadline is not None and time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired(self._keeper.args, timeout)
+                raise subprocess.TimeoutExpired(self.args, timeout)
             time.sleep(0.02)
         return code
 
     def send_signal(self, sig: int) -> None:
         """To the child, through the keeper (which alone knows whether that pid is still its child)."""
-        self._keeper.send_signal(sig)
+        if self._keeper is not None:
+            self._keeper.send_signal(sig)
+        elif self._keeper_ended() is None:  # not yet reaped by the warm start: the pid is still the keeper's
+            os.kill(self.pid, sig)
 
     def reap(self) -> None:
         """Close the lifeline (the keeper kills what is left below it and exits) and wait for the keeper."""
         if self._life >= 0:
             os.close(self._life)
             self._life = -1
-        self._keeper.wait()
+        if self._keeper is not None:
+            self._keeper.wait()
+        else:
+            while self._keeper_ended() is None:
+                time.sleep(0.01)
         self.poll()
         os.close(self._status)
         self._status = -1
@@ -171,8 +200,11 @@ def main(argv: list[str]) -> int:
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda signum, frame: None)
     make_sub_reaper()
-    proc = subprocess.Popen(child_argv, cwd=cwd, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
-    child.pid = proc.pid  # reaped by `reap_all` (waitpid of any pid), not by `proc`
+    if argv[2] == "--adopt":  # forked by the warm start before this exec: already this process's child
+        child.pid = int(argv[3])
+    else:
+        child.pid = subprocess.Popen(child_argv, cwd=cwd, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent).pid
+    # reaped by `reap_all` (waitpid of any pid), not by a `Popen`
     os.write(status_fd, f"pid {child.pid}\n".encode())
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 1)  # the child's output pipe reaches its end once the child's tree, not the keeper, is done

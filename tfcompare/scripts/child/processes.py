@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -81,13 +82,31 @@ def _popen(side: str, argv: list[str], cwd: Path, folder: Path, pair: bool = Fal
     (folder / "tmp").mkdir(exist_ok=True)
     read, write = os.pipe()
     try:
-        kept = Kept([sys.executable, *argv], cwd=cwd, keeper_cwd=folder, env=env, stdout=write)
+        kept = Kept([sys.executable, *argv], cwd=cwd, keeper_cwd=folder, env=env, stdout=write,
+                    warm=not _sets_environment(argv))
     except BaseException:
         os.close(read)
         raise
     finally:
         os.close(write)
     return kept, Tail(read, folder / f"{side}.out", side)
+
+
+_ENVIRONMENT = re.compile(r"\b(environ|putenv|unsetenv)\b")
+
+
+def _sets_environment(argv: list[str]) -> bool:
+    """Whether a script the child runs may set the environment before importing TensorFlow (`TF_CPP_MIN_LOG_LEVEL`,
+    `TF_ENABLE_ONEDNN_OPTS`, `CUDA_VISIBLE_DEVICES`): TensorFlow reads some of it as it is imported, so that child
+    imports its own, not the warm start's (`core.warm_start`)."""
+    for arg in argv:
+        if arg.endswith(".py") and os.path.isfile(arg):
+            try:
+                if _ENVIRONMENT.search(Path(arg).read_text(encoding="utf-8", errors="replace")):
+                    return True
+            except OSError:
+                return True
+    return False
 
 
 def _gb(n: int) -> str:

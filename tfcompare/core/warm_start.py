@@ -1,0 +1,246 @@
+"""A warm start for script children: one process per tfcompare command imports TensorFlow once, and each child
+(a keeper, the script's process under it) is forked from it, already holding TensorFlow, instead of importing it
+again: 4.5 s of CPU per child on a 2-core VM, and a conversion starts four children.
+
+The warm process (`python -m tfcompare.core.warm_start FD`) imports TensorFlow and nothing else of it: no eager
+context, no Session, no device (those start threads, and on a GPU a driver context that cannot cross a fork). It
+serves one request per child over a Unix socket: argv (`-m MODULE ARGS`), the child's folder, the keeper's folder,
+the environment, and three descriptors (the keeper's lifeline, the output pipe, the status pipe). For each it
+forks K, which becomes what `keeper` is when started by `subprocess`: its own session, the lifeline on stdin, the
+output on stdout and stderr, the sub-reaper of its tree. K forks the child C, then execs the keeper (`--adopt`),
+which stays C's parent. When the warm process reaps K it writes "keeper CODE" on K's status pipe: `Kept` reads the
+keeper's end there, as it reads the child's ("exit CODE").
+
+C is made what a new `python -m MODULE ARGS` in that folder is: its environment, folder, `sys.path[0]`, argv,
+signal handlers, fresh seeds for Python's and NumPy's generators, tempfile's folder forgotten, and tfcompare's own
+modules dropped so they are imported again under the child's environment. What stays shared: TensorFlow's modules,
+loaded before the script's environment existed (a script that sets `TF_CPP_MIN_LOG_LEVEL` before importing
+TensorFlow gets tfcompare's level), and Python's hash seed (all children order sets of strings alike).
+`TFCOMPARE_WARM_START=0` starts every child as a new process instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+
+__all__ = ["fork_keeper", "enabled", "ENV"]
+
+ENV = "TFCOMPARE_WARM_START"  # "0": no warm process; every child imports TensorFlow itself
+_READY = b"ready"
+_MAX_REQUEST = 1 << 22  # bytes: argv and the environment of one child
+_TITLE_ROOM = 4096  # bytes of the warm process's command line a child rewrites into its own (`_retitle`)
+
+
+def enabled() -> bool:
+    return sys.platform.startswith("linux") and os.environ.get(ENV, "1") != "0"
+
+
+class _Warm:
+    """The parent's side: the warm process, its socket, one request at a time (threads share it)."""
+
+    def __init__(self, env: dict):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            # in tfcompare's temporary folder: nothing in the user's folder on its import path; its own session, so a
+            # Ctrl-C at the terminal reaches tfcompare, which ends the children itself
+            self.proc = subprocess.Popen([sys.executable, "-m", "tfcompare.core.warm_start", str(theirs.fileno()),
+                                          " " * _TITLE_ROOM],
+                                         pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                         cwd=tempfile.gettempdir(), env=env, start_new_session=True)
+        finally:
+            theirs.close()
+        self.sock = ours
+        self.ok = self.sock.recv(64) == _READY  # empty: it failed to import TensorFlow
+
+    def fork(self, argv: list[str], cwd: str, keeper_cwd: str, env: dict, fds: tuple[int, int, int]) -> int | None:
+        request = json.dumps({"argv": argv, "cwd": cwd, "keeper_cwd": keeper_cwd, "env": env}).encode()
+        if len(request) > _MAX_REQUEST:
+            return None
+        try:
+            socket.send_fds(self.sock, [request], list(fds))
+            answer = self.sock.recv(64)
+        except OSError:
+            answer = b""
+        return int(answer) if answer.isdigit() else None
+
+
+_LOCK = threading.Lock()
+_WARM: list[_Warm] = []  # the one warm process of this tfcompare, once started (empty: not yet, or it failed)
+_FAILED = [False]
+
+
+def fork_keeper(argv: list[str], cwd: str, keeper_cwd: str, env: dict, fds: tuple[int, int, int]) -> int | None:
+    """The pid of a keeper forked by the warm process, running `python ARGV` (ARGV = -m MODULE ARGS) in `cwd` under
+    it, or None: start it as a new process instead (warm start off or failed, another kind of argv)."""
+    if not enabled() or argv[:1] != ["-m"] or _FAILED[0]:
+        return None
+    from tfcompare.core.children import ignore_root
+
+    with _LOCK:
+        if not _WARM:
+            warm = _Warm({key: value for key, value in os.environ.items()})
+            ignore_root(warm.proc.pid)  # a tree watched in another thread must not take it for an orphan of its own
+            if not warm.ok:
+                _FAILED[0] = True
+                return None
+            _WARM.append(warm)
+        pid = _WARM[0].fork(argv, cwd, keeper_cwd, env, fds)
+        if pid is None:  # it ended (killed?): the next child starts another
+            _WARM.pop().sock.close()
+        return pid
+
+
+# The warm process itself, below: standard library, then TensorFlow.
+
+def _serve(sock: socket.socket):
+    """Fork a keeper per request until tfcompare closes the socket. Returns only in a forked child: its request."""
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    status: dict[int, int] = {}  # keeper pid -> its status pipe (this process's copy)
+    while True:
+        _reap(status)
+        try:
+            readable = select.select([sock, wake_r], [], [], 1.0)[0]
+        except InterruptedError:
+            continue
+        if wake_r in readable:
+            with contextlib.suppress(BlockingIOError):
+                os.read(wake_r, 4096)
+        if sock not in readable:
+            continue
+        try:
+            message, fds, _, _ = socket.recv_fds(sock, _MAX_REQUEST, 3)
+        except OSError:
+            message, fds = b"", []
+        if not message or len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            if not message:
+                return None  # tfcompare ended: its keepers' lifelines end them
+            continue
+        request = json.loads(message)
+        pid = os.fork()
+        if pid == 0:
+            signal.set_wakeup_fd(-1)
+            for fd in (sock.fileno(), wake_r, wake_w, *status.values()):
+                os.close(fd)
+            return _keeper(request, *fds)
+        os.close(fds[0])
+        os.close(fds[1])
+        status[pid] = fds[2]
+        with contextlib.suppress(OSError):
+            sock.send(str(pid).encode())
+
+
+def _reap(status: dict[int, int]) -> None:
+    while status:
+        try:
+            pid, code = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        fd = status.pop(pid, None)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.write(fd, f"keeper {os.waitstatus_to_exitcode(code)}\n".encode())
+            os.close(fd)
+
+
+def _keeper(request: dict, life: int, out: int, status: int):
+    """K: set up as `keeper` is under `Kept`, fork the child, exec the keeper. Returns only in the child."""
+    from tfcompare.core.children import die_with_parent, make_sub_reaper
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    os.setsid()
+    os.dup2(life, 0)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.close(life)
+    os.close(out)
+    os.chdir(request["keeper_cwd"])
+    make_sub_reaper()
+    child = os.fork()
+    if child == 0:
+        die_with_parent()
+        os.close(status)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        return request
+    os.set_inheritable(status, True)
+    os.execve(sys.executable, [sys.executable, "-m", "tfcompare.core.keeper", str(status), request["cwd"],
+                               "--adopt", str(child)], request["env"])
+
+
+def _become(request: dict) -> str:
+    """C: what a new `python -m MODULE ARGS` in its folder would be. Returns MODULE."""
+    import importlib
+    import random
+
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    for name in [name for name in sys.modules if name == "tfcompare" or name.startswith("tfcompare.")]:
+        del sys.modules[name]  # imported again under this environment (tfcompare/__init__ reads it)
+    sys.path[0] = os.getcwd()
+    importlib.invalidate_caches()
+    tempfile.tempdir = None  # TMPDIR is this child's
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    random.seed()
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+    _, module, *args = request["argv"]
+    sys.argv = [module, *args]
+    _retitle([sys.executable, *request["argv"]])
+    return module
+
+
+def _retitle(argv: list[str]) -> None:
+    """Make /proc/PID/cmdline (what `ps` shows, what tfcompare's tests look for) the child's own command line, as
+    if it had been started so: written over the warm process's, whose last argument is room for it."""
+    import ctypes
+
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end: fields 48 and 49 of stat(5)
+    except (OSError, IndexError, ValueError):
+        return
+    title = b"\0".join(arg.encode(errors="replace") for arg in argv)[:end - start - 1]
+    ctypes.memmove(start, title + b"\0" * (end - start - len(title)), end - start)
+
+
+def _main(fd: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # tfcompare ends it by closing the socket
+    sock = socket.socket(fileno=fd)
+    try:
+        import tensorflow  # noqa: F401  (the point of this process)
+    except BaseException:
+        os._exit(1)
+    sys.stdout.flush()
+    sock.send(_READY)
+    request = _serve(sock)
+    if request is None:
+        os._exit(0)
+    import runpy
+
+    runpy.run_module(_become(request), run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    _main(int(sys.argv[1]))
