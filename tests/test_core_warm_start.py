@@ -23,7 +23,7 @@ import json, os, random, signal, sys, tempfile
 import numpy as np
 import tensorflow as tf
 import tfcompare
-out = {"cwd": os.getcwd(), "path0": sys.path[0], "argv": sys.argv, "mine": os.environ.get("PROBE_VAR"),
+out = {"cwd": os.getcwd(), "path0": sys.path[0], "argv": sys.argv, "mine": os.environ.get("TFCOMPARE_PAIR_TIMING"),
        "sigint": signal.getsignal(signal.SIGINT) is signal.default_int_handler, "tmp": tempfile.gettempdir(),
        "np": float(np.random.rand()), "py": random.random(), "legacy_here": tfcompare.LEGACY_KERAS_SET_HERE,
        "cmdline": open("/proc/self/cmdline", "rb").read().rstrip(b"\\0").split(b"\\0")[2:4],
@@ -55,12 +55,14 @@ def _run(folder: Path, argv: list[str], env: dict, warm: bool = True) -> tuple[K
 
 @pytest.fixture(scope="module")
 def probes(tmp_path_factory):
-    """Two children forked from the warm process (the first starts it), and one started as a new process."""
+    """Two children forked from the warm process, and one started as a new process."""
     folder = tmp_path_factory.mktemp("warm")
     (folder / "probe_mod.py").write_text(_PROBE)
     (folder / "tmp").mkdir()
-    env = dict(os.environ, PROBE_VAR="seen", TMPDIR=str(folder / "tmp"), TF_USE_LEGACY_KERAS="0")
+    env = dict(os.environ, TFCOMPARE_PAIR_TIMING="seen", TMPDIR=str(folder / "tmp"), TF_USE_LEGACY_KERAS="0")
     env.pop("TFCOMPARE_SET_TF_USE_LEGACY_KERAS", None)
+    warm_start.stop()  # one started by an earlier test, under whatever environment it had then
+    warm_start.warm_up(env)  # as processes.run_sides / run_child do before starting a child
     runs = {}
     for name, warm, code in (("first", True, 0), ("second", True, 3), ("new", False, 0)):
         started = time.perf_counter()
@@ -97,6 +99,17 @@ def test_a_forked_child_runs_under_a_keeper_with_its_own_exit_code(probes):
     assert runs["first"]["kept"]._keeper is None and runs["new"]["kept"]._keeper is not None
 
 
+def test_a_child_whose_environment_differs_beyond_what_tfcompare_sets_per_child_gets_a_new_process(probes):
+    folder, _ = probes
+    env = dict(os.environ, TMPDIR=str(folder / "tmp"), TF_USE_LEGACY_KERAS="0")
+    env.pop("TFCOMPARE_SET_TF_USE_LEGACY_KERAS", None)
+    # TensorFlow reads oneDNN's switch as it is imported: the warm process imported it under another value
+    kept, _ = _run(folder, ["-m", "probe_mod", str(folder / "onednn.json"), "0"], dict(env, TF_ENABLE_ONEDNN_OPTS="0"))
+    assert kept._keeper is not None and kept.returncode == 0
+    kept, _ = _run(folder, ["-m", "probe_mod", str(folder / "pair.json"), "0"], dict(env, TFCOMPARE_PAIR_SEED="7"))
+    assert kept._keeper is None and kept.returncode == 0  # a seed is the child's own: read after the import
+
+
 def test_a_child_from_the_warm_process_starts_in_a_fraction_of_a_new_ones_time(probes):
     _, runs = probes
     # the second child forks a warm process that has imported TensorFlow; the new one imports it itself
@@ -107,6 +120,7 @@ def test_a_forked_childs_uncaught_exception_and_ctrl_c_end_it_as_they_end_python
     (tmp_path / "raises.py").write_text("import sys, time\nprint('up', flush=True)\nif sys.argv[1] == 'raise':\n"
                                         "    raise ValueError('boom')\ntime.sleep(60)\n")
     env = dict(os.environ)
+    warm_start.warm_up(env)
     kept, printed = _run(tmp_path, ["-m", "raises", "raise"], env)
     assert kept.returncode == 1 and "ValueError: boom" in printed and kept._keeper is None
     read, write = os.pipe()
@@ -130,11 +144,10 @@ def test_a_script_that_sets_the_environment_gets_a_new_process(tmp_path):
 
 def test_the_warm_process_ends_with_the_command_that_started_it(tmp_path):
     code = ("import os, sys, time\nfrom pathlib import Path\nfrom tfcompare.core.keeper import Kept\n"
-            "r, w = os.pipe()\nkept = Kept([sys.executable, '-c', 'pass'], cwd=Path('.'), keeper_cwd=Path('.'), "
-            "env=dict(os.environ), stdout=w, warm=True)\n"
+            "from tfcompare.core import warm_start\nwarm_start.warm_up(dict(os.environ))\nr, w = os.pipe()\n"
             "kept = Kept([sys.executable, '-m', 'json.tool', '--help'], cwd=Path('.'), keeper_cwd=Path('.'), "
-            "env=dict(os.environ), stdout=w, warm=True)\nkept.wait(60)\n"
-            "from tfcompare.core import warm_start\nprint(warm_start._WARM[0].proc.pid, flush=True)\n"
+            "env=dict(os.environ), stdout=w, warm=True)\nassert kept.wait(60) == 0 and kept._keeper is None\n"
+            "print(warm_start._WARM[0].proc.pid, flush=True)\n"
             "time.sleep(300)\n")
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE)
     try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -32,11 +33,18 @@ import sys
 import tempfile
 import threading
 
-__all__ = ["fork_keeper", "enabled", "ENV"]
+__all__ = ["warm_up", "fork_keeper", "stop", "enabled", "ENV"]
 
 ENV = "TFCOMPARE_WARM_START"  # "0": no warm process; every child imports TensorFlow itself
 _READY = b"ready"
 _MAX_REQUEST = 1 << 22  # bytes: argv and the environment of one child
+# What TensorFlow (and NumPy, and the C libraries under them) may read as they are imported: a child whose
+# environment differs from the warm process's in one of these gets a new process, so TensorFlow is always imported
+# under the environment the child would have imported it under. Not what tfcompare sets per child (all read after
+# the import: TF_USE_LEGACY_KERAS at the first use of tf.keras, TF_FORCE_GPU_ALLOW_GROWTH at a GPU's).
+_IMPORT_TIME = re.compile(r"(TF_|TENSORFLOW|CUDA|NVIDIA|XLA|OMP_|KMP_|MKL|OPENBLAS|ONEDNN|DNNL|PYTHON|LD_|GRPC|ABSL"
+                          r"|MALLOC|GLIBC)")
+_PER_CHILD = frozenset({"TF_USE_LEGACY_KERAS", "TF_FORCE_GPU_ALLOW_GROWTH"})
 _TITLE_ROOM = 4096  # bytes of the warm process's command line a child rewrites into its own (`_retitle`)
 
 
@@ -44,10 +52,15 @@ def enabled() -> bool:
     return sys.platform.startswith("linux") and os.environ.get(ENV, "1") != "0"
 
 
+def _import_time(env: dict) -> dict:
+    return {key: value for key, value in env.items() if _IMPORT_TIME.match(key) and key not in _PER_CHILD}
+
+
 class _Warm:
     """The parent's side: the warm process, its socket, one request at a time (threads share it)."""
 
     def __init__(self, env: dict):
+        self.env = _import_time(env)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             # in tfcompare's temporary folder: nothing in the user's folder on its import path; its own session, so a
@@ -60,9 +73,17 @@ class _Warm:
         finally:
             theirs.close()
         self.sock = ours
-        self.ok = self.sock.recv(64) == _READY  # empty: it failed to import TensorFlow
+
+    def ready(self) -> bool:
+        """Wait for its TensorFlow import; False when it failed."""
+        try:
+            return self.sock.recv(64) == _READY
+        except OSError:
+            return False
 
     def fork(self, argv: list[str], cwd: str, keeper_cwd: str, env: dict, fds: tuple[int, int, int]) -> int | None:
+        if _import_time(env) != self.env:
+            return None
         request = json.dumps({"argv": argv, "cwd": cwd, "keeper_cwd": keeper_cwd, "env": env}).encode()
         if len(request) > _MAX_REQUEST:
             return None
@@ -71,7 +92,7 @@ class _Warm:
             answer = self.sock.recv(64)
         except OSError:
             answer = b""
-        return int(answer) if answer.isdigit() else None
+        return int(answer) if answer.isdigit() else 0  # 0: it has ended
 
 
 _LOCK = threading.Lock()
@@ -79,25 +100,46 @@ _WARM: list[_Warm] = []  # the one warm process of this tfcompare, once started 
 _FAILED = [False]
 
 
-def fork_keeper(argv: list[str], cwd: str, keeper_cwd: str, env: dict, fds: tuple[int, int, int]) -> int | None:
-    """The pid of a keeper forked by the warm process, running `python ARGV` (ARGV = -m MODULE ARGS) in `cwd` under
-    it, or None: start it as a new process instead (warm start off or failed, another kind of argv)."""
-    if not enabled() or argv[:1] != ["-m"] or _FAILED[0]:
-        return None
-    from tfcompare.core.children import ignore_root
+def warm_up(env: dict) -> None:
+    """Start this command's warm process (`env`: the environment of the children to come), unless it runs: call
+    before starting a child, outside `children.spawning()` (its TensorFlow import takes seconds)."""
+    if not enabled() or _FAILED[0]:
+        return
+    from tfcompare.core.children import ignore_root, spawning
 
     with _LOCK:
+        if _WARM:
+            return
+        with spawning():  # a tree watched in another thread must not take it for an orphan of its own
+            warm = _Warm(env)
+            ignore_root(warm.proc.pid)
+        if not warm.ready():
+            _FAILED[0] = True
+            return
+        _WARM.append(warm)
+
+
+def stop() -> None:
+    """End this command's warm process (the children it forked run on under their keepers); the next `warm_up`
+    starts another."""
+    with _LOCK:
+        while _WARM:
+            _WARM.pop().sock.close()  # it reads the end of its socket and exits
+        _FAILED[0] = False
+
+
+def fork_keeper(argv: list[str], cwd: str, keeper_cwd: str, env: dict, fds: tuple[int, int, int]) -> int | None:
+    """The pid of a keeper forked by the warm process, running `python ARGV` (ARGV = -m MODULE ARGS) in `cwd` under
+    it, or None: start it as a new process instead (no warm process, another environment or kind of argv)."""
+    if not enabled() or argv[:1] != ["-m"]:
+        return None
+    with _LOCK:
         if not _WARM:
-            warm = _Warm({key: value for key, value in os.environ.items()})
-            ignore_root(warm.proc.pid)  # a tree watched in another thread must not take it for an orphan of its own
-            if not warm.ok:
-                _FAILED[0] = True
-                return None
-            _WARM.append(warm)
+            return None
         pid = _WARM[0].fork(argv, cwd, keeper_cwd, env, fds)
-        if pid is None:  # it ended (killed?): the next child starts another
+        if pid == 0:  # it ended (killed?): this child is a new process, the next one starts another warm one
             _WARM.pop().sock.close()
-        return pid
+        return pid or None
 
 
 # The warm process itself, below: standard library, then TensorFlow.
@@ -135,7 +177,8 @@ def _serve(sock: socket.socket):
         pid = os.fork()
         if pid == 0:
             signal.set_wakeup_fd(-1)
-            for fd in (sock.fileno(), wake_r, wake_w, *status.values()):
+            sock.close()
+            for fd in (wake_r, wake_w, *status.values()):
                 os.close(fd)
             return _keeper(request, *fds)
         os.close(fds[0])

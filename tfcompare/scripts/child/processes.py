@@ -18,6 +18,7 @@ from tfcompare.core.budget import available_bytes
 from tfcompare.core.children import OWNER, Descendants, kill_strays, spawning, sub_reaper
 from tfcompare.core.files import pid_temp_dir, process_stamp, remove_dead_temp_dirs
 from tfcompare.core.keeper import Kept
+from tfcompare.core.warm_start import warm_up
 from tfcompare.scripts.child.dropout import AS_WRITTEN
 from tfcompare.scripts.child.output import OUTPUT_TAIL_BYTES, Tail, output_tail
 from tfcompare.scripts.child.workdir import working_copy
@@ -109,6 +110,12 @@ def _sets_environment(argv: list[str]) -> bool:
     return False
 
 
+def _warm_up(argv: list[str]) -> None:
+    """This command's warm process (`core.warm_start`), started unless the scripts would not use it."""
+    if not _sets_environment(argv):
+        warm_up(dict(os.environ))
+
+
 def _gb(n: int) -> str:
     return f"{n / 1e9:.3g} GB"
 
@@ -130,6 +137,7 @@ def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, .
     """
     limit = memory_limit_bytes or memory_limit()
     kill_strays()  # what a pair killed by SIGKILL left running
+    _warm_up([str(tf1), str(tf2)])
     with sub_reaper():
         with spawning():
             started: dict[str, tuple[Kept, Tail]] = {}
@@ -165,6 +173,7 @@ def run_child(argv: list[str], cwd: Path, folder: Path, timeout_s: float, grace_
     the legacy extra installed, as when the script's author runs it)."""
     limit = memory_limit_bytes or memory_limit()
     kill_strays()
+    _warm_up(argv)
     with sub_reaper():
         with spawning():
             proc, tail = _popen(side, argv, cwd, folder)
