@@ -2,8 +2,8 @@
 (a keeper, the script's process under it) is forked from it, already holding TensorFlow, instead of importing it
 again: 4.5 s of CPU per child on a 2-core VM, and a conversion starts four children.
 
-The warm process (`python -m tfcompare.core.warm_start FD`) imports TensorFlow and nothing else of it: no eager
-context, no Session, no device (those start threads, and on a GPU a driver context that cannot cross a fork). It
+The warm process (`python -m tfcompare.core.warm_start FD`) imports TensorFlow and Keras 3 and nothing else of
+them: no eager context, no Session, no device (those start threads, and on a GPU a driver context that cannot cross a fork). It
 serves one request per child over a Unix socket: argv (`-m MODULE ARGS`), the child's folder, the keeper's folder,
 the environment, and three descriptors (the keeper's lifeline, the output pipe, the status pipe). For each it
 forks K, which becomes what `keeper` is when started by `subprocess`: its own session, the lifeline on stdin, the
@@ -42,8 +42,8 @@ _MAX_REQUEST = 1 << 22  # bytes: argv and the environment of one child
 # environment differs from the warm process's in one of these gets a new process, so TensorFlow is always imported
 # under the environment the child would have imported it under. Not what tfcompare sets per child (all read after
 # the import: TF_USE_LEGACY_KERAS at the first use of tf.keras, TF_FORCE_GPU_ALLOW_GROWTH at a GPU's).
-_IMPORT_TIME = re.compile(r"(TF_|TENSORFLOW|CUDA|NVIDIA|XLA|OMP_|KMP_|MKL|OPENBLAS|ONEDNN|DNNL|PYTHON|LD_|GRPC|ABSL"
-                          r"|MALLOC|GLIBC)")
+_IMPORT_TIME = re.compile(r"(TF_|TENSORFLOW|KERAS|HOME$|CUDA|NVIDIA|XLA|OMP_|KMP_|MKL|OPENBLAS|ONEDNN|DNNL|PYTHON"
+                          r"|LD_|GRPC|ABSL|MALLOC|GLIBC)")
 _PER_CHILD = frozenset({"TF_USE_LEGACY_KERAS", "TF_FORCE_GPU_ALLOW_GROWTH"})
 _TITLE_ROOM = 4096  # bytes of the warm process's command line a child rewrites into its own (`_retitle`)
 
@@ -273,6 +273,7 @@ def _main(fd: int) -> None:
     sock = socket.socket(fileno=fd)
     try:
         import tensorflow  # noqa: F401  (the point of this process)
+        import keras  # noqa: F401  (Keras 3: a TF2 script's, 1 s more per child; tf_keras would start a thread)
     except BaseException:
         os._exit(1)
     sys.stdout.flush()
