@@ -43,7 +43,7 @@ _MAX_REQUEST = 1 << 22  # bytes: argv and the environment of one child
 # under the environment the child would have imported it under. Not what tfcompare sets per child (all read after
 # the import: TF_USE_LEGACY_KERAS at the first use of tf.keras, TF_FORCE_GPU_ALLOW_GROWTH at a GPU's).
 _IMPORT_TIME = re.compile(r"(TF_|TENSORFLOW|KERAS|HOME$|CUDA|NVIDIA|XLA|OMP_|KMP_|MKL|OPENBLAS|ONEDNN|DNNL|PYTHON"
-                          r"|LD_|GRPC|ABSL|MALLOC|GLIBC)")
+                          r"|LD_|GRPC|ABSL|MALLOC|GLIBC|MPL|MATPLOTLIB|IPYTHON)")  # Keras 3 imports matplotlib
 _PER_CHILD = frozenset({"TF_USE_LEGACY_KERAS", "TF_FORCE_GPU_ALLOW_GROWTH"})
 _TITLE_ROOM = 4096  # bytes of the warm process's command line a child rewrites into its own (`_retitle`)
 

@@ -112,8 +112,8 @@ def _sets_environment(argv: list[str]) -> bool:
 
 def _warm_up(argv: list[str]) -> None:
     """This command's warm process (`core.warm_start`), started unless the scripts would not use it."""
-    if not _sets_environment(argv):
-        warm_up(dict(os.environ))
+    if not _sets_environment(argv):  # marked as this command's, as its children are (`kill_strays`)
+        warm_up(dict(os.environ, **{OWNER: process_stamp()}))
 
 
 def _gb(n: int) -> str:
