@@ -31,6 +31,7 @@ FULL_CASES = {
     for name, case in CASES.items()}
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (`-n 2 --dist loadgroup`, setup.cfg) each file's tests run on one worker, so its module
     fixtures (a file's conversions) run once; the files that read the session's `full_run` share one worker, so

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from tfcompare.cli import cli
@@ -22,8 +23,26 @@ DATA = Path(__file__).parent / "data"
 WORKER = "tfcompare.worker"
 
 
+_TAG = "TFCOMPARE_TEST_DISTRIBUTED"
+
+
+@pytest.fixture(autouse=True)
+def _tagged(tmp_path, monkeypatch):
+    """Every worker this test starts inherits a mark of its own in its environment (even one orphaned to init):
+    `_workers` counts those, not another pytest-xdist worker's tests' workers."""
+    monkeypatch.setenv(_TAG, str(tmp_path))
+
+
 def _workers() -> list[str]:
-    return subprocess.run(["pgrep", "-f", WORKER], capture_output=True, text=True).stdout.split()
+    mark = f"{_TAG}={os.environ[_TAG]}".encode()
+    found = []
+    for pid in subprocess.run(["pgrep", "-f", WORKER], capture_output=True, text=True).stdout.split():
+        try:
+            if mark in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+                found.append(pid)
+        except OSError:  # ended meanwhile
+            continue
+    return found
 
 
 def test_every_distributed_mode_agrees_with_tf1_graph_on_the_mlp(tmp_path):

@@ -34,6 +34,14 @@ def _children(script: Path) -> list[str]:
     return found
 
 
+def _own(tmp_path: Path, script: Path) -> Path:
+    """A copy of a shared script at a path of this test's own: `_children` finds its processes, not those of the
+    same script paired by a test on another pytest-xdist worker."""
+    mine = tmp_path / script.name
+    mine.write_bytes(script.read_bytes())
+    return mine
+
+
 def _kinds(result) -> dict[str, str]:
     return {f.kind: f.text for f in result.findings}
 
@@ -168,15 +176,16 @@ def test_a_formula_difference_is_named_when_every_setting_matches(keras_variants
     assert all(c.gradients_max_abs_err < 1e-6 for c in result.checks[:1])
 
 
-def test_an_ambiguous_pairing_is_refused_with_both_lists():
-    result = pair_scripts(TF1_MLP, TF2_RAW, PairOptions(steps=2, args=("swap",)))
+def test_an_ambiguous_pairing_is_refused_with_both_lists(tmp_path):
+    tf2_raw = _own(tmp_path, TF2_RAW)
+    result = pair_scripts(TF1_MLP, tf2_raw, PairOptions(steps=2, args=("swap",)))
     assert result.status == FAILED and result.failed_side == "tf2"
     assert "cannot pair the variables without guessing: 2 variables of shape (32, 32)" in result.error
     assert "  TF1 #2 h2/w (32, 32) (line 17), used #2" in result.error
     assert "  TF2 #2 Variable (32, 32) (line 19), used #4" in result.error
     assert "  TF2 #4 Variable (32, 32) (line 20), used #2" in result.error
     assert result.findings == []  # nothing else differs
-    assert _children(TF2_RAW) == []
+    assert _children(tf2_raw) == []
 
 
 def test_a_different_model_is_refused_and_what_else_differs_is_still_named():
@@ -194,14 +203,15 @@ def test_a_script_that_crashes_before_training_shows_its_traceback_and_leaves_no
     script = tmp_path / "reads_files.py"
     script.write_text("import numpy as np\nimport tensorflow.compat.v1 as tf\n\n"
                       "images = np.load('data/train_images.npy')\n")
-    result = CliRunner().invoke(cli, ["pair", str(script), str(TF2_LOGREG), "--logdir", str(tmp_path / "logs")])
+    tf2 = _own(tmp_path, TF2_LOGREG)
+    result = CliRunner().invoke(cli, ["pair", str(script), str(tf2), "--logdir", str(tmp_path / "logs")])
     assert result.exit_code == 3, result.output
     assert ("could not compare: the TF1 script failed before its first training step: FileNotFoundError:"
             in result.output)
     assert "tfcompare replaces only known loaders" in result.output
     assert f'File "{script}", line 4, in <module>' in result.output
     assert "Traceback" in result.output and "tfcompare/tools" not in result.output
-    assert _children(script) == [] and _children(TF2_LOGREG) == []
+    assert _children(script) == [] and _children(tf2) == []
     assert not (tmp_path / "logs").exists()  # nothing to show: no run folder
 
 
@@ -220,11 +230,12 @@ def test_a_script_that_never_trains_is_stopped_at_its_time_limit(tmp_path):
     script = tmp_path / "waits.py"
     script.write_text("import time\nwhile True:\n    time.sleep(0.1)\n")
     started = time.monotonic()
-    result = pair_scripts(script, TF2_LOGREG, PairOptions(timeout_s=6))
+    tf2 = _own(tmp_path, TF2_LOGREG)
+    result = pair_scripts(script, tf2, PairOptions(timeout_s=6))
     assert time.monotonic() - started < 15
     assert result.status == FAILED and result.failed_side == "tf1"
     assert result.error == "the TF1 script reached no training step within 6 s (no optimizer step was run)"
-    assert _children(script) == [] and _children(TF2_LOGREG) == []
+    assert _children(script) == [] and _children(tf2) == []
 
 
 def test_a_tf2_script_without_a_gradient_step_is_named(tmp_path):
@@ -338,11 +349,12 @@ def test_ctrl_c_stops_both_scripts_and_exits_130(tmp_path):
 
     script = tmp_path / "waits_forever.py"
     script.write_text("import time\nwhile True:\n    time.sleep(0.1)\n")
-    proc = subprocess.Popen([sys.executable, "-m", "tfcompare", "pair", str(script), str(TF2_LOGREG), "--timeout",
+    tf2 = _own(tmp_path, TF2_LOGREG)
+    proc = subprocess.Popen([sys.executable, "-m", "tfcompare", "pair", str(script), str(tf2), "--timeout",
                              "120"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (_children(script) and _children(TF2_LOGREG)):
+        while time.monotonic() < deadline and not (_children(script) and _children(tf2)):
             time.sleep(0.1)
         assert _children(script), "the TF1 script never started"
         proc.send_signal(signal.SIGINT)
@@ -352,7 +364,7 @@ def test_ctrl_c_stops_both_scripts_and_exits_130(tmp_path):
     assert proc.returncode == 130, output
     assert "Traceback" not in output
     time.sleep(0.5)  # the kernel reaps killed children asynchronously
-    assert _children(script) == [] and _children(TF2_LOGREG) == []
+    assert _children(script) == [] and _children(tf2) == []
 
 
 def test_a_training_run_is_recognised_however_the_train_op_is_fetched():

@@ -274,6 +274,11 @@ def _main(fd: int) -> None:
     try:
         import tensorflow  # noqa: F401  (the point of this process)
         import keras  # noqa: F401  (Keras 3: a TF2 script's, 1 s more per child; tf_keras would start a thread)
+        from tensorflow.python.eager import context
+
+        started = context.context()
+        if getattr(started, "_context_handle", None) is not None or getattr(started, "_physical_devices", 1):
+            os._exit(1)  # a runtime or its devices started by the imports (a GPU's driver): no fork is safe
     except BaseException:
         os._exit(1)
     sys.stdout.flush()
