@@ -31,16 +31,6 @@ FULL_CASES = {
     for name, case in CASES.items()}
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (`-n 2 --dist loadgroup`, setup.cfg) each file's tests run on one worker, so its module
-    fixtures (a file's conversions) run once; the files that read the session's `full_run` share one worker, so
-    that run is made once."""
-    full_run = {item.path for item in items if "full_run" in getattr(item, "fixturenames", ())}
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group("full_run" if item.path in full_run else item.path.name))
-
-
 def run_written_scripts(folder, names: list[str]) -> subprocess.CompletedProcess:
     """Run the TF2 scripts `convert` wrote to folder/NAME_tf2.py with --steps 3, in one process with no tfcompare
     on its path; stdout says RUN NAME before each and, at the end, whether anything imported tfcompare."""
