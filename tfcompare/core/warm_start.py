@@ -22,6 +22,7 @@ TensorFlow gets tfcompare's level), and Python's hash seed (all children order s
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -32,12 +33,13 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 
 __all__ = ["warm_up", "fork_keeper", "stop", "enabled", "ENV"]
 
 ENV = "TFCOMPARE_WARM_START"  # "0": no warm process; every child imports TensorFlow itself
 _READY = b"ready"
-_MAX_REQUEST = 1 << 22  # bytes: argv and the environment of one child
+_MAX_REQUEST = 1 << 17  # bytes: argv and the environment of one child (a larger one starts as a new process)
 # What TensorFlow (and NumPy, and the C libraries under them) may read as they are imported: a child whose
 # environment differs from the warm process's in one of these gets a new process, so TensorFlow is always imported
 # under the environment the child would have imported it under. Not what tfcompare sets per child (all read after
@@ -90,7 +92,9 @@ class _Warm:
         try:
             socket.send_fds(self.sock, [request], list(fds))
             answer = self.sock.recv(64)
-        except OSError:
+        except OSError as exc:
+            if exc.errno == errno.EMSGSIZE:  # more than the socket's buffer holds: this child starts as a new process
+                return None
             answer = b""
         return int(answer) if answer.isdigit() else 0  # 0: it has ended
 
@@ -174,7 +178,7 @@ def _serve(sock: socket.socket):
                 return None  # tfcompare ended: its keepers' lifelines end them
             continue
         request = json.loads(message)
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:
             signal.set_wakeup_fd(-1)
             sock.close()
@@ -186,6 +190,14 @@ def _serve(sock: socket.socket):
         status[pid] = fds[2]
         with contextlib.suppress(OSError):
             sock.send(str(pid).encode())
+
+
+def _fork() -> int:
+    """`os.fork` without Python 3.12's warning that the process has threads (TensorFlow's import leaves one, idle:
+    a DeprecationWarning printed here would land in the child's output)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return os.fork()
 
 
 def _reap(status: dict[int, int]) -> None:
@@ -217,7 +229,7 @@ def _keeper(request: dict, life: int, out: int, status: int):
     os.close(out)
     os.chdir(request["keeper_cwd"])
     make_sub_reaper()
-    child = os.fork()
+    child = _fork()
     if child == 0:
         die_with_parent()
         os.close(status)
