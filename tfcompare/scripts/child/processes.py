@@ -52,16 +52,16 @@ def pair_folder(prefix: str = _TEMP_PREFIX) -> Path:
 
 
 def _start(side: str, script: Path, folder: Path, steps: int, args: tuple[str, ...], dropout: str,
-           timed: bool) -> tuple[Kept, Tail]:
+           timed: bool, warm: bool) -> tuple[Kept, Tail]:
     return _popen(side, ["-m", "tfcompare.scripts.child.main", side, str(script), str(folder), str(steps), dropout,
-                         *args], working_copy(script.parent, folder, side), folder, pair=True, timed=timed)
+                         *args], working_copy(script.parent, folder, side), folder, pair=True, timed=timed, warm=warm)
 
 
 PAIR_SEED_ENV, PAIR_SEED = "TFCOMPARE_PAIR_SEED", 1234
 
 
 def _popen(side: str, argv: list[str], cwd: Path, folder: Path, pair: bool = False,
-           timed: bool = False) -> tuple[Kept, Tail]:
+           timed: bool = False, warm: bool = False) -> tuple[Kept, Tail]:
     """`python ARGV` in `cwd` under its keeper, its output read into a `Tail` (FOLDER/SIDE.out)."""
     import sys
 
@@ -83,8 +83,7 @@ def _popen(side: str, argv: list[str], cwd: Path, folder: Path, pair: bool = Fal
     (folder / "tmp").mkdir(exist_ok=True)
     read, write = os.pipe()
     try:
-        kept = Kept([sys.executable, *argv], cwd=cwd, keeper_cwd=folder, env=env, stdout=write,
-                    warm=not _sets_environment(argv))
+        kept = Kept([sys.executable, *argv], cwd=cwd, keeper_cwd=folder, env=env, stdout=write, warm=warm)
     except BaseException:
         os.close(read)
         raise
@@ -110,10 +109,12 @@ def _sets_environment(argv: list[str]) -> bool:
     return False
 
 
-def _warm_up(argv: list[str]) -> None:
-    """This command's warm process (`core.warm_start`), started unless the scripts would not use it."""
-    if not _sets_environment(argv):  # marked as this command's, as its children are (`kill_strays`)
-        warm_up(dict(os.environ, **{OWNER: process_stamp()}))
+def _warm_up(argv: list[str]) -> bool:
+    """Whether the child of ARGV starts warm; this command's warm process (`core.warm_start`) started if so."""
+    if _sets_environment(argv):
+        return False
+    warm_up(dict(os.environ, **{OWNER: process_stamp()}))  # marked as this command's, as its children are
+    return True
 
 
 def _gb(n: int) -> str:
@@ -137,13 +138,13 @@ def run_sides(tf1: Path, tf2: Path, folder: Path, steps: int, args: tuple[str, .
     """
     limit = memory_limit_bytes or memory_limit()
     kill_strays()  # what a pair killed by SIGKILL left running
-    _warm_up([str(tf1), str(tf2)])
+    warm = {side: _warm_up([str(script)]) for side, script in (("tf1", tf1), ("tf2", tf2))}
     with sub_reaper():
         with spawning():
             started: dict[str, tuple[Kept, Tail]] = {}
             try:
                 for side, script in (("tf1", tf1), ("tf2", tf2)):
-                    started[side] = _start(side, script, folder, steps, args, dropout, timed)
+                    started[side] = _start(side, script, folder, steps, args, dropout, timed, warm[side])
             except BaseException:
                 _end(Descendants({side: kept.pid for side, (kept, _) in started.items()}), started.values())
                 raise
@@ -173,10 +174,10 @@ def run_child(argv: list[str], cwd: Path, folder: Path, timeout_s: float, grace_
     the legacy extra installed, as when the script's author runs it)."""
     limit = memory_limit_bytes or memory_limit()
     kill_strays()
-    _warm_up(argv)
+    warm = _warm_up(argv)
     with sub_reaper():
         with spawning():
-            proc, tail = _popen(side, argv, cwd, folder)
+            proc, tail = _popen(side, argv, cwd, folder, warm=warm)
             tree = Descendants({side: proc.pid})
         try:
             deadline, polls = time.monotonic() + timeout_s, 0
