@@ -16,7 +16,8 @@ import tensorflow as tf
 from tfcompare.scripts.child.workdir import LEVELS, working_copy
 from tfcompare.scripts.convert import ConvertOptions, convert_script
 
-# a 2017-style script: resume from the folder's latest checkpoint if there is one, save every step
+# a 2017-style script: resume from the folder's latest checkpoint if there is one, save every step; the train op
+# keeps a moving average of the weights (the CIFAR-10 tutorial's), which its Saver saves and restores too
 _RESUMING = textwrap.dedent("""\
     import os
     import numpy as np
@@ -24,7 +25,12 @@ _RESUMING = textwrap.dedent("""\
     x = tf.placeholder(tf.float32, [None, 2])
     w = tf.Variable(tf.ones([2, 1]))
     loss = tf.reduce_mean(tf.matmul(x, w) ** 2)
-    train = tf.train.AdamOptimizer(0.1).minimize(loss)
+    global_step = tf.Variable(0, trainable=False, name="global_step")
+    opt = tf.train.AdamOptimizer(0.1).minimize(loss, global_step=global_step)
+    ema = tf.train.ExponentialMovingAverage(0.9, global_step)
+    with tf.control_dependencies([opt]):
+        averages_op = ema.apply(tf.trainable_variables())
+    train = tf.group(opt, averages_op)
     save_dir = "save"
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -87,13 +93,16 @@ def _tf2(script: Path) -> str:
     return proc.stdout
 
 
-def _weights(path: str) -> np.ndarray:
-    """The one weight of the model in a checkpoint, TF1's (`Variable`) or the rewrite's (`model/...`)."""
+def _weights(path: str) -> tuple[np.ndarray, np.ndarray]:
+    """The one weight of the model in a checkpoint and its moving average, TF1's (`Variable`,
+    `Variable/ExponentialMovingAverage`) or the rewrite's (`model/...`, `averages/0/...`)."""
     reader = tf.train.load_checkpoint(path)
     names = [n for n, _ in tf.train.list_variables(path) if n == "Variable" or
              n.startswith("model/") and n.endswith("VARIABLE_VALUE")]
-    assert len(names) == 1, names
-    return reader.get_tensor(names[0])
+    shadows = [n for n, _ in tf.train.list_variables(path) if n == "Variable/ExponentialMovingAverage" or
+               n.startswith("averages/") and n.endswith("VARIABLE_VALUE")]
+    assert len(names) == 1 and len(shadows) == 1, (names, shadows)
+    return reader.get_tensor(names[0]), reader.get_tensor(shadows[0])
 
 
 def test_a_resuming_script_is_proven_and_its_rewrite_resumes_from_tf1s_checkpoint_then_its_own(tmp_path):
@@ -114,7 +123,8 @@ def test_a_resuming_script_is_proven_and_its_rewrite_resumes_from_tf1s_checkpoin
     assert "max_to_keep=None" in text and all(len(line) <= 100 for line in text.splitlines())
 
     tf1_out = _tf1(script)  # the team's TF1 training: save/model.ckpt-2, -3 (max_to_keep=2)
-    tf1_final = _weights(str(tmp_path / "save" / "model.ckpt-3"))
+    tf1_final, tf1_average = _weights(str(tmp_path / "save" / "model.ckpt-3"))
+    assert not np.allclose(tf1_average, 1.0)  # moved from the initial weights
     tf1_files = sorted(p.name for p in (tmp_path / "save").iterdir())
     assert "saved save/model.ckpt-3" in tf1_out and "model.ckpt-2.index" in tf1_files, tf1_files
 
@@ -127,13 +137,24 @@ def test_a_resuming_script_is_proven_and_its_rewrite_resumes_from_tf1s_checkpoin
     saved = sorted(p.name for p in (tmp_path / "save").iterdir())
     assert {"model.ckpt-2.meta", "model.ckpt-3.meta"} <= set(saved)  # TF1's files are not deleted
     assert tf.train.latest_checkpoint(str(tmp_path / "save")).endswith("model.ckpt-3")
-    tf2_last = _weights(str(tmp_path / "save" / "model.ckpt-3"))
+    tf2_last, tf2_average = _weights(str(tmp_path / "save" / "model.ckpt-3"))
     assert not np.allclose(tf2_last, tf1_final)  # the rewrite's own, trained on from TF1's
+    # its moving average went on from TF1's, not from the initial weights, and its step count from TF1's global
+    # step (4): after one step the average is d * TF1's + (1 - d) * the weight that step made, d = min(0.9,
+    # (1 + 5) / (10 + 5)) (before: the shadow restarted at the initial weights and the count at 0, d = 2 / 11, and
+    # the rewrite's checkpoints did not hold the averages at all)
+    first_weight, first_average = _weights(str(tmp_path / "save" / "model.ckpt-0"))
+    decay = min(0.9, 6 / 15)
+    np.testing.assert_allclose(first_average, decay * tf1_average + (1 - decay) * first_weight, rtol=1e-6, atol=1e-7)
 
     second = _tf2(new)
     assert second.splitlines()[0] == "restored save/model.ckpt-3", second
     expected = float(np.mean((x @ tf2_last) ** 2))
     assert abs(float(second.splitlines()[1].split()[-1]) - expected) <= 1e-5 * max(1.0, expected), (second, expected)
+    second_weight, second_average = _weights(str(tmp_path / "save" / "model.ckpt-0"))  # from its own: step 9
+    decay = min(0.9, 10 / 19)
+    np.testing.assert_allclose(second_average, decay * tf2_average + (1 - decay) * second_weight, rtol=1e-6,
+                               atol=1e-7)
 
 
 def test_a_folder_past_the_link_budget_is_linked_whole_and_a_huge_folder_above_is_not_listed(tmp_path, monkeypatch):

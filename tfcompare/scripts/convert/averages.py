@@ -17,7 +17,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.written_line import number
 
-__all__ = ["Averages", "find", "setup_lines", "apply_line"]
+__all__ = ["Averages", "find", "setup_lines", "apply_line", "shadows_code", "shadow_attrs"]
 
 _MODULE = "moving_averages.py"
 
@@ -149,3 +149,14 @@ def apply_line(averages: Averages, variables: dict, trained: list) -> str:
     """The step's line after `apply_gradients` (`{variables}`: the list the step applied its gradients to)."""
     return (f"{INDENT}{averages.name}.apply({_listed(averages, variables, trained, '{variables}')})"
             "  # after the update, as TF1's control dependency ran it")
+
+
+def shadows_code(averages: Averages, variables: dict, trained: list) -> str:
+    """The shadows as a list, as code: what the rewrite's checkpoints save beside the model and the optimizer (TF1's
+    Saver saved them with every other variable; the model does not track them)."""
+    return f"[{averages.name}.average(v) for v in {_listed(averages, variables, trained, 'model.trainable_variables')}]"
+
+
+def shadow_attrs(averages: Averages, variables: dict) -> dict[str, str]:
+    """{a shadow's TF1 name (its key in a Saver checkpoint): the model's attribute path of the weight it averages}."""
+    return {shadow: variables[name] for shadow, name in averages.shadows.items() if name in variables}

@@ -84,6 +84,7 @@ class Plan:
     rebuilt: dict = dataclasses.field(default_factory=dict)
     optimizer_name: str = "optimizer"  # the first train op's Keras optimizer (`optimizer.iterations`: its step)
     tf1_restore: bool = False  # the model has restore_tf1_checkpoint (a TF1 variable name for each of its own)
+    shadows: str = ""  # the ExponentialMovingAverage's shadows as a list (code), saved and restored with the model
 
     # the first train op's step function: `train_step`, or, beside the steps of other optimizers, named after its
     # train op as they are (`D_solver_step` beside `G_solver_step`)

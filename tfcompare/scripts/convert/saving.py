@@ -17,28 +17,41 @@ RESTORE_HELPER, SAVE_HELPER = "restore_checkpoint", "save_checkpoint"
 _WRITER_OPTIONS = {"max_queue": "max_queue", "filename_suffix": "filename_suffix"}  # FileWriter -> create_file_writer
 
 
-def _checkpoint(optimizer: str) -> str:
-    return f"tf.train.Checkpoint(model=model, optimizer={optimizer})"
+def _checkpoint(optimizer: str, shadows: str = "") -> str:
+    """The rewrite's checkpoint: the model, the optimizer and, where the step keeps an ExponentialMovingAverage
+    (`shadows`: the list of its shadow variables, as code), the averages, which TF1's Saver saved too."""
+    return f"tf.train.Checkpoint(model=model, optimizer={optimizer}{f', averages={shadows}' if shadows else ''})"
 
 
-def restore_helper(optimizer: str, tf1: bool) -> list[str]:
+def _shadows_line(shadows: str) -> list[str]:
+    return [f"    averages = {shadows}  # TF1's Saver kept them too"] if shadows else []
+
+
+def restore_helper(optimizer: str, tf1: bool, averages: str = "", shadows: str = "", step: str = "") -> list[str]:
     """`restore_checkpoint(path)`, in the rewrite: TF1's `saver.restore(sess, path)` read either format, since a
     team's folder holds the TF1 script's checkpoints before it holds the rewrite's. Strict as TF1's restore was:
-    every variable the model and optimizer have is in the file (the optimizer's slots once it has made them)."""
+    every variable the model and optimizer have is in the file (the optimizer's slots once it has made them).
+    `averages`: the script's ExponentialMovingAverage, whose shadows are read too (`shadows`, as `_checkpoint`);
+    `step`: TF1's global step (its name), which the train op counted: the optimizer's count goes on from it, so a
+    schedule and the averages' decay do as TF1's did after its restore."""
     lines = [f"def {RESTORE_HELPER}(path):",
              '    """The checkpoint at PATH into the model and the optimizer: one this script wrote, or one',
              '    the TF1 script\'s tf.train.Saver wrote (by TF1\'s names: model.restore_tf1_checkpoint)."""']
     if tf1:
-        lines += ['    if not tf.train.load_checkpoint(path).has_tensor("_CHECKPOINTABLE_OBJECT_GRAPH"):  # name-based',
-                  "        model.restore_tf1_checkpoint(path)",
+        lines += ['    reader = tf.train.load_checkpoint(path)',
+                  '    if not reader.has_tensor("_CHECKPOINTABLE_OBJECT_GRAPH"):  # name-based: the TF1 script\'s',
+                  f"        model.restore_tf1_checkpoint(path{f', {averages}' if averages else ''})",
+                  *([f"        {optimizer}.iterations.assign(reader.get_tensor({step!r}))  # its step count"]
+                    if step else []),
                   "        return"]
-    return lines + [f"    status = {_checkpoint(optimizer)}.read(path)",
+    checkpoint = _checkpoint(optimizer, "averages" if shadows else "")
+    return lines + [*_shadows_line(shadows), f"    status = {checkpoint}.read(path)",
                     "    status.expect_partial()  # a CheckpointManager's save counter is in the file, not read here",
                     "    status.assert_existing_objects_matched()  # as TF1's restore, which failed on a missing "
                     "variable"]
 
 
-def save_helper(optimizer: str) -> list[str]:
+def save_helper(optimizer: str, shadows: str = "") -> list[str]:
     """`save_checkpoint(path, step)`, in the rewrite: TF1's `saver.save(sess, path, global_step=step)`. Every
     checkpoint is kept: a manager's max_to_keep also deletes the checkpoints of earlier runs its folder's
     `checkpoint` file lists (the TF1 script's among them), where TF1's Saver deleted only those it had saved."""
@@ -46,8 +59,10 @@ def save_helper(optimizer: str) -> list[str]:
             '    """The model and the optimizer at PATH-STEP, named in the folder\'s `checkpoint` file (what',
             "    tf.train.latest_checkpoint reads), as TF1's Saver.save with a global_step. Every one is kept,",
             '    the TF1 script\'s too (a max_to_keep here would delete those its `checkpoint` file lists)."""',
+            *_shadows_line(shadows),
             "    manager = tf.train.CheckpointManager(",
-            f"        {_checkpoint(optimizer)}, os.path.dirname(path),",
+            *([f"        {_checkpoint(optimizer, 'averages')},", "        os.path.dirname(path),"] if shadows else
+              [f"        {_checkpoint(optimizer)}, os.path.dirname(path),"]),
             "        max_to_keep=None, checkpoint_name=os.path.basename(path))",
             "    return manager.save(checkpoint_number=step)"]
 
@@ -132,9 +147,9 @@ class SaversAndWriters(RewriteState):
                 notes.append("TF1's Saver.save as tf.train.Checkpoint.write of the model and optimizer at the same "
                              "path; the format differs (object-based names, not TF1's); no `checkpoint` state file "
                              "is written (tf.train.latest_checkpoint does not see it)")
-                return ast.copy_location(ast.parse(f"{_checkpoint(rewriter.plan.optimizer_name)}.write("
-                                                   f"{ast.unparse(path)})",
-                                                   mode="eval").body, node)
+                checkpoint = _checkpoint(rewriter.plan.optimizer_name, rewriter.plan.shadows)
+                return ast.copy_location(ast.parse(f"{checkpoint}.write({ast.unparse(path)})", mode="eval").body,
+                                         node)
 
         new = Calls().visit(s)
         if isinstance(new, ast.Expr) and getattr(new, "value", None) is None:  # a call not written (add_graph)

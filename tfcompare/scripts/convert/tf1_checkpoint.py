@@ -17,20 +17,29 @@ __all__ = ["METHOD", "restore_method"]
 METHOD = "restore_tf1_checkpoint"
 
 
-def restore_method(tf1_to_attr: dict[str, str]) -> list[str]:
+def restore_method(tf1_to_attr: dict[str, str], shadows: dict[str, str] | None = None) -> list[str]:
     """The method's lines, in the Model's class body; `tf1_to_attr` maps a TF1 variable's graph name (its key in
-    a Saver checkpoint) to the model's attribute path (`weights_1`, `dense1.kernel`)."""
+    a Saver checkpoint) to the model's attribute path (`weights_1`, `dense1.kernel`); `shadows` a moving average's
+    shadow name (`w1/ExponentialMovingAverage`) to the attribute path of the weight it averages."""
     if not tf1_to_attr:
         return []
     pairs = [f"{INDENT * 3}{name!r}: self.{attr}," for name, attr in tf1_to_attr.items()]
-    return [f"{INDENT}def {METHOD}(self, path):",
+    averaged = [f"{INDENT * 4}{name!r}: averages.average(self.{attr})," for name, attr in (shadows or {}).items()]
+    doc = ("into this model, each variable by its TF1 name, and the shadows of `averages` (the weights'\n"
+           f"{INDENT * 2}ExponentialMovingAverage) where it is given; optimizer slots are not loaded.\"\"\""
+           if averaged else "into this model, each variable by its TF1 name; optimizer slots are not loaded.\"\"\"")
+    return [f"{INDENT}def {METHOD}(self, path{', averages=None' if averaged else ''}):",
             f'{INDENT * 2}"""Load what the TF1 script\'s tf.train.Saver wrote (a checkpoint prefix, or its '
             'folder)\n'
-            f'{INDENT * 2}into this model, each variable by its TF1 name; optimizer slots are not loaded."""',
+            f'{INDENT * 2}{doc}',
             f"{INDENT * 2}reader = tf.train.load_checkpoint(path)",
             f"{INDENT * 2}tf1_names = {{",
             *pairs,
             f"{INDENT * 2}}}",
+            *([f"{INDENT * 2}if averages is not None:",
+               f"{INDENT * 3}tf1_names.update({{",
+               *averaged,
+               f"{INDENT * 3}}})"] if averaged else []),
             f"{INDENT * 2}# every value read and its shape checked before any is assigned",
             f"{INDENT * 2}values = {{name: reader.get_tensor(name) for name in tf1_names}}",
             f"{INDENT * 2}for name, variable in tf1_names.items():",
