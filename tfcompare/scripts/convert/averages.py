@@ -17,7 +17,7 @@ from tfcompare.core.graphs import ancestors
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.written_line import number
 
-__all__ = ["Averages", "find", "setup_lines", "apply_line", "shadows_code", "shadow_attrs"]
+__all__ = ["Averages", "find", "setup_lines", "apply_line", "shadow_map", "shadows_list"]
 
 _MODULE = "moving_averages.py"
 
@@ -151,12 +151,16 @@ def apply_line(averages: Averages, variables: dict, trained: list) -> str:
             "  # after the update, as TF1's control dependency ran it")
 
 
-def shadows_code(averages: Averages, variables: dict, trained: list) -> str:
+def shadows_list(averages: Averages | None, variables: dict, trained: list) -> str:
     """The shadows as a list, as code: what the rewrite's checkpoints save beside the model and the optimizer (TF1's
-    Saver saved them with every other variable; the model does not track them)."""
+    Saver saved them with every other variable; the model does not track them). "" where there are none."""
+    if averages is None:
+        return ""
     return f"[{averages.name}.average(v) for v in {_listed(averages, variables, trained, 'model.trainable_variables')}]"
 
 
-def shadow_attrs(averages: Averages, variables: dict) -> dict[str, str]:
+def shadow_map(averages: Averages | None, variables: dict) -> dict[str, str]:
     """{a shadow's TF1 name (its key in a Saver checkpoint): the model's attribute path of the weight it averages}."""
+    if averages is None:
+        return {}
     return {shadow: variables[name] for shadow, name in averages.shadows.items() if name in variables}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from tfcompare.scripts.convert.optimizers import stepped_variables
 from tfcompare.scripts.convert.rewrite_state import RewriteState
 
 __all__ = ["RESTORE_HELPER", "SAVE_HELPER", "SaversAndWriters", "restore_helper", "save_helper"]
@@ -27,13 +28,15 @@ def _shadows_line(shadows: str) -> list[str]:
     return [f"    averages = {shadows}  # TF1's Saver kept them too"] if shadows else []
 
 
-def restore_helper(optimizer: str, tf1: bool, averages: str = "", shadows: str = "", step: str = "") -> list[str]:
+def restore_helper(optimizer: str, tf1: bool, averages: str = "", shadows: str = "", train_op=None) -> list[str]:
     """`restore_checkpoint(path)`, in the rewrite: TF1's `saver.restore(sess, path)` read either format, since a
     team's folder holds the TF1 script's checkpoints before it holds the rewrite's. Strict as TF1's restore was:
     every variable the model and optimizer have is in the file (the optimizer's slots once it has made them).
     `averages`: the script's ExponentialMovingAverage, whose shadows are read too (`shadows`, as `_checkpoint`);
-    `step`: TF1's global step (its name), which the train op counted: the optimizer's count goes on from it, so a
-    schedule and the averages' decay do as TF1's did after its restore."""
+    `train_op`: TF1's, whose global step (one it counts) the optimizer's count goes on from, so a schedule and the
+    averages' decay do as TF1's did after its restore."""
+    stepped = sorted(stepped_variables(train_op.graph, train_op)) if train_op is not None else []
+    step = stepped[0] if len(stepped) == 1 else ""
     lines = [f"def {RESTORE_HELPER}(path):",
              '    """The checkpoint at PATH into the model and the optimizer: one this script wrote, or one',
              '    the TF1 script\'s tf.train.Saver wrote (by TF1\'s names: model.restore_tf1_checkpoint)."""']

@@ -35,13 +35,11 @@ from tfcompare.scripts.convert.moving import assignments, idle_variables, moving
 from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
 from tfcompare.scripts.convert.ops import Translator
 from tfcompare.scripts.convert.estimator_runs import add_loss, estimator_plan
-from tfcompare.scripts.convert.averages import (apply_line, find as find_averages, setup_lines, shadow_attrs,
-                                                shadows_code)
+from tfcompare.scripts.convert.averages import apply_line, find as find_averages, setup_lines, shadow_map, shadows_list
 from tfcompare.scripts.convert.fed_itself import fed_itself_notes, unfed_defaults
 from tfcompare.scripts.convert.rnn_state import stacked_states, state_feeds, zero_state_lines
 from tfcompare.scripts.convert.tf1_lines import source_line
-from tfcompare.scripts.convert.optimizers import (decay_schedule, keras_optimizer, optimizer_values, script_constants,
-                                                  stepped_variables)
+from tfcompare.scripts.convert.optimizers import decay_schedule, keras_optimizer, optimizer_values, script_constants
 from tfcompare.scripts.convert.own_modules import without_replaced_imports
 from tfcompare.scripts.convert.script_functions import find_calls, forward_names, framework_names, function_methods
 from tfcompare.scripts.convert.script_globals import fetched_names, read_globals
@@ -359,7 +357,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     init_lines += [variable_line(attr, moving[name][1], sess, tr, trainable=False)
                    for name, attr in written_moving.items()]
     restore_lines = restore_method({**{v.op.name: variables[v.op.name] for v in trained}, **written_moving},
-                                   shadow_attrs(averages, variables) if averages else None)
+                                   shadow_map(averages, variables))
 
     plan = carried.Plan(graph=graph_names, train=train_names | set(later.steps) | (averages.groups if averages
                                                                                     else set()),
@@ -383,8 +381,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
                         lists=set(listed), groups=grouped,
                         step_extras=(*step_extras, *measured, *([norm] if norm else [])),
                         flags={flag.name: (flag.param, flag.values) for flag in flags},
-                        tf1_restore=bool(restore_lines),
-                        shadows=shadows_code(averages, variables, trained) if averages else "", **estimator)
+                        tf1_restore=bool(restore_lines), shadows=shadows_list(averages, variables, trained),
+                        **estimator)
     if any(g is None for g in plan.step_args):
         tr.todos.append("the training feed: a fed placeholder has no global name in the TF1 script")
     kept = carried.rewrite(text, plan, first_step_line, main)
@@ -438,9 +436,8 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     if kept.saves:
         out += [*save_helper(optimizer_name, plan.shadows), "", ""]
     if kept.restores:
-        stepped = sorted(stepped_variables(train_op.graph, train_op))
         out += [*restore_helper(optimizer_name, bool(restore_lines), averages.name if averages else "",
-                                plan.shadows, stepped[0] if len(stepped) == 1 else ""), "", ""]
+                                plan.shadows, train_op), "", ""]
     out += [t.lstrip("\n") if i == 0 else t for i, t in enumerate(kept.tail)]
     body = "\n".join(out).rstrip() + "\n"
     # the methods a group's method or the step's replaced everywhere (the loss's too, when the step computes it)
