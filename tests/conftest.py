@@ -1,7 +1,9 @@
 """Shared fixtures: one quick real run of every built-in case in every mode, reused by many tests."""
 
 import dataclasses
+import fcntl
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -46,12 +48,29 @@ def run_written_scripts(folder, names: list[str]) -> subprocess.CompletedProcess
                           env={"PATH": "/usr/bin:/bin", "HOME": str(folder), "TF_CPP_MIN_LOG_LEVEL": "2"})
 
 
-@pytest.fixture(scope="session")
-def full_run(tmp_path_factory):
-    """Every built-in case in every mode (core and lever), on real TensorFlow, with short timing."""
-    logdir = tmp_path_factory.mktemp("logs")
+def _full_run(logdir):
     config = harness.RunConfig(cases=tuple(FULL_CASES), modes=tuple(MODES), **QUICK_TEST)
     return harness.run(config, FULL_CASES, logdir, "full")
+
+
+@pytest.fixture(scope="session")
+def full_run(tmp_path_factory):
+    """Every built-in case in every mode (core and lever), on real TensorFlow, with short timing. Made once per
+    test session: under pytest-xdist the first worker that needs it runs it (2-3 minutes of a core) in the folder
+    the workers share, and the others wait for it and read it (before, each worker ran its own)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return _full_run(tmp_path_factory.mktemp("logs"))
+    shared = tmp_path_factory.getbasetemp().parent  # pytest-N, above each worker's popen-gwN
+    with open(shared / "full_run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = shared / "full_run.pickle"
+        if done.exists():
+            return pickle.loads(done.read_bytes())
+        result = _full_run(shared / "full_run_logs")
+        staged = shared / "full_run.pickle.part"
+        staged.write_bytes(pickle.dumps(result))
+        os.replace(staged, done)
+        return result
 
 
 def written_model_class(text: str):
