@@ -210,3 +210,26 @@ def test_the_models_code_carries_no_comment_of_a_line_that_runs_the_graph():
               "    # evaluate\n    acc = accuracy.eval({x: 1})\n")
     assert set(script_comments(source)) == {3, 6, 8}
     assert model_comments(source, _ast.parse(source)) == {3: ["# the logits"]}
+
+
+def test_a_long_definition_and_a_long_checkpoint_name_fit_the_line_width():
+    """char-rnn's sampling model gave a method of 115 columns and restore_tf1_checkpoint's name map items of 130
+    (TF1's scope names, `rnnlm/rnn/multi_rnn_cell/cell_0/basic_lstm_cell/kernel`): the parameters go on the next
+    line (one per line where they do not fit), a map's value on a line of its own; both still run."""
+    from tfcompare.scripts.convert.tf1_checkpoint import restore_method
+
+    line = "    def sample_model_probs_and_final_state(self, sample_model_input_data, sample_model_initial_state=None):"
+    assert wrap(line) == ["    def sample_model_probs_and_final_state(",
+                          "            self, sample_model_input_data, sample_model_initial_state=None):"]
+    many = "def f(" + ", ".join(f"the_argument_number_{i}" for i in range(6)) + ") -> int:"
+    lines = wrap(many)
+    assert len(lines) == 7 and lines[-1] == "        the_argument_number_5) -> int:", lines
+    namespace: dict = {}
+    exec("\n".join(lines) + "\n    return the_argument_number_5\n", namespace)
+    assert namespace["f"](*range(6)) == 5
+    name = "rnnlm/rnn/multi_rnn_cell/cell_0/basic_lstm_cell/kernel"
+    attr = "rnnlm_rnn_multi_rnn_cell_cell_0_basic_lstm_cell_kernel"
+    method = restore_method({name: attr, "w": "w"}, {f"{name}/ExponentialMovingAverage": attr})
+    assert [x for x in "\n".join(method).splitlines() if len(x) > MAX_LINE] == [] and f"            {name!r}:" in method
+    assert "            'w': self.w," in method and f"                    averages.average(self.{attr})," in method
+    ast.parse("class Model:\n" + "\n".join(method))

@@ -1,7 +1,7 @@
 """The written model code within MAX_LINE columns: a statement too long for a line is broken inside its brackets.
 
 Only where tokenize says the brackets are (never inside a string), and only the code tfcompare generated. A long
-`input_signature` decorator is written one spec per line. A trailing comment that makes the line too long goes on
+`input_signature` decorator is written one spec per line, a long `def` with its parameters on the next line(s). A trailing comment that makes the line too long goes on
 a line of its own above it. Any other long line is split at its outermost call (or list) that closes at the
 line's end (an attribute or a constant index after it, `f(...).y`, `f(...)[1]`, stays after it): the arguments
 on the next line if they fit, else one per line, the closing bracket on a line of its own; an argument still too
@@ -19,6 +19,7 @@ __all__ = ["MAX_LINE", "fill", "wrap"]
 MAX_LINE = 100
 _SIGNATURE = re.compile(r"^(?P<indent>\s*)@tf\.function\((?P<head>[^\[]*)input_signature=\[(?P<specs>.*)\]\)$")
 _OPEN, _CLOSE = "([{", ")]}"
+_DEF = re.compile(r"^(?P<indent>\s*)def (?P<name>\w+)\((?P<params>[\w, =.]*)\)(?P<tail>(?: -> [\w.\[\], ]+)?:)$")
 
 
 def _signature(line: str) -> list[str] | None:
@@ -29,6 +30,20 @@ def _signature(line: str) -> list[str] | None:
     inner = m["indent"] + " " * 4
     return [f"{m['indent']}@tf.function({m['head']}input_signature=[", *[f"{inner}{s}," for s in specs],
             f"{m['indent']}])"]
+
+
+def _definition(line: str) -> list[str] | None:
+    """`def name(a, b):` too long: its parameters on the next line, indented twice (PEP 8's hanging indent for a
+    definition), or one per line where they do not fit on one."""
+    m = _DEF.match(line)
+    if not m:
+        return None
+    inner = m["indent"] + " " * 8
+    params = [p.strip() for p in m["params"].split(",")]
+    if len(inner) + len(m["params"]) + 2 + len(m["tail"]) <= MAX_LINE:
+        return [f"{m['indent']}def {m['name']}(", f"{inner}{m['params']}){m['tail']}"]
+    return [f"{m['indent']}def {m['name']}(", *[f"{inner}{p}," for p in params[:-1]],
+            f"{inner}{params[-1]}){m['tail']}"]
 
 
 def _tokens(line: str):
@@ -148,7 +163,7 @@ def wrap(line: str) -> list[str]:
     if tokens and tokens[-1].type == tokenize.COMMENT and len(tokens) > 1:
         code, indent = line[:tokens[-1].start[1]].rstrip(), re.match(r"\s*", line)[0]
         return [indent + tokens[-1].string, *wrap(code)]  # the comment on a line of its own, above
-    pieces = _signature(line) or _split(line)
+    pieces = _signature(line) or _definition(line) or _split(line)
     if not pieces:
         return [line]
     return [p for piece in pieces for p in wrap(piece)]  # each piece is shorter: an argument too long breaks again

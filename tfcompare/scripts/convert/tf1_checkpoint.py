@@ -10,11 +10,18 @@ both; optimizer slots are not loaded (TF1's Adam `m`/`v` do not map one to one o
 
 from __future__ import annotations
 
+from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.naming import INDENT
 
 __all__ = ["METHOD", "restore_method"]
 
 METHOD = "restore_tf1_checkpoint"
+
+
+def _pair(depth: int, key: str, value: str) -> list[str]:
+    """A dict item, the value on a line of its own where both do not fit in MAX_LINE (long TF1 scope names)."""
+    line = f"{INDENT * depth}{key}: {value},"
+    return [line] if len(line) <= MAX_LINE else [f"{INDENT * depth}{key}:", f"{INDENT * (depth + 1)}{value},"]
 
 
 def restore_method(tf1_to_attr: dict[str, str], shadows: dict[str, str] | None = None) -> list[str]:
@@ -23,8 +30,9 @@ def restore_method(tf1_to_attr: dict[str, str], shadows: dict[str, str] | None =
     shadow name (`w1/ExponentialMovingAverage`) to the attribute path of the weight it averages."""
     if not tf1_to_attr:
         return []
-    pairs = [f"{INDENT * 3}{name!r}: self.{attr}," for name, attr in tf1_to_attr.items()]
-    averaged = [f"{INDENT * 4}{name!r}: averages.average(self.{attr})," for name, attr in (shadows or {}).items()]
+    pairs = [line for name, attr in tf1_to_attr.items() for line in _pair(3, repr(name), f"self.{attr}")]
+    averaged = [line for name, attr in (shadows or {}).items()
+                for line in _pair(4, repr(name), f"averages.average(self.{attr})")]
     doc = ("into this model, each variable by its TF1 name, and the shadows of `averages` (the weights'\n"
            f"{INDENT * 2}ExponentialMovingAverage) where it is given; optimizer slots are not loaded.\"\"\""
            if averaged else "into this model, each variable by its TF1 name; optimizer slots are not loaded.\"\"\"")

@@ -59,8 +59,8 @@ def step_code(loss_method: str, loss_args: list[str], updated: set, step_todos: 
             f"{', update_moving_averages=True' if updated else ''})",
             *listed,
             f"{INDENT}gradients = tape.gradient(loss_value, {variables})",
-            *([f"{INDENT}# TF1's optimizer sums an embedding gradient's repeated rows before it squares them; "
-               "Keras's squares", f"{INDENT}# each row's slices one by one: dense, they compute as TF1's did",
+            *([f"{INDENT}# TF1's optimizer sums an embedding gradient's repeated rows before it squares them;",
+               f"{INDENT}# Keras's squares each row's slices one by one: dense, they compute as TF1's did",
                f"{INDENT}gradients = [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g "
                "for g in gradients]"] if densify else []),
             *clip,
