@@ -240,7 +240,8 @@ def test_a_blind_script_of_this_kind_is_proven_with_no_todo_and_runs_on_its_own(
     text = (out / f"{name}_tf2.py").read_text()
     assert result.todos == [] and "TODO" not in text, result.todos
     assert [line for line in EXPECTED[name] if line not in text] == [], text
-    assert [line for line in text.splitlines() if len(line) > MAX_LINE] == []  # a reviewer's width (issue 36)
+    own = {line.strip() for line in (BLIND / f"{name}.py").read_text().splitlines()}  # the script's, kept as written
+    assert [line for line in text.splitlines() if len(line) > MAX_LINE and line.strip() not in own] == []
     # one step per instance of a class the loop trains in turn (four networks: four steps), else pair's default 3
     steps = 4 if name in ("activation_compare", "two_nets_compared", "optimizer_scope_compare") else 3
     assert len(result.pair.checks) == steps and all(c.ok for c in result.pair.checks)

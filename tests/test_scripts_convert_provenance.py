@@ -233,3 +233,17 @@ def test_a_long_definition_and_a_long_checkpoint_name_fit_the_line_width():
     assert [x for x in "\n".join(method).splitlines() if len(x) > MAX_LINE] == [] and f"            {name!r}:" in method
     assert "            'w': self.w," in method and f"                    averages.average(self.{attr})," in method
     ast.parse("class Model:\n" + "\n".join(method))
+
+
+def test_an_assignment_whose_last_bracket_leaves_it_too_long_breaks_its_first_or_brackets_its_value():
+    """A batch norm's moving-average update, `t = (self.<long name> - tf.squeeze(mean)) * (1.0 - 0.9)`, was broken
+    at its last bracket only, its first line still 104 columns (the blind bn_moments_ema)."""
+    average = "self.bn1_bn1_moments_Squeeze_ExponentialMovingAverage"
+    line = f"            t14 = ({average} - tf.squeeze(mean3, axis=[0])) * (1.0 - 0.9)"
+    assert wrap(line) == ["            t14 = (", f"                {average} - tf.squeeze(mean3, axis=[0])",
+                          "            ) * (1.0 - 0.9)"]
+    long = f"t = {average} * {average} + {average} / 2.0"  # no bracket at all: the value in brackets
+    assert wrap(long) == ["t = (", f"    {average} * {average} + {average} / 2.0", ")"]
+    scope = {"self": type("S", (), {average.split(".")[1]: 3.0})(), "tf": None}
+    exec("\n".join(wrap(long)), scope)
+    assert scope["t"] == 3.0 * 3.0 + 1.5

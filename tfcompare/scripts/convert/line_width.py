@@ -1,7 +1,8 @@
 """The written model code within MAX_LINE columns: a statement too long for a line is broken inside its brackets.
 
 Only where tokenize says the brackets are (never inside a string), and only the code tfcompare generated. A long
-`input_signature` decorator is written one spec per line, a long `def` with its parameters on the next line(s). A trailing comment that makes the line too long goes on
+`input_signature` decorator is written one spec per line, a long `def` with its parameters on the next line(s).
+An assignment whose value's last bracket does not break it short enough has its value put in brackets. A trailing comment that makes the line too long goes on
 a line of its own above it. Any other long line is split at its outermost call (or list) that closes at the
 line's end (an attribute or a constant index after it, `f(...).y`, `f(...)[1]`, stays after it): the arguments
 on the next line if they fit, else one per line, the closing bracket on a line of its own; an argument still too
@@ -19,6 +20,7 @@ __all__ = ["MAX_LINE", "fill", "wrap"]
 MAX_LINE = 100
 _SIGNATURE = re.compile(r"^(?P<indent>\s*)@tf\.function\((?P<head>[^\[]*)input_signature=\[(?P<specs>.*)\]\)$")
 _OPEN, _CLOSE = "([{", ")]}"
+_ASSIGNED = re.compile(r"^(?P<indent>\s*)(?P<targets>[\w.]+(?:, [\w.]+)*) = (?P<value>\S.*)$")
 _DEF = re.compile(r"^(?P<indent>\s*)def (?P<name>\w+)\((?P<params>[\w, =.]*)\)(?P<tail>(?: -> [\w.\[\], ]+)?:)$")
 
 
@@ -44,6 +46,38 @@ def _definition(line: str) -> list[str] | None:
         return [f"{m['indent']}def {m['name']}(", f"{inner}{m['params']}){m['tail']}"]
     return [f"{m['indent']}def {m['name']}(", *[f"{inner}{p}," for p in params[:-1]],
             f"{inner}{params[-1]}){m['tail']}"]
+
+
+def _first_brackets(line: str) -> list[str] | None:
+    """The line broken inside its first top-level brackets, what follows them on the closing line
+    (`t = (`, `    a - b`, `) * (1.0 - 0.9)`), where the first and the last fit (the middle breaks again)."""
+    tokens = [t for t in _tokens(line) or [] if t.type == tokenize.OP]
+    depth, opened = 0, None
+    for i, t in enumerate(tokens):
+        if t.string in _OPEN:
+            if depth == 0 and opened is None:
+                opened = i
+            depth += 1
+        elif t.string in _CLOSE:
+            depth -= 1
+            if depth == 0 and opened is not None:
+                indent = re.match(r"\s*", line)[0]
+                head, tail = line[:tokens[opened].end[1]], indent + line[t.start[1]:]
+                inner = indent + "    " + line[tokens[opened].end[1]:t.start[1]].strip()
+                if i == opened + 1 or max(len(head), len(tail)) > MAX_LINE or \
+                        tail.strip() == line[t.start[1]:].strip() == t.string:
+                    return None  # empty, still too long, or what the last bracket's split already is
+                return [head, inner, tail]
+    return None
+
+
+def _right_hand(line: str) -> list[str] | None:
+    """`name = value` as `name = (`, the value on the next line, `)`: where breaking the value's own last bracket
+    leaves its first line too long (`t = (self.long_average - tf.squeeze(mean, axis=[0])) * (1.0 - 0.9)`)."""
+    m = _ASSIGNED.match(line)
+    if not m or not _tokens(line) or _tokens(line)[-1].type == tokenize.COMMENT:
+        return None
+    return [f"{m['indent']}{m['targets']} = (", f"{m['indent']}    {m['value']}", f"{m['indent']})"]
 
 
 def _tokens(line: str):
@@ -164,6 +198,8 @@ def wrap(line: str) -> list[str]:
         code, indent = line[:tokens[-1].start[1]].rstrip(), re.match(r"\s*", line)[0]
         return [indent + tokens[-1].string, *wrap(code)]  # the comment on a line of its own, above
     pieces = _signature(line) or _definition(line) or _split(line)
+    if not pieces or len(pieces[0]) > MAX_LINE:  # `t = (a - b) * (` still too long: its first brackets, or
+        pieces = _first_brackets(line) or _right_hand(line) or pieces  # the value in brackets
     if not pieces:
         return [line]
     return [p for piece in pieces for p in wrap(piece)]  # each piece is shorter: an argument too long breaks again
