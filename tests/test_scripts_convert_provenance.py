@@ -247,3 +247,21 @@ def test_an_assignment_whose_last_bracket_leaves_it_too_long_breaks_its_first_or
     scope = {"self": type("S", (), {average.split(".")[1]: 3.0})(), "tf": None}
     exec("\n".join(wrap(long)), scope)
     assert scope["t"] == 3.0 * 3.0 + 1.5
+
+
+def test_a_block_from_the_lines_the_comment_above_names_says_nothing_again():
+    """A batch norm's moving-average updates (the blind bn_moments_ema) carried `# TF1 line 53` above each of their
+    8 statements: each `t = ...` and the `if is_training:` block of its assign_sub. One comment now covers what
+    follows it from the same TF1 lines, through the `if` it holds; another statement between them ends it."""
+    lines = ["    def f(self):",
+             "        t14 = a * 2  # TF1 line 53: x",
+             "        if is_training:  # TF1 ran these in a tf.cond",
+             "            self.m.assign_sub(t14)  # TF1 line 53: y",
+             "        t15 = b * 2  # TF1 line 53: z",
+             "        print(t15)",
+             "        t16 = b * 3  # TF1 line 53: z",
+             "        return t16  # TF1 line 54: w"]
+    assert per_block(lines) == ["    def f(self):", "        # TF1 line 53", "        t14 = a * 2",
+                                "        if is_training:  # TF1 ran these in a tf.cond",
+                                "            self.m.assign_sub(t14)", "        t15 = b * 2", "        print(t15)",
+                                "        # TF1 lines 53-54", "        t16 = b * 3", "        return t16"]

@@ -105,8 +105,13 @@ def per_block(lines: list[str], comments: dict[int, list[str]] | None = None) ->
     carried: set[int] = set()
     source = text.split("\n")[:-1]  # an element may hold several lines (a docstring)
     out, i = [], 0
-    while i < len(source):
+    last = None  # (indent, TF1 lines) of the comment in force: a block inside it, or after an `if` it holds, from
+    while i < len(source):  # the same lines says nothing again (a moving average's update, then its `if` block)
         if i not in trailers:
+            line = source[i]
+            header = re.search(r":\s*(#.*)?$", line) and line.lstrip().startswith(("if ", "else", "elif ", "with "))
+            if line.strip() and (len(re.match(r"\s*", line)[0]) <= (last or (-1,))[0] and not header):
+                last = None  # another statement, not the block's own `if` or `with`
             out.append(source[i])
             i += 1
             continue
@@ -121,5 +126,9 @@ def per_block(lines: list[str], comments: dict[int, list[str]] | None = None) ->
             block.append(source[i][:column].rstrip() + (f"  # {kept}" if kept else ""))
             numbers += named
             i += 1
-        out += [f"{indent}# {_ranges(numbers)}", *block]
+        if last is not None and last[1] == sorted(set(numbers)) and len(indent) >= last[0]:
+            out += block
+        else:
+            out += [f"{indent}# {_ranges(numbers)}", *block]
+            last = (len(indent), sorted(set(numbers)))
     return [piece for line in out for piece in wrap(line)]  # within MAX_LINE where brackets allow
