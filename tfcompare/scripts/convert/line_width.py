@@ -1,12 +1,13 @@
 """The written model code within MAX_LINE columns: a statement too long for a line is broken inside its brackets.
 
 Only where tokenize says the brackets are (never inside a string), and only the code tfcompare generated. A long
-`input_signature` decorator is written one spec per line, a long `def` with its parameters on the next line(s).
-An assignment whose value's last bracket does not break it short enough has its value put in brackets. A trailing comment that makes the line too long goes on
-a line of its own above it. Any other long line is split at its outermost call (or list) that closes at the
-line's end (an attribute or a constant index after it, `f(...).y`, `f(...)[1]`, stays after it): the arguments
-on the next line if they fit, else one per line, the closing bracket on a line of its own; an argument still too
-long is broken the same way. A line with no bracket to break at is left as it is.
+`input_signature` decorator is written one spec per line, a long `def` with its parameters on the next line(s). A
+trailing comment that makes the line too long goes on a line of its own above it. Any other long line is split at
+its outermost call (or list) that closes at the line's end (an attribute or a constant index after it,
+`f(...).y`, `f(...)[1]`, stays after it): the arguments on the next line if they fit, else one per line, the
+closing bracket on a line of its own; an argument still too long is broken the same way. Where that leaves the
+first line too long (`t = (a - b) * (`), the value's first brackets are broken instead, else an assignment's value
+is put in brackets. A line with no bracket to break at is left as it is.
 """
 
 from __future__ import annotations
@@ -49,13 +50,24 @@ def _definition(line: str) -> list[str] | None:
 
 
 def _first_brackets(line: str) -> list[str] | None:
-    """The line broken inside its first top-level brackets, what follows them on the closing line
-    (`t = (`, `    a - b`, `) * (1.0 - 0.9)`), where the first and the last fit (the middle breaks again)."""
-    tokens = [t for t in _tokens(line) or [] if t.type == tokenize.OP]
-    depth, opened = 0, None
+    """The line broken inside its first top-level brackets of its value (after an assignment's `=`; a call's or a
+    group's, not a subscript's), what follows them on the closing line (`t = (`, `    a - b`, `) * (1.0 - 0.9)`),
+    where the first and the last fit (the middle breaks again)."""
+    tokens = [t for t in _tokens(line) or [] if t.type not in (tokenize.INDENT, tokenize.COMMENT)]
+    depth, assigned = 0, False
+    for t in tokens:  # an `=` at depth 0 (a keyword argument's is inside brackets)
+        depth += (t.string in _OPEN) - (t.string in _CLOSE) if t.type == tokenize.OP else 0
+        assigned = assigned or (t.type == tokenize.OP and t.string == "=" and depth == 0)
+    depth, opened, value = 0, None, not assigned
     for i, t in enumerate(tokens):
-        if t.string in _OPEN:
-            if depth == 0 and opened is None:
+        if t.type != tokenize.OP:
+            continue
+        if t.string == "=" and depth == 0:
+            value = True
+        elif t.string in _OPEN:
+            subscript = t.string == "[" and i and (tokens[i - 1].type == tokenize.NAME or tokens[i - 1].string in
+                                                   ")]")
+            if depth == 0 and opened is None and value and not subscript:
                 opened = i
             depth += 1
         elif t.string in _CLOSE:
