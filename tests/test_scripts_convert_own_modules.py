@@ -29,10 +29,9 @@ def test_a_dead_import_of_the_scripts_own_tf1_module_is_a_note_and_a_live_one_st
     (tmp_path / "graph_parts.py").write_text("import tensorflow as tf\n")
     out = without_replaced_imports(_WRITTEN, tmp_path).split("\n")
     assert out[1] == "from utils import TextLoader"
-    assert out[2] == ("# NOTE(tfcompare): `from model import Model` left out: model.py is TF1 graph code, which this "
-                      "script writes in TF2 below")
+    assert out[2] == "# NOTE(tfcompare): left out, TF1 graph code written in TF2 below: from model import Model"
     assert out[3] == "from helpers import make_batches"  # read by the rewrite, never bound again: live
-    assert out[4].startswith("# NOTE(tfcompare): `import graph_parts` left out: graph_parts.py")  # never read
+    assert out[4] == "# NOTE(tfcompare): left out, TF1 graph code written in TF2 below: import graph_parts"  # unread
     assert out[5] == "from model import Model as Old"  # `Old` is read: live
     assert out[6:] == _WRITTEN.split("\n")[6:]
     # a name read before the rewrite binds it again reads the import: kept
