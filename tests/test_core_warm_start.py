@@ -168,7 +168,8 @@ def test_a_child_whose_request_is_too_large_starts_as_a_new_process_and_the_warm
     folder, _ = probes
     env = dict(os.environ, TMPDIR=str(folder / "tmp"), TF_USE_LEGACY_KERAS="0")
     env.pop("TFCOMPARE_SET_TF_USE_LEGACY_KERAS", None)
-    kept, _ = _run(folder, ["-m", "probe_mod", str(folder / "big.json"), "0"], dict(env, **{f"TFCOMPARE_BIG{k}": "x" * 40_000 for k in range(4)}))
+    big = dict(env, **{f"TFCOMPARE_BIG{k}": "x" * 40_000 for k in range(4)})  # 160 KB: over the 128 KB a request takes
+    kept, _ = _run(folder, ["-m", "probe_mod", str(folder / "big.json"), "0"], big)
     assert kept._keeper is not None and kept.returncode == 0
     kept, _ = _run(folder, ["-m", "probe_mod", str(folder / "after.json"), "0"], env)
     assert kept._keeper is None and kept.returncode == 0  # the warm process still serves the next child

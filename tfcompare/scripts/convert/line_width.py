@@ -54,20 +54,18 @@ def _first_brackets(line: str) -> list[str] | None:
     group's, not a subscript's), what follows them on the closing line (`t = (`, `    a - b`, `) * (1.0 - 0.9)`),
     where the first and the last fit (the middle breaks again)."""
     tokens = [t for t in _tokens(line) or [] if t.type not in (tokenize.INDENT, tokenize.COMMENT)]
-    depth, assigned = 0, False
-    for t in tokens:  # an `=` at depth 0 (a keyword argument's is inside brackets)
+    depth, start = 0, 0
+    for i, t in enumerate(tokens):  # the value starts after an `=` at depth 0 (a keyword argument's is inside)
         depth += (t.string in _OPEN) - (t.string in _CLOSE) if t.type == tokenize.OP else 0
-        assigned = assigned or (t.type == tokenize.OP and t.string == "=" and depth == 0)
-    depth, opened, value = 0, None, not assigned
-    for i, t in enumerate(tokens):
+        start = i + 1 if t.type == tokenize.OP and t.string == "=" and depth == 0 else start
+    depth, opened = 0, None
+    for i, t in enumerate(tokens[start:], start):
         if t.type != tokenize.OP:
             continue
-        if t.string == "=" and depth == 0:
-            value = True
-        elif t.string in _OPEN:
+        if t.string in _OPEN:
             subscript = t.string == "[" and i and (tokens[i - 1].type == tokenize.NAME or tokens[i - 1].string in
                                                    ")]")
-            if depth == 0 and opened is None and value and not subscript:
+            if depth == 0 and opened is None and not subscript:
                 opened = i
             depth += 1
         elif t.string in _CLOSE:

@@ -12,15 +12,26 @@ from __future__ import annotations
 import ast
 import io
 import re
+import textwrap
 import tokenize
 
 from tfcompare.core.parsing import parse
+from tfcompare.scripts.convert.line_width import MAX_LINE
 
-__all__ = ["COMMENT", "CALL", "todo_marks"]
+__all__ = ["COMMENT", "CALL", "mark_lines", "todo_marks"]
 
 COMMENT = "TODO(tfcompare):"
 CALL = "TODO_tfcompare"
-_MORE = re.compile(r"#     (\S.*)$")  # a mark's text continued (writer._mark_lines)
+_MORE = re.compile(r"#     (\S.*)$")  # a mark's text continued (mark_lines)
+
+
+def mark_lines(indent: str, lead: str, text: str) -> list[str]:
+    """A mark written as `todo_marks` reads it: `{indent}{lead}{text}`, the text continued on `#     ` lines within
+    MAX_LINE (a word longer than a line is kept whole: split, the console would read it back as two)."""
+    first, more = f"{indent}{lead}", f"{indent}#     "
+    parts = textwrap.wrap(text, MAX_LINE - len(first), break_on_hyphens=False, break_long_words=False) or [""]
+    return [first + parts[0], *textwrap.wrap(" ".join(parts[1:]), MAX_LINE, initial_indent=more,
+                                             subsequent_indent=more, break_on_hyphens=False, break_long_words=False)]
 
 
 def todo_marks(text: str) -> list[str]:

@@ -4,15 +4,13 @@ apply_gradients), and a TODO for each thing TF1's train op also did that the ste
 
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 
 from tfcompare.core.graphs import static_value
-from tfcompare.scripts.convert.line_width import MAX_LINE
 from tfcompare.scripts.convert.moving import other_assignments
 from tfcompare.scripts.convert.naming import INDENT
 from tfcompare.scripts.convert.tf1_lines import source_line
+from tfcompare.scripts.convert.todo_marks import COMMENT, mark_lines
 from tfcompare.scripts.convert.written_line import number
 from tfcompare.scripts.pair.sparse import SQUARING
 
@@ -164,7 +162,8 @@ def step_todo_lines(unwritten: list, train_op, tr, script: str, lines: list[str]
     for variable, where in other_assignments(train_op, tr.updates, unwritten, script, lines, assigned):
         where = where or "the TF1 graph"
         tr.todos.append(f"an assignment to {variable} TF1's train op ran (not an optimizer update) from {where}")
-        step_todos += _todo_comment(f"TF1's train op also assigned {variable} ({where}); not written")
+        step_todos += mark_lines(INDENT, f"# {COMMENT} ",
+                                 f"TF1's train op also assigned {variable} ({where}); not written")
     return step_todos
 
 
@@ -177,15 +176,7 @@ def _moving_average_todos(unwritten: list, script: str, lines: list[str], todos:
         where = f"TF1 line {line[0]}" if line else "the TF1 graph"
         todos.append(f"the moving-average update of {op.type} (moving mean/variance: zero_debias, "
                      f"updates_collections=None or another form) from {where}")
-        out += _todo_comment(f"TF1's train op also updated the moving mean/variance of the batch norm at {where} "
-                             "(zero_debias, updates_collections=None or another form); not written")
+        out += mark_lines(INDENT, f"# {COMMENT} ", f"TF1's train op also updated the moving mean/variance of the "
+                          f"batch norm at {where} (zero_debias, updates_collections=None or another form); not written")
     return out
-
-
-def _todo_comment(text: str) -> list[str]:
-    """A TODO mark in the step's body, its text continued on `#     ` lines within MAX_LINE (as todo_marks reads)."""
-    first, more = f"{INDENT}# TODO(tfcompare): ", f"{INDENT}#     "
-    parts = textwrap.wrap(text, MAX_LINE - len(first), break_on_hyphens=False, break_long_words=False)
-    return [first + parts[0], *textwrap.wrap(" ".join(parts[1:]), MAX_LINE, initial_indent=more,
-                                             subsequent_indent=more, break_on_hyphens=False, break_long_words=False)]
 

@@ -49,7 +49,7 @@ from tfcompare.scripts.convert.tf1_checkpoint import METHOD as RESTORE, restore_
 from tfcompare.scripts.convert.provenance import model_comments, per_block
 from tfcompare.scripts.convert.joint_steps import Part, joint_steps, runs_together
 from tfcompare.scripts.convert.later_steps import later_steps
-from tfcompare.scripts.convert.todo_marks import todo_marks
+from tfcompare.scripts.convert.todo_marks import mark_lines, todo_marks
 from tfcompare.scripts.convert.gradient_fetches import gradient_lines, step_fetches
 from tfcompare.scripts.convert.train_step import (clip_lines, densifies, gradient_factors, input_signature,
                                                   step_code, step_todo_lines)
@@ -116,15 +116,7 @@ def _todo_lines(match) -> str:
 
 
 def _mark_lines(match, lead: str) -> str:
-    indent, text = match.group(1), match.group(3)
-    first = f"{indent}{lead}"
-    if len(first) + len(text) <= MAX_LINE:
-        return first + text
-    more = f"{indent}#     "
-    parts = textwrap.wrap(text, MAX_LINE - len(first), break_on_hyphens=False)
-    head, rest = parts[0], " ".join(parts[1:])
-    return "\n".join([first + head, *textwrap.wrap(rest, MAX_LINE, initial_indent=more, subsequent_indent=more,
-                                                   break_on_hyphens=False)])
+    return "\n".join(mark_lines(match.group(1), lead, match.group(3)))
 
 
 def comment_marks(body: str) -> str:
