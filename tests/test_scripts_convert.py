@@ -29,6 +29,7 @@ from tfcompare.scripts.convert import WRITTEN_AGREES, ConvertOptions, convert_sc
 from tfcompare.scripts.convert import source as carried
 from tfcompare.scripts.convert.calls import Group
 from tfcompare.scripts.convert.line_width import MAX_LINE
+from tfcompare.scripts.convert.naming import short_names
 from tfcompare.scripts.convert.calls import _dynamic_rnn
 from tfcompare.scripts.convert.written_cells import GRU_HELPER, LSTM_CELL_HELPER, LSTM_HELPER
 from tfcompare.scripts.convert.ops import Translator
@@ -135,18 +136,18 @@ def test_written_optimizers_carry_tf1_settings(converted):
     # the script's own loop, batch size and logging are carried over
     assert "batch_size = 40" in text["decay_momentum"] and 'print("step %d: loss %.4f"' in text["decay_momentum"]
     # dynamic_rnn: one basic_lstm call over the time axis, TF1's outputs[:, -1, :] as the same subscript
-    assert ("outputs1, state1 = basic_lstm(tf.unstack(X, axis=1), self.rnn_basic_lstm_cell_kernel, "
-            "self.rnn_basic_lstm_cell_bias, forget_bias=1.0)") in text["lstm_dynamic_rnn"]
+    assert ("outputs1, state1 = basic_lstm(tf.unstack(X, axis=1), self.lstm_kernel, self.lstm_bias, "
+            "forget_bias=1.0)") in text["lstm_dynamic_rnn"]
     assert "logits = tf.matmul(outputs[:, -1, :], self.weights_out) + self.biases_out" in text["lstm_dynamic_rnn"]
     # TF1's fetch list is one forward pass: one method returns both (before 2026-12-06, one method per name, which
     # ran the network twice; a reviewer pointed at it)
     assert re.search(r"\n +loss, acc = \[value\.numpy\(\) for value in model\.loss_op_and_accuracy\(batch_x, "
                      r"batch_y\)\]\n", text["lstm_dynamic_rnn"])
     assert "    def loss_op_and_accuracy(self, X, Y):\n" in text["lstm_dynamic_rnn"]
-    assert ("outputs1, state1 = gru(tf.unstack(X, num=5, axis=1), self.rnn_gru_cell_gates_kernel, "
-            "self.rnn_gru_cell_gates_bias, self.rnn_gru_cell_candidate_kernel, self.rnn_gru_cell_candidate_bias)"
+    assert ("outputs1, state1 = gru(tf.unstack(X, num=5, axis=1), self.gates_kernel, "
+            "self.gates_bias, self.candidate_kernel, self.candidate_bias)"
             in text["gru_centered_rmsprop"])
-    assert "self.rnn_gru_cell_gates_bias = tf.Variable(tf.ones([20])" in text["gru_centered_rmsprop"]
+    assert "self.gates_bias = tf.Variable(tf.ones([20])" in text["gru_centered_rmsprop"]
     assert ("optimizer = RMSProp(learning_rate=0.005, decay=0.9, momentum=0.5, epsilon=1e-10, centered=True)"
             in text["gru_centered_rmsprop"])
 
@@ -470,8 +471,9 @@ def test_a_gan_gets_a_step_per_optimizer_each_training_its_var_list_and_pair_pro
     text = unwrapped((out / "gan_mlp_tf2.py").read_text())
     assert "G_solver_optimizer = tf.keras.optimizers.Adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, " \
            "epsilon=1e-08)" in text
-    generator = ", ".join(f"model.generator_g_{layer}_{kind}" for layer in ("h1", "h2", "out") for kind in "wb")
-    discriminator = ", ".join(f"model.discriminator_d_{layer}_{kind}" for layer in ("h1", "h2", "out") for kind in "wb")
+    # attributes from the end of TF1's scoped names (`generator/g_h1/w`: `g_h1_w`)
+    generator = ", ".join(f"model.g_{layer}_{kind}" for layer in ("h1", "h2", "out") for kind in "wb")
+    discriminator = ", ".join(f"model.d_{layer}_{kind}" for layer in ("h1", "h2", "out") for kind in "wb")
     assert f"def G_solver_step(Z):\n    with tf.GradientTape() as tape:\n        loss_value = model.G_loss(Z)\n" \
            f"    variables = [{generator}]\n    gradients = tape.gradient(loss_value, variables)\n" \
            "    G_solver_optimizer.apply_gradients(zip(gradients, variables))\n" in text, text
@@ -487,9 +489,9 @@ def test_a_gan_gets_a_step_per_optimizer_each_training_its_var_list_and_pair_pro
     # the script's generator(z) and discriminator(x, reuse=False) are methods with its own names (reuse, which
     # changes no op, is not a parameter), written once and called by both losses
     assert "    def generator(self, z):\n" in text and "    def discriminator(self, x):\n" in text
-    assert "        logits = tf.matmul(h2, self.discriminator_d_out_w) + self.discriminator_d_out_b\n" \
+    assert "        logits = tf.matmul(h2, self.d_out_w) + self.d_out_b\n" \
            "        prob = tf.sigmoid(logits)\n        return prob, logits\n" in text
-    assert text.count("tf.matmul(h2, self.discriminator_d_out_w)") == 1
+    assert text.count("tf.matmul(h2, self.d_out_w)") == 1
     assert "        G_sample = self.generator(Z)\n        D_logit_fake = self.discriminator(G_sample)[1]\n" in text
     pair = results["gan_mlp"].pair
     assert sum("names agree" in p["how"] for p in pair.pairing) == 6 and len(pair.pairing) == 12
@@ -861,7 +863,7 @@ def _translate_and_compare(build, feeds: dict, groups=None):
             sess.run(v1.global_variables_initializer())
             values = dict(zip([v.op.name for v in variables], sess.run(variables)))
             expected = sess.run(target, {p: feeds[a] for p, a in args.items()})
-            attrs = {v.op.name: v.op.name.replace("/", "_") for v in variables}
+            attrs = short_names(v.op.name for v in variables)  # as the writer names them
             tr = Translator("<test>", [], sess, {}, attrs, {p.op.name: a for p, a in args.items()}, groups or {})
             lines, expr = tr.function(target)
     code = "\n".join(line.code for line in lines) + f"\nresult = {expr}"
@@ -1293,7 +1295,7 @@ def test_dynamic_rnn_lstm_is_one_call_and_matches_the_while_loop():
         return tf.reduce_sum(outputs, axis=[1, 2]) + tf.reduce_sum(state.c, axis=1), {x: "x"}
 
     lines, tf1, tf2 = _translate_and_compare(build, {"x": rng.rand(3, 5, 4).astype(np.float32)}, groups={})
-    assert lines[0].startswith("outputs1, state1 = basic_lstm(tf.unstack(x, axis=1), self.rnn_basic_lstm_cell_kernel")
+    assert lines[0].startswith("outputs1, state1 = basic_lstm(tf.unstack(x, axis=1), self.lstm_kernel")
     assert "tf.stack(outputs1, axis=1)" in "\n".join(lines) and "state1[0]" in "\n".join(lines)
     np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
 
@@ -1318,7 +1320,7 @@ def test_dynamic_rnn_from_the_cells_zero_state_is_one_call_and_a_fed_state_is_no
         return tf.reduce_sum(outputs, axis=[1, 2]) + tf.reduce_sum(state.h, axis=1), {x: "x"}
 
     lines, tf1, tf2 = _translate_and_compare(build, {"x": rng.rand(3, 5, 4).astype(np.float32)}, groups={})
-    assert lines[0].startswith("outputs1, state1 = basic_lstm(tf.unstack(x, axis=1), self.rnn_basic_lstm_cell_kernel")
+    assert lines[0].startswith("outputs1, state1 = basic_lstm(tf.unstack(x, axis=1), self.lstm_kernel")
     np.testing.assert_allclose(tf1, tf2, rtol=1e-6)
 
 
@@ -1384,11 +1386,11 @@ def test_an_lstm_cell_with_peepholes_clips_or_a_projection_is_one_call_and_match
 
     lines, tf1, tf2 = _translate_and_compare(build, feeds if lengths else {"x": feeds["x"]}, groups={})
     call = " ".join(lines)
-    assert lines[0].startswith("outputs1, state1 = lstm_cell(tf.unstack(x, axis=1), self.rnn_lstm_cell_kernel, "
-                               "self.rnn_lstm_cell_bias"), lines
-    assert ("peepholes=(self.rnn_lstm_cell_w_f_diag, self.rnn_lstm_cell_w_i_diag, self.rnn_lstm_cell_w_o_diag)"
+    assert lines[0].startswith("outputs1, state1 = lstm_cell(tf.unstack(x, axis=1), self.lstm_kernel, "
+                               "self.lstm_bias"), lines
+    assert ("peepholes=(self.lstm_w_f_diag, self.lstm_w_i_diag, self.lstm_w_o_diag)"
             in call) == bool(settings.get("use_peepholes")), call
-    assert ("projection=self.rnn_lstm_cell_projection_kernel" in call) == ("num_proj" in settings), call
+    assert ("projection=self.projection_kernel" in call) == ("num_proj" in settings), call
     for clip in ("cell_clip", "proj_clip"):
         assert (f"{clip}={settings.get(clip)}" in call) == (clip in settings), call
     if "cell_clip" in settings:  # the clip binds: some cell state sits at it
@@ -1424,7 +1426,7 @@ def test_a_stack_of_cells_is_one_call_per_cell_and_matches_tf1s_loop(cells, leng
     calls = [line for line in lines if " = basic_lstm(" in line or " = gru(" in line or " = lstm_cell(" in line]
     assert len(calls) == len(kinds), lines
     assert calls[0].startswith("outputs1, state1 = ") and "tf.unstack(x, axis=1)" in calls[0], lines
-    assert calls[1].startswith("outputs2, state2 = ") and "(outputs1, self.rnn_multi_rnn_cell_cell_1_" in calls[1]
+    assert calls[1].startswith("outputs2, state2 = ") and "(outputs1, self.cell_1_" in calls[1]
     assert all(("sequence_length=seqlen" in c) == lengths for c in calls)
     np.testing.assert_allclose(tf1, tf2, rtol=1e-5, atol=1e-6)
 
@@ -1444,9 +1446,8 @@ def test_dynamic_rnn_gru_is_one_call_and_matches_the_while_loop():
         return tf.reduce_sum(outputs[:, 1:, :], axis=[1, 2]) * tf.reduce_sum(state, axis=1), {x: "x"}
 
     lines, tf1, tf2 = _translate_and_compare(build, {"x": rng.rand(3, 4, 3).astype(np.float32)}, groups={})
-    assert lines[0] == ("outputs1, state1 = gru(tf.unstack(x, axis=1), self.rnn_gru_cell_gates_kernel, "
-                        "self.rnn_gru_cell_gates_bias, self.rnn_gru_cell_candidate_kernel, "
-                        "self.rnn_gru_cell_candidate_bias)"), lines
+    assert lines[0] == ("outputs1, state1 = gru(tf.unstack(x, axis=1), self.gates_kernel, self.gates_bias, "
+                        "self.candidate_kernel, self.candidate_bias)"), lines
     assert "tf.stack(outputs1, axis=1)[:, 1:, :]" in "\n".join(lines) and "tf.reduce_sum(state1, axis=1)" in \
         "\n".join(lines)
     np.testing.assert_allclose(tf1, tf2, rtol=1e-5, atol=1e-7)

@@ -164,11 +164,13 @@ EXPECTED = {
                           "iterator = iter(dataset)\n",
                           "accs = [model.accuracy(*iterator.get_next()).numpy() for _ in range(20)]\n"],
     "bn_moments_ema": ["            if is_training:  # TF1 ran these in a tf.cond\n",
-                       "self.bn1_bn1_moments_Squeeze_ExponentialMovingAverage.assign_sub(t14)\n"],
+                       # TF1's names ended `bn1/bn1/moments/Squeeze/ExponentialMovingAverage`
+                       "                self.bn1_moving_mean.assign_sub(\n"
+                       "                    (self.bn1_moving_mean - tf.squeeze(mean3, axis=[0])) * (1.0 - 0.9)\n"],
     # stop 65: an LSTMCell with peepholes, cell_clip and a projection through dynamic_rnn (before: written op by op, a
     # TensorArray TODO and no step)
     "peephole_lstm": ["        outputs1, state1 = lstm_cell(\n",
-                      "            projection=self.rnn_lstm_cell_projection_kernel,\n",
+                      "            projection=self.projection_kernel,\n",
                       "            cell_clip=10.0,\n",
                       "def lstm_cell(inputs, kernel, bias, peepholes=None, projection=None, forget_bias=1.0,\n"],
     # stop 65: slice_input_producer + shuffle_batch under a Coordinator, no feed (before: the dequeue untranslated,
@@ -335,8 +337,9 @@ def test_a_moving_moment_with_another_decay_differs_beyond_tf1s_own_noise_floor_
 
     out, _ = converted
     text = (out / "bn_moments_ema_tf2.py").read_text()
-    planted = text.replace("t12 * (1.0 - 0.9)", "t12 * (1.0 - 0.99)").replace("t13 * (1.0 - 0.9)", "t13 * (1.0 - 0.99)")
-    assert planted.count("(1.0 - 0.99)") == 2
+    head, updates = text.split("if update_moving_averages:", 1)  # the first two: the input layer's mean, variance
+    planted = head + "if update_moving_averages:" + updates.replace("* (1.0 - 0.9)", "* (1.0 - 0.99)", 2)
+    assert planted.count("(1.0 - 0.99)") == 2 and "self.bn_input_moving_variance.assign_sub" in updates
     (out / "bn_planted_tf2.py").write_text(planted)
     result = pair_scripts(out / "bn_moments_ema.py", out / "bn_planted_tf2.py")
     assert result.status == DIFFER

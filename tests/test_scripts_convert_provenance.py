@@ -265,3 +265,31 @@ def test_a_block_from_the_lines_the_comment_above_names_says_nothing_again():
                                 "        if is_training:  # TF1 ran these in a tf.cond",
                                 "            self.m.assign_sub(t14)", "        t15 = b * 2", "        print(t15)",
                                 "        # TF1 lines 53-54", "        t16 = b * 3", "        return t16"]
+
+
+def test_a_variables_attribute_is_the_end_of_its_scoped_name_that_no_other_variable_shares():
+    """char-rnn's `rnnlm/rnn/multi_rnn_cell/cell_0/basic_lstm_cell/kernel` was the attribute
+    `rnnlm_rnn_multi_rnn_cell_cell_0_basic_lstm_cell_kernel`, where a reviewer writes `cell_0_kernel`: the end of the
+    name no other variable shares, a weight's layer kept (`dense_kernel`, never a bare `kernel`), a cell's own scopes
+    dropped unless they are all there is (`lstm_kernel`), a hand-written batch norm's averaged moments named as
+    Keras names them; a name two would get keeps its whole path."""
+    from tfcompare.scripts.convert.naming import short_names
+
+    char_rnn = ["rnnlm/softmax_w", "embedding"] + [f"rnnlm/rnn/multi_rnn_cell/cell_{i}/basic_lstm_cell/{w}"
+                                                   for i in (0, 1) for w in ("kernel", "bias")]
+    assert list(short_names(char_rnn).values()) == ["softmax_w", "embedding", "cell_0_kernel", "cell_0_bias",
+                                                    "cell_1_kernel", "cell_1_bias"]
+    assert short_names(["rnn/lstm_cell/kernel", "rnn/lstm_cell/projection/kernel", "dense/kernel", "dense_1/kernel",
+                        "generator/g_h1/w", "discriminator/d_h1/w", "Variable", "Variable_1"]) == {
+        "rnn/lstm_cell/kernel": "lstm_kernel", "rnn/lstm_cell/projection/kernel": "projection_kernel",
+        "dense/kernel": "dense_kernel", "dense_1/kernel": "dense_1_kernel", "generator/g_h1/w": "g_h1_w",
+        "discriminator/d_h1/w": "d_h1_w", "Variable": "Variable", "Variable_1": "Variable_1"}
+    stacked = ["rnn/multi_rnn_cell/cell_0/basic_lstm_cell/kernel", "rnn/multi_rnn_cell/cell_1/gru_cell/gates/kernel",
+               "rnn/multi_rnn_cell/cell_1/gru_cell/candidate/kernel"]  # which cell, though `gates_kernel` is unique
+    assert list(short_names(stacked).values()) == ["cell_0_kernel", "cell_1_gates_kernel", "cell_1_candidate_kernel"]
+    moments = [f"{bn}/{bn}/moments/Squeeze{s}/ExponentialMovingAverage" for bn in ("bn1", "bn2") for s in ("", "_1")]
+    assert list(short_names(moments).values()) == ["bn1_moving_mean", "bn1_moving_variance", "bn2_moving_mean",
+                                                   "bn2_moving_variance"]
+    # both would be `lstm_kernel`: each keeps its whole path
+    assert short_names(["net/lstm/kernel", "rnn/lstm_cell/kernel", "out/kernel"]) == {
+        "net/lstm/kernel": "net_lstm_kernel", "rnn/lstm_cell/kernel": "rnn_lstm_cell_kernel", "out/kernel": "out_kernel"}

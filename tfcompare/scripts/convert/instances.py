@@ -22,7 +22,7 @@ from tfcompare.scripts.convert.forward import call_lines, model_output
 from tfcompare.scripts.convert.instance_params import Varying, argument_values, signature, varying
 from tfcompare.scripts.convert.methods import fetch_methods
 from tfcompare.scripts.convert.model_init import variable_line
-from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
+from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier, short_names
 from tfcompare.scripts.convert.ops import Translator
 from tfcompare.scripts.convert.script_functions import method_names
 from tfcompare.scripts.convert.optimizers import decay_schedule, given_settings, keras_optimizer
@@ -209,7 +209,8 @@ def class_code(inst: Instanced, script: str, lines: list[str], sess, decays: dic
     trained = sorted((v for _, v in entry0["grads_and_vars"]), key=lambda v: v.op._id)
     prefix = _prefix([v.op.name for v in trained])
     taken = set(_MODULE_OWN) | {inst.train}
-    variables = {v.op.name: identifier(v.op.name[len(prefix):], taken) for v in trained}
+    short = short_names([v.op.name[len(prefix):] for v in trained])
+    variables = {v.op.name: identifier(short[v.op.name[len(prefix):]], taken) for v in trained}
     members = vars(obj0)
     names = {members[a].name: a for a in inst.tensors}
     feed_tensors = sorted((members[a] for a in inst.placeholders), key=lambda t: t.op._id)

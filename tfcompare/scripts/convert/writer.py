@@ -32,7 +32,7 @@ from tfcompare.scripts.convert.step_metrics import step_metrics
 from tfcompare.scripts.convert.methods import fetch_methods, summary_methods
 from tfcompare.scripts.convert.model_init import keras_init_lines, metric_lines, variable_line
 from tfcompare.scripts.convert.moving import assignments, idle_variables, moving_average_updates
-from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier
+from tfcompare.scripts.convert.naming import INDENT, fed_key, identifier, short_names
 from tfcompare.scripts.convert.ops import Translator
 from tfcompare.scripts.convert.estimator_runs import add_loss, estimator_plan
 from tfcompare.scripts.convert.averages import apply_line, find as find_averages, setup_lines, shadow_map, shadows_list
@@ -170,7 +170,10 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         import keras
 
         taken |= set(dir(keras.Model))  # a method or weight must not hide Keras's own (`loss`, `weights`, ...)
-    variables = {v.op.name: identifier(var_globals.get(v.op.name, v.op.name), taken) for v in trained}
+    idle = idle_variables(graph)
+    # an attribute is the script's own name of the variable, else the end of its scoped name no other shares
+    short = short_names(v.op.name for v in trained + graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES))
+    variables = {v.op.name: identifier(var_globals.get(v.op.name, short[v.op.name]), taken) for v in trained}
 
     feed_tensors = []
     for key in feed:
@@ -197,13 +200,12 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
     tr.python_flags = style == "keras"
     tr.updates, unwritten = moving_average_updates(graph, train_op, loss, script, lines)
-    idle = idle_variables(graph)
     # variable op name -> (attr, tf.Variable): the non-trainable variables (moving statistics) read or updated
-    moving = {name: (identifier(var_globals.get(name, name), taken), v) for name, v in idle.items()}
+    moving = {name: (identifier(var_globals.get(name, short.get(name, name)), taken), v) for name, v in idle.items()}
     for update in (u for us in tr.updates.values() for u in us):
         name = update.variable.op.name
         if name not in moving:
-            moving[name] = (identifier(var_globals.get(name, name), taken), update.variable)
+            moving[name] = (identifier(var_globals.get(name, short.get(name, name)), taken), update.variable)
         update.attr = moving[name][0]
     tr.idle = {name: attr for name, (attr, _) in moving.items()}
     for entry in [found, *others]:
