@@ -51,7 +51,8 @@ EXPECTED = {
                         "    def loss_and_accuracy(self, x, y):\n        logits = self(x)\n"],
     # a stateful RNN (truncated BPTT): the state an argument of the methods that read the RNN, an LSTM's c and h
     # stacked; the global the script fed is the zero state; a run that does not feed it passes that
-    "sine_lstm": ["init_state = tf.zeros([2, 8, 32], tf.float32)", "    def __call__(self, x, init_state):\n",
+    # a carried line keeps its own trailing comment (stop 71; before: dropped)
+    "sine_lstm": ["num_steps = 20        # truncated BPTT length\n", "init_state = tf.zeros([2, 8, 32], tf.float32)", "    def __call__(self, x, init_state):\n",
                   "        feed['init_state'] = state_val\n",
                   "            feed['x'], feed['y'], feed.get('init_state', init_state)\n",
                   "            initial_state=init_state,\n", "        tf.TensorSpec([2, 8, 32], tf.float32),\n",

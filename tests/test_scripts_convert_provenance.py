@@ -293,3 +293,16 @@ def test_a_variables_attribute_is_the_end_of_its_scoped_name_that_no_other_varia
     # both would be `lstm_kernel`: each keeps its whole path
     assert short_names(["net/lstm/kernel", "rnn/lstm_cell/kernel", "out/kernel"]) == {
         "net/lstm/kernel": "net_lstm_kernel", "rnn/lstm_cell/kernel": "rnn_lstm_cell_kernel", "out/kernel": "out_kernel"}
+
+
+def test_a_comment_block_set_off_by_blank_lines_comes_with_the_statement_below_it():
+    """The cookbook's tic-tac-toe documents its board encoding in a comment block between blank lines, after a
+    statement the rewrite drops (`ops.reset_default_graph()`): it belonged to no statement and was lost. Carried
+    statements take the comment blocks above them back to the code line before, their blank lines kept."""
+    from tfcompare.scripts.convert.provenance import script_comments
+
+    source = ("import tensorflow as tf\nops.reset_default_graph()\n\n# X = 1\n# O = -1\n\n\n# the test board\n"
+              "response = 6\nbatch_size = 50  # its own\n\nsymmetry = 1\n")
+    assert script_comments(source, trailing=False, blocks=True) == {
+        9: ["# X = 1", "# O = -1", "", "", "# the test board"]}
+    assert script_comments(source, trailing=False) == {9: ["# the test board"]}  # the model's provenance: as before

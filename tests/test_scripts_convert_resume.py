@@ -128,6 +128,8 @@ def test_a_resuming_script_is_proven_and_its_rewrite_resumes_from_tf1s_checkpoin
     tf1_files = sorted(p.name for p in (tmp_path / "save").iterdir())
     assert "saved save/model.ckpt-3" in tf1_out and "model.ckpt-2.index" in tf1_files, tf1_files
 
+    _converts_with_its_averages_and_step(tmp_path, tf1_final, tf1_average)
+
     first = _tf2(new)
     assert first.splitlines()[0] == "restored save/model.ckpt-3", first
     # its first step starts from TF1's trained weights: the loss printed is TF1's loss at those weights
@@ -155,6 +157,36 @@ def test_a_resuming_script_is_proven_and_its_rewrite_resumes_from_tf1s_checkpoin
     decay = min(0.9, 10 / 19)
     np.testing.assert_allclose(second_average, decay * tf2_average + (1 - decay) * second_weight, rtol=1e-6,
                                atol=1e-7)
+
+
+def _converts_with_its_averages_and_step(tmp_path: Path, tf1_final: np.ndarray, tf1_average: np.ndarray) -> None:
+    """`convert-checkpoint` writes the checkpoint the rewrite's `restore_checkpoint` reads: the model, the
+    optimizer with TF1's global step as its count, the averages' shadows; proven by that function. Before: the
+    model alone, which `restore_checkpoint` refused (the optimizer's variables unmatched), the shadows and the step
+    listed as left."""
+    from click.testing import CliRunner
+
+    from tfcompare.cli import cli
+
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = CliRunner().invoke(cli, ["convert-checkpoint", "resume_tf2.py", "save/model.ckpt-3", "-o", "tf2/model"])
+    finally:
+        os.chdir(here)
+    assert result.exit_code == 0, result.output
+    assert "loaded 3 TF1 variable(s) by name: Variable, Variable/ExponentialMovingAverage, global_step" in \
+        result.output, result.output
+    assert "CONVERTED: 3 variable(s) read back from tf2/model by the rewrite's restore_checkpoint(), as strictly as " \
+        "it reads its own checkpoints" in result.output
+    left = {line.split(":")[0].strip() for line in result.output.splitlines() if line.startswith("  ")}
+    assert left == {"Variable/Adam", "Variable/Adam_1", "beta1_power", "beta2_power"}, result.output
+    weight, average = _weights(str(tmp_path / "tf2" / "model"))
+    np.testing.assert_array_equal(weight, tf1_final)
+    np.testing.assert_array_equal(average, tf1_average)
+    assert tf.train.load_checkpoint(str(tmp_path / "tf2" / "model")).get_tensor(
+        "optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE") == 4  # TF1's global step after its 4 steps
+    assert sorted(p.name for p in (tmp_path / "tf2").iterdir()) == ["model.data-00000-of-00001", "model.index"]
 
 
 def test_a_folder_past_the_link_budget_is_linked_whole_and_a_huge_folder_above_is_not_listed(tmp_path, monkeypatch):

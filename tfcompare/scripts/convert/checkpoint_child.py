@@ -4,6 +4,13 @@ constants, the Model class; nothing of its training), builds the model, loads TF
 rewrite's own `restore_tf1_checkpoint`, writes it as a TF2 checkpoint of the rewrite (OUT, object-based, what
 `tf.train.Checkpoint(model=model).read(OUT)` reads), and proves it: a second, fresh model reads OUT back and each
 of its variables is compared with TF1's tensor under the name the rewrite maps it from, bit for bit.
+
+Where NEW.py has a `restore_checkpoint(path)` (its TF1 script restored a Saver's checkpoint), OUT is the checkpoint
+that function reads, strictly: the model, the optimizer and the moving averages' shadows, as the rewrite's own
+saves hold them. The optimizer and the averages are made by NEW.py's own module-level statements that
+`restore_checkpoint` reads (`optimizer = ...`, `ema = ...`, `ema.apply(...)`: nothing else of the script runs), TF1's
+checkpoint is loaded by `restore_checkpoint` itself (the shadows, the global step as the optimizer's count), and
+the proof is `restore_checkpoint(OUT)` into fresh ones, as the rewrite would run it.
 REPORT (JSON) says what was loaded, what of TF1's checkpoint was left and why, and any difference.
 """
 
@@ -21,6 +28,7 @@ from pathlib import Path
 __all__ = ["main", "setup_statements", "tf1_name_map"]
 
 _METHOD = "restore_tf1_checkpoint"
+_RESTORE = "restore_checkpoint"  # the rewrite's reader of either format (`saving.restore_helper`)
 
 
 def setup_statements(tree: ast.Module) -> list:
@@ -46,11 +54,63 @@ def tf1_name_map(tree: ast.Module) -> dict[str, str]:
     return {}
 
 
-def _attr(model, path: str):
-    value = model
-    for part in path.split("."):
-        value = getattr(value, part)
-    return value
+def _restore_parts(tree: ast.Module) -> tuple[ast.FunctionDef | None, list, dict[str, str], str]:
+    """NEW.py's `restore_checkpoint` function; the module-level statements after `model = Model()` that make what
+    it reads (an assignment of a name it reads, a call of that name's method: `ema.apply(...)`); the shadows'
+    TF1 names (`restore_tf1_checkpoint`'s `tf1_names.update({...})`: name -> code of the average); the TF1 tensor
+    it assigns to the optimizer's count (its global step), or ""."""
+    restore = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == _RESTORE), None)
+    if restore is None:
+        return None, [], {}, ""
+    read = {n.id for n in ast.walk(restore) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    after = tree.body[len(setup_statements(tree)) + 1:]
+    made = []
+    for node in after:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
+                node.targets[0].id in read and node.targets[0].id != "model":
+            made.append(node)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Attribute) and isinstance(node.value.func.value, ast.Name) and \
+                node.value.func.value.id in {a.targets[0].id for a in made}:
+            made.append(node)
+    shadows = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == _METHOD:
+            for call in ast.walk(node):
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "update" \
+                        and ast.unparse(call.func.value) == "tf1_names" and call.args and \
+                        isinstance(call.args[0], ast.Dict):
+                    shadows.update({k.value: ast.unparse(v) for k, v in zip(call.args[0].keys, call.args[0].values)
+                                    if isinstance(k, ast.Constant)})
+    step = next((call.args[0].value for call in ast.walk(restore) if isinstance(call, ast.Call) and
+                 isinstance(call.func, ast.Attribute) and call.func.attr == "get_tensor" and call.args and
+                 isinstance(call.args[0], ast.Constant)), "")
+    return restore, made, shadows, step
+
+
+def _rewrites_checkpoint(restore: ast.FunctionDef, scope: dict):
+    """The `tf.train.Checkpoint(...)` that `restore_checkpoint` reads, made in SCOPE (its `averages = [...]` first)."""
+    local = dict(scope)
+    for node in restore.body:
+        if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["averages"]:
+            local["averages"] = eval(compile(ast.Expression(node.value), "<restore_checkpoint>", "eval"), local)
+    for node in ast.walk(restore):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("train.Checkpoint"):
+            return eval(compile(ast.Expression(node), "<restore_checkpoint>", "eval"), local)
+    return None
+
+
+def _averages_name(restore: ast.FunctionDef) -> str:
+    """The ExponentialMovingAverage `restore_checkpoint` passes to `restore_tf1_checkpoint`, or ""."""
+    return next((ast.unparse(call.args[1]) for call in ast.walk(restore) if isinstance(call, ast.Call) and
+                 isinstance(call.func, ast.Attribute) and call.func.attr == _METHOD and len(call.args) == 2), "")
+
+
+def _counter(restore: ast.FunctionDef) -> str:
+    """What `restore_checkpoint` assigns TF1's global step to (`optimizer.iterations`)."""
+    return next(ast.unparse(call.func.value) for call in ast.walk(restore) if isinstance(call, ast.Call) and
+                isinstance(call.func, ast.Attribute) and call.func.attr == "assign" and
+                isinstance(call.func.value, ast.Attribute) and call.func.value.attr == "iterations")
 
 
 def _left_why(name: str) -> str:
@@ -71,7 +131,8 @@ def main(argv: list[str]) -> int:
     from tfcompare.core.files import write_atomic
     from tfcompare.scripts.child.loaders import install as replace_loaders
 
-    result = {"status": "failed", "error": "", "loaded": [], "left": [], "checked": 0, "differs": [], "notes": []}
+    result = {"status": "failed", "error": "", "loaded": [], "left": [], "checked": 0, "differs": [], "notes": [],
+              "reader": ""}
     try:
         import numpy as np
         import tensorflow as tf
@@ -79,36 +140,71 @@ def main(argv: list[str]) -> int:
         source = Path(script).read_text(encoding="utf-8")
         tree = ast.parse(source, script)
         names = tf1_name_map(tree)
+        restore, made, shadows, step = _restore_parts(tree)
         replace_loaders(result["notes"])  # a dataset download in the setup is synthetic here: no network
         scope = {"__name__": "__tfcompare_setup__", "__file__": script}
         sys.argv = [script]
         sys.path.insert(0, str(Path(script).parent))
         try:
             exec(compile(ast.Module(setup_statements(tree), []), script, "exec"), scope)
-            model = scope["Model"]()
-            getattr(model, _METHOD)(tf1)
+            model = scope["model"] = scope["Model"]()
+            if restore is not None:
+                try:
+                    exec(compile(ast.Module([*made, restore], []), script, "exec"), scope)
+                except Exception as exc:  # e.g. an optimizer built from names its training defines
+                    result["notes"].append(
+                        f"{_RESTORE}'s optimizer and averages could not be made on their own ({type(exc).__name__}: "
+                        f"{str(exc)[:150]}): OUT holds the model only, which tf.train.Checkpoint(model=model) reads "
+                        f"and {_RESTORE} does not")
+                    restore = None
+            if restore is not None:
+                scope[_RESTORE](tf1)  # the rewrite's own reading of a TF1 checkpoint: model, shadows, step count
+            else:
+                getattr(model, _METHOD)(tf1)
         except Exception as exc:  # the rewrite's own code (or the checkpoint's content): said, not a crash
             frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == script]
             where = f" at line {frames[-1].lineno}: {(frames[-1].line or '').strip()[:100]}" if frames else ""
             result.update(status="script-failed", error=f"{type(exc).__name__}: {str(exc)[:300]}{where}")
             return 0
         reader = tf.train.load_checkpoint(tf1)
-        result["loaded"] = sorted(names)
+        averages = _averages_name(restore) if restore is not None else ""
+        if not averages:
+            shadows = {}
+        if restore is None or not reader.has_tensor(step or " "):
+            step = ""
+        result["loaded"] = sorted([*names, *shadows, *([step] if step else [])])
         result["left"] = [{"name": n, "why": _left_why(n)} for n in sorted(reader.get_variable_to_shape_map())
-                          if n not in names]
+                          if n not in result["loaded"]]
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name[:60]}.", dir=out.parent))
         try:
-            tf.train.Checkpoint(model=model).write(str(staging / out.name))
-            fresh = scope["Model"]()
-            tf.train.Checkpoint(model=fresh).read(str(staging / out.name)).assert_existing_objects_matched()
-            for name, path in names.items():
-                mine, theirs = np.asarray(_attr(fresh, path).numpy()), reader.get_tensor(name)
+            checkpoint = _rewrites_checkpoint(restore, scope) if restore is not None else None
+            (checkpoint or tf.train.Checkpoint(model=model)).write(str(staging / out.name))
+            if checkpoint is not None:  # read back as the rewrite reads its own checkpoints, strictly
+                fresh = scope["model"] = scope["Model"]()
+                exec(compile(ast.Module(made, []), script, "exec"), scope)
+                scope[_RESTORE](str(staging / out.name))
+                read = {name: f"model.{path}" for name, path in names.items()}
+                read.update({name: code.replace("self.", "model.", 1).replace("averages.", f"{averages}.", 1)
+                             for name, code in shadows.items()})  # `averages.average(self.w)`: ema's shadow of w
+                if step:
+                    read[step] = _counter(restore)
+                result["reader"] = _RESTORE
+                result["notes"].append("written as the rewrite saves its own: the model, the optimizer"
+                                       + (" (its step count TF1's global step)" if step else "")
+                                       + (", the moving averages' shadows" if shadows else ""))
+            else:
+                fresh = scope["Model"]()
+                tf.train.Checkpoint(model=fresh).read(str(staging / out.name)).assert_existing_objects_matched()
+                read = {name: f"model.{path}" for name, path in names.items()}
+            for name, code in read.items():
+                value = eval(code, {**scope, "model": fresh})
+                mine, theirs = np.asarray(value.numpy()), reader.get_tensor(name)
                 result["checked"] += 1
                 if mine.shape != theirs.shape or not np.array_equal(mine, theirs):
                     gap = float(np.max(np.abs(mine.astype(np.float64) - theirs))) if mine.shape == theirs.shape \
                         else None
-                    result["differs"].append({"name": name, "attr": path, "max_abs": gap})
+                    result["differs"].append({"name": name, "read_as": code, "max_abs": gap})
             taken = [p.name for p in staging.iterdir() if (out.parent / p.name).exists()]
             if taken and not force:  # written there since the command checked: never replaced unasked
                 raise FileExistsError(f"{', '.join(sorted(taken))} appeared in {out.parent} meanwhile; not replaced")

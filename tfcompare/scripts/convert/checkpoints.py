@@ -37,6 +37,7 @@ class CheckpointResult:
     checked: int = 0
     differs: list[dict] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
+    reader: str = ""  # the rewrite's function that read OUT back (restore_checkpoint), or "": the model alone
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -55,9 +56,13 @@ class CheckpointResult:
             out.append(f"left in the TF1 checkpoint ({len(self.left)}):")
             out += [f"  {x['name']}: {x['why']}" for x in self.left]
         if self.differs:
-            out += [f"  {d['name']} -> model.{d['attr']}: differs (max abs {d['max_abs']})" for d in self.differs]
+            out += [f"  {d['name']} -> {d['read_as']}: differs (max abs {d['max_abs']})" for d in self.differs]
             return out + [f"DIFFERS: {len(self.differs)} of {self.checked} read back unlike TF1's; nothing written"]
         out += [f"note: {n}" for n in self.notes]
+        if self.reader:
+            return out + [f"CONVERTED: {self.checked} variable(s) read back from {self.output} by the rewrite's "
+                          f"{self.reader}(), as strictly as it reads its own checkpoints, equal TF1's bit for bit; "
+                          f"load it with {self.reader}({self.output!r})"]
         return out + [f"CONVERTED: {self.checked} variable(s) read back from {self.output} into a fresh model equal "
                       f"TF1's bit for bit; load it with tf.train.Checkpoint(model=model).read({self.output!r})"]
 
@@ -103,7 +108,7 @@ def convert_checkpoint(new: Path, tf1: Path, out: Path, force: bool = False, tim
             return result
         doc = json.loads(report.read_text())
         result.status = {"ok": CONVERTED, "differs": DIFFERS}.get(doc["status"], doc["status"])
-        for key in ("error", "loaded", "left", "checked", "differs", "notes"):
+        for key in ("error", "loaded", "left", "checked", "differs", "notes", "reader"):
             setattr(result, key, doc.get(key, getattr(result, key)))
         if doc.get("traceback"):
             raise RuntimeError(f"tfcompare's checkpoint child failed: {doc['error']}\n{doc['traceback']}")

@@ -60,9 +60,11 @@ def _ranges(numbers: list[int]) -> str:
     return ("TF1 line " if len(numbers) == 1 else "TF1 lines ") + ", ".join(parts)
 
 
-def script_comments(source: str, trailing: bool = True) -> dict[int, list[str]]:
+def script_comments(source: str, trailing: bool = True, blocks: bool = False) -> dict[int, list[str]]:
     """TF1 line number -> the script's own comments on it: the comment lines just above it, then (`trailing`) its
-    own trailing comment (tokenized: a `#` inside a string is not one)."""
+    own trailing comment (tokenized: a `#` inside a string is not one). `blocks`: also the comment blocks above
+    those, back to the code line before, a blank line between them as "" (tic-tac-toe's board legend, set off by
+    blank lines, belonged to no statement and was lost)."""
     try:
         tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
     except (tokenize.TokenError, IndentationError, SyntaxError):
@@ -76,9 +78,12 @@ def script_comments(source: str, trailing: bool = True) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     for n in range(1, len(lines) + 1):
         above, k = [], n - 1
-        while k in alone and not alone[k].startswith("#!") and not (k <= 2 and _CODING.match(alone[k])):
-            above.insert(0, alone[k])
+        while k in alone and not alone[k].startswith("#!") and not (k <= 2 and _CODING.match(alone[k])) or \
+                blocks and k >= 1 and not lines[k - 1].strip():
+            above.insert(0, alone.get(k, ""))
             k -= 1
+        while above and not above[0]:
+            del above[0]
         found = above + ([ends[n]] if n in ends else [])
         if found and lines[n - 1].strip() and n not in alone:
             out[n] = found

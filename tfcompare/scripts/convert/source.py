@@ -142,7 +142,7 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
     iters = {id(n): ast.dump(n.iter) for n in ast.walk(tree) if isinstance(n, ast.For)}
     mains = {id(n): n.body[0].lineno for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == main}
 
-    above_lines = script_comments(source, trailing=False)  # the comment lines just above each statement
+    above_lines = script_comments(source, trailing=False, blocks=True)  # the comment lines above each statement
     written_anchor = [0]  # the line whose comments the statement written last carried
 
     def text(node, depth: int = 0, opens_block: bool = False) -> str:
@@ -161,7 +161,11 @@ def rewrite(source: str, plan: Plan, first_step_line: int, main: str | None = No
         if id(node) in original and ast.dump(node) == original[id(node)]:
             segment = ast.get_source_segment(source, node)
             if segment is not None:
-                return gap + textwrap.dedent(" " * node.col_offset + segment)
+                # its trailing comment too (`num_input = 28 # MNIST data input (img shape: 28*28)`), where nothing
+                # but the comment follows it on its last line
+                rest = lines[node.end_lineno - 1][node.end_col_offset:].rstrip()
+                return gap + textwrap.dedent(" " * node.col_offset + segment) + (
+                    rest if rest.lstrip().startswith("#") else "")
         if id(node) in mains and id(node) not in original:  # the main function: its own header, its body rewritten
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             header = "\n".join(lines[i] for i in range(first - 1, mains[id(node)] - 1)).rstrip()
