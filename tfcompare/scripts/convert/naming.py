@@ -14,7 +14,7 @@ INDENT = "    "
 # a weight's own name says which weight of its layer, not which layer: `dense/kernel` keeps its layer's scope
 _WEIGHT = re.compile(r"(kernel|recurrent_kernel|depthwise_kernel|pointwise_kernel|bias|biases|weights|w|b|gamma"
                      r"|beta|moving_mean|moving_variance|embeddings|projection|w_f_diag|w_i_diag|w_o_diag"
-                     r"|Variable|Matrix|Bias)(_\d+)?")  # Matrix, Bias: TF 0.x's linear()
+                     r"|Variable|Matrix)(_\d+)?", re.IGNORECASE)  # W, B too; Matrix: TF 0.x's linear()
 # the scopes TF1's RNN cells open under the cell's own (`cell_0/basic_lstm_cell/kernel`): they name its kind, the
 # word kept where no other scope is (a lone LSTM's `rnn/basic_lstm_cell/kernel`: `lstm_kernel`)
 _CELL_SCOPES = {"basic_lstm_cell": "lstm", "lstm_cell": "lstm", "gru_cell": "gru", "basic_rnn_cell": "rnn",
