@@ -42,30 +42,36 @@ def setup_statements(tree: ast.Module) -> list:
     return out
 
 
+def _items(node: ast.Dict) -> dict[str, str]:
+    return {k.value: ast.unparse(v) for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
+
+
+def _restore_tf1(tree: ast.Module) -> ast.FunctionDef | None:
+    return next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == _METHOD), None)
+
+
 def tf1_name_map(tree: ast.Module) -> dict[str, str]:
     """{TF1 variable name: the model's attribute path} from the `tf1_names = {...}` of `restore_tf1_checkpoint`."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == _METHOD:
-            for stmt in ast.walk(node):
-                if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Dict) and \
-                        any(isinstance(t, ast.Name) and t.id == "tf1_names" for t in stmt.targets):
-                    return {k.value: ast.unparse(v).removeprefix("self.") for k, v in
-                            zip(stmt.value.keys, stmt.value.values) if isinstance(k, ast.Constant)}
+    method = _restore_tf1(tree)
+    for stmt in ast.walk(method) if method is not None else ():
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Dict) and \
+                any(isinstance(t, ast.Name) and t.id == "tf1_names" for t in stmt.targets):
+            return {name: code.removeprefix("self.") for name, code in _items(stmt.value).items()}
     return {}
 
 
-def _restore_parts(tree: ast.Module) -> tuple[ast.FunctionDef | None, list, dict[str, str], str]:
+def _restore_parts(tree: ast.Module) -> tuple[ast.FunctionDef | None, list, dict[str, str]]:
     """NEW.py's `restore_checkpoint` function; the module-level statements after `model = Model()` that make what
-    it reads (an assignment of a name it reads, a call of that name's method: `ema.apply(...)`); the shadows'
-    TF1 names (`restore_tf1_checkpoint`'s `tf1_names.update({...})`: name -> code of the average); the TF1 tensor
-    it assigns to the optimizer's count (its global step), or ""."""
+    it reads (an assignment of a name it reads, a call of that name's method: `ema.apply(...)`); what else of TF1's
+    checkpoint it loads beside the model, as {TF1 name: code reading it back}: each shadow of the averages it passes
+    to `restore_tf1_checkpoint` (that method's `tf1_names.update({...})`: `ema.average(model.w)`), and the global
+    step it assigns to the optimizer's count (`optimizer.iterations`)."""
     restore = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == _RESTORE), None)
     if restore is None:
-        return None, [], {}, ""
+        return None, [], {}
     read = {n.id for n in ast.walk(restore) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    after = tree.body[len(setup_statements(tree)) + 1:]
     made = []
-    for node in after:
+    for node in tree.body[len(setup_statements(tree)) + 1:]:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
                 node.targets[0].id in read and node.targets[0].id != "model":
             made.append(node)
@@ -73,19 +79,21 @@ def _restore_parts(tree: ast.Module) -> tuple[ast.FunctionDef | None, list, dict
                 isinstance(node.value.func, ast.Attribute) and isinstance(node.value.func.value, ast.Name) and \
                 node.value.func.value.id in {a.targets[0].id for a in made}:
             made.append(node)
-    shadows = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == _METHOD:
-            for call in ast.walk(node):
-                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "update" \
-                        and ast.unparse(call.func.value) == "tf1_names" and call.args and \
-                        isinstance(call.args[0], ast.Dict):
-                    shadows.update({k.value: ast.unparse(v) for k, v in zip(call.args[0].keys, call.args[0].values)
-                                    if isinstance(k, ast.Constant)})
-    step = next((call.args[0].value for call in ast.walk(restore) if isinstance(call, ast.Call) and
-                 isinstance(call.func, ast.Attribute) and call.func.attr == "get_tensor" and call.args and
-                 isinstance(call.args[0], ast.Constant)), "")
-    return restore, made, shadows, step
+    calls = [c for c in ast.walk(restore) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)]
+    averages = next((ast.unparse(c.args[1]) for c in calls if c.func.attr == _METHOD and len(c.args) == 2), "")
+    extra = {}
+    method = _restore_tf1(tree)
+    for call in ast.walk(method) if averages and method is not None else ():
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "update" and \
+                ast.unparse(call.func.value) == "tf1_names" and call.args and isinstance(call.args[0], ast.Dict):
+            extra.update({name: code.replace("self.", "model.", 1).replace("averages.", f"{averages}.", 1)
+                          for name, code in _items(call.args[0]).items()})  # `averages.average(self.w)`
+    for c in calls:  # `optimizer.iterations.assign(reader.get_tensor('global_step'))`
+        if c.func.attr == "assign" and isinstance(c.func.value, ast.Attribute) and \
+                c.func.value.attr == "iterations" and c.args and isinstance(c.args[0], ast.Call) and \
+                c.args[0].args and isinstance(c.args[0].args[0], ast.Constant):
+            extra[c.args[0].args[0].value] = ast.unparse(c.func.value)
+    return restore, made, extra
 
 
 def _rewrites_checkpoint(restore: ast.FunctionDef, scope: dict):
@@ -98,19 +106,6 @@ def _rewrites_checkpoint(restore: ast.FunctionDef, scope: dict):
         if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("train.Checkpoint"):
             return eval(compile(ast.Expression(node), "<restore_checkpoint>", "eval"), local)
     return None
-
-
-def _averages_name(restore: ast.FunctionDef) -> str:
-    """The ExponentialMovingAverage `restore_checkpoint` passes to `restore_tf1_checkpoint`, or ""."""
-    return next((ast.unparse(call.args[1]) for call in ast.walk(restore) if isinstance(call, ast.Call) and
-                 isinstance(call.func, ast.Attribute) and call.func.attr == _METHOD and len(call.args) == 2), "")
-
-
-def _counter(restore: ast.FunctionDef) -> str:
-    """What `restore_checkpoint` assigns TF1's global step to (`optimizer.iterations`)."""
-    return next(ast.unparse(call.func.value) for call in ast.walk(restore) if isinstance(call, ast.Call) and
-                isinstance(call.func, ast.Attribute) and call.func.attr == "assign" and
-                isinstance(call.func.value, ast.Attribute) and call.func.value.attr == "iterations")
 
 
 def _left_why(name: str) -> str:
@@ -140,11 +135,12 @@ def main(argv: list[str]) -> int:
         source = Path(script).read_text(encoding="utf-8")
         tree = ast.parse(source, script)
         names = tf1_name_map(tree)
-        restore, made, shadows, step = _restore_parts(tree)
+        restore, made, extra = _restore_parts(tree)
         replace_loaders(result["notes"])  # a dataset download in the setup is synthetic here: no network
         scope = {"__name__": "__tfcompare_setup__", "__file__": script}
         sys.argv = [script]
         sys.path.insert(0, str(Path(script).parent))
+        checkpoint = None
         try:
             exec(compile(ast.Module(setup_statements(tree), []), script, "exec"), scope)
             model = scope["model"] = scope["Model"]()
@@ -156,10 +152,10 @@ def main(argv: list[str]) -> int:
                         f"{_RESTORE}'s optimizer and averages could not be made on their own ({type(exc).__name__}: "
                         f"{str(exc)[:150]}): OUT holds the model only, which tf.train.Checkpoint(model=model) reads "
                         f"and {_RESTORE} does not")
-                    restore = None
-            if restore is not None:
-                scope[_RESTORE](tf1)  # the rewrite's own reading of a TF1 checkpoint: model, shadows, step count
-            else:
+                else:
+                    scope[_RESTORE](tf1)  # the rewrite's own reading of a TF1 checkpoint: model, shadows, step count
+                    checkpoint = _rewrites_checkpoint(restore, scope)
+            if checkpoint is None:
                 getattr(model, _METHOD)(tf1)
         except Exception as exc:  # the rewrite's own code (or the checkpoint's content): said, not a crash
             frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == script]
@@ -167,36 +163,29 @@ def main(argv: list[str]) -> int:
             result.update(status="script-failed", error=f"{type(exc).__name__}: {str(exc)[:300]}{where}")
             return 0
         reader = tf.train.load_checkpoint(tf1)
-        averages = _averages_name(restore) if restore is not None else ""
-        if not averages:
-            shadows = {}
-        if restore is None or not reader.has_tensor(step or " "):
-            step = ""
-        result["loaded"] = sorted([*names, *shadows, *([step] if step else [])])
+        read = {name: f"model.{path}" for name, path in names.items()}
+        if checkpoint is not None:
+            read.update({name: code for name, code in extra.items() if reader.has_tensor(name)})
+        result["loaded"] = sorted(read)
         result["left"] = [{"name": n, "why": _left_why(n)} for n in sorted(reader.get_variable_to_shape_map())
-                          if n not in result["loaded"]]
+                          if n not in read]
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name[:60]}.", dir=out.parent))
         try:
-            checkpoint = _rewrites_checkpoint(restore, scope) if restore is not None else None
             (checkpoint or tf.train.Checkpoint(model=model)).write(str(staging / out.name))
             if checkpoint is not None:  # read back as the rewrite reads its own checkpoints, strictly
                 fresh = scope["model"] = scope["Model"]()
                 exec(compile(ast.Module(made, []), script, "exec"), scope)
                 scope[_RESTORE](str(staging / out.name))
-                read = {name: f"model.{path}" for name, path in names.items()}
-                read.update({name: code.replace("self.", "model.", 1).replace("averages.", f"{averages}.", 1)
-                             for name, code in shadows.items()})  # `averages.average(self.w)`: ema's shadow of w
-                if step:
-                    read[step] = _counter(restore)
                 result["reader"] = _RESTORE
+                counted = any(code.endswith(".iterations") for code in read.values())
+                averaged = any(".average(" in code for code in read.values())
                 result["notes"].append("written as the rewrite saves its own: the model, the optimizer"
-                                       + (" (its step count TF1's global step)" if step else "")
-                                       + (", the moving averages' shadows" if shadows else ""))
+                                       + (" (its step count TF1's global step)" if counted else "")
+                                       + (", the moving averages' shadows" if averaged else ""))
             else:
                 fresh = scope["Model"]()
                 tf.train.Checkpoint(model=fresh).read(str(staging / out.name)).assert_existing_objects_matched()
-                read = {name: f"model.{path}" for name, path in names.items()}
             for name, code in read.items():
                 value = eval(code, {**scope, "model": fresh})
                 mine, theirs = np.asarray(value.numpy()), reader.get_tensor(name)

@@ -59,12 +59,10 @@ class CheckpointResult:
             out += [f"  {d['name']} -> {d['read_as']}: differs (max abs {d['max_abs']})" for d in self.differs]
             return out + [f"DIFFERS: {len(self.differs)} of {self.checked} read back unlike TF1's; nothing written"]
         out += [f"note: {n}" for n in self.notes]
-        if self.reader:
-            return out + [f"CONVERTED: {self.checked} variable(s) read back from {self.output} by the rewrite's "
-                          f"{self.reader}(), as strictly as it reads its own checkpoints, equal TF1's bit for bit; "
-                          f"load it with {self.reader}({self.output!r})"]
-        return out + [f"CONVERTED: {self.checked} variable(s) read back from {self.output} into a fresh model equal "
-                      f"TF1's bit for bit; load it with tf.train.Checkpoint(model=model).read({self.output!r})"]
+        how, load = (f"by the rewrite's {self.reader}(), as strictly as it reads its own checkpoints,", self.reader) \
+            if self.reader else ("into a fresh model", "tf.train.Checkpoint(model=model).read")
+        return out + [f"CONVERTED: {self.checked} variable(s) read back from {self.output} {how} equal TF1's bit for "
+                      f"bit; load it with {load}({self.output!r})"]
 
 
 def _tf1_checkpoint_exists(path: Path) -> bool:

@@ -5,6 +5,7 @@ the indentation of a block.
 
 from __future__ import annotations
 
+import collections
 import keyword
 import re
 
@@ -68,7 +69,5 @@ def short_names(paths) -> dict[str, str]:
         kept = [c for c in scopes if c not in _CELL_SCOPES] or [_CELL_SCOPES[c] for c in scopes[-1:]]
         kept.append(comps[-1])
         short[p] = "_".join(kept)
-    counts = {}
-    for name in short.values():
-        counts[name] = counts.get(name, 0) + 1
+    counts = collections.Counter(short.values())
     return {p: (name if counts[name] == 1 else "_".join(parts[p])) for p, name in short.items()}

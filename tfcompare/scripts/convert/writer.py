@@ -170,7 +170,6 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
         import keras
 
         taken |= set(dir(keras.Model))  # a method or weight must not hide Keras's own (`loss`, `weights`, ...)
-    idle = idle_variables(graph)
     # an attribute is the script's own name of the variable, else the end of its scoped name no other shares
     short = short_names(v.op.name for v in trained + graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES))
     variables = {v.op.name: identifier(var_globals.get(v.op.name, short[v.op.name]), taken) for v in trained}
@@ -200,6 +199,7 @@ def write(script: str, module_dict: dict, sess, found: dict, groups: dict, decay
     tr = Translator(script, lines, sess, names, variables, arguments, groups)
     tr.python_flags = style == "keras"
     tr.updates, unwritten = moving_average_updates(graph, train_op, loss, script, lines)
+    idle = idle_variables(graph)
     # variable op name -> (attr, tf.Variable): the non-trainable variables (moving statistics) read or updated
     moving = {name: (identifier(var_globals.get(name, short.get(name, name)), taken), v) for name, v in idle.items()}
     for update in (u for us in tr.updates.values() for u in us):
